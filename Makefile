@@ -1,0 +1,49 @@
+# The two commands of the README, and the rest. Every target installs what it needs first,
+# so `make run` and `make test` work on a fresh Debian machine, as root.
+
+SHELL := /bin/bash
+export PATH := $(PATH):/opt/swift/usr/bin
+
+APT_PACKAGES := libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libasound2-dev
+PREFIX ?= /usr/local
+HOSTNAME ?= 127.0.0.1
+PORT ?= 8080
+DATABASE ?= hearclear.sqlite
+
+.PHONY: run test build release install deps clean
+
+## Install the missing Debian packages (apt-get update first), quietly skip when all are there.
+deps:
+	@missing=""; for package in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing:$$missing"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+	@command -v swift >/dev/null || { echo "swift is not on PATH (expected /opt/swift/usr/bin)"; exit 1; }
+
+build: deps
+	swift build
+
+## Start the server on the embedded SQLite default (./hearclear.sqlite, http://127.0.0.1:8080).
+run: build
+	@echo "Starting hearclear-server on http://$(HOSTNAME):$(PORT) with database $(DATABASE); Ctrl-C stops it."
+	.build/debug/hearclear-server serve --hostname $(HOSTNAME) --port $(PORT) --database $(DATABASE)
+
+## Build and run every test.
+test: deps
+	swift build --build-tests
+	swift test --skip-build
+
+release: deps
+	swift build -c release
+
+## Install the release binaries with the resource bundles they read (migrations, OpenAPI document).
+install: release
+	install -d $(PREFIX)/bin
+	install -m 0755 .build/release/hearclear-server $(PREFIX)/bin/
+	cp -R .build/release/*.resources $(PREFIX)/bin/
+
+clean:
+	rm -rf .build

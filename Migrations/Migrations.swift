@@ -1,0 +1,27 @@
+import Foundation
+
+/// The numbered SQL files of `Migrations/sql`, in the order they apply. They ship as resources so
+/// that an installed binary finds them next to itself, as `swift run` does.
+public enum Migrations {
+    public struct File: Sendable {
+        /// The file name without `.sql`, e.g. `0001_initial`: the name GRDB records once applied.
+        public let name: String
+        public let sql: String
+    }
+
+    public struct Missing: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func files() throws -> [File] {
+        guard let folder = Bundle.module.url(forResource: "sql", withExtension: nil) else {
+            throw Missing(description: "the migrations folder is missing from \(Bundle.module.bundlePath)")
+        }
+        let urls = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "sql" }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        return try urls.map { url in
+            File(name: url.deletingPathExtension().lastPathComponent, sql: try String(contentsOf: url, encoding: .utf8))
+        }
+    }
+}

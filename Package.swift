@@ -1,0 +1,57 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "hearclear",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "hearclear-server", targets: ["hearclear-server"]),
+        .library(name: "HearClearCore", targets: ["HearClearCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // Wire types of API v1, level arithmetic and the label scale: shared by server and client.
+        .target(name: "HearClearCore"),
+        // The numbered SQL files, shipped as resources so an installed binary finds them too.
+        .target(
+            name: "HearClearMigrations",
+            path: "Migrations",
+            resources: [.copy("sql")]
+        ),
+        .target(
+            name: "HearClearServer",
+            dependencies: [
+                "HearClearCore",
+                "HearClearMigrations",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/openapi.yaml")]
+        ),
+        .executableTarget(
+            name: "hearclear-server",
+            dependencies: [
+                "HearClearServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "HearClearCoreTests", dependencies: ["HearClearCore"]),
+        .testTarget(
+            name: "HearClearServerTests",
+            dependencies: [
+                "HearClearServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,413 @@
+import Foundation
+
+// The JSON documents of API v1, shared by server and client. Field names on the wire are snake_case.
+// Optional values the API documents as `null` are written as `null`, never left out, so a client can
+// tell "no data" from "an older server".
+
+/// `POST /api/v1/devices` body.
+public struct DeviceRegistration: Codable, Sendable, Equatable {
+    public var model: String
+    public var platform: String
+
+    public init(model: String, platform: String) {
+        self.model = model
+        self.platform = platform
+    }
+}
+
+/// `POST /api/v1/devices` answer. The token is shown once; the server keeps only its hash.
+public struct DeviceCredentials: Codable, Sendable, Equatable {
+    public var deviceID: UUID
+    public var token: String
+
+    public init(deviceID: UUID, token: String) {
+        self.deviceID = deviceID
+        self.token = token
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case deviceID = "device_id"
+        case token
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(deviceID.wireString, forKey: .deviceID)
+        try container.encode(token, forKey: .token)
+    }
+}
+
+/// `PUT /api/v1/venues/{venue_id}` body.
+public struct VenueUpsert: Codable, Sendable, Equatable {
+    public var name: String
+    public var latitude: Double
+    public var longitude: Double
+    /// IANA time zone name, e.g. `Australia/Sydney`: weekdays and hours are the venue's local ones.
+    public var timezone: String
+
+    public init(name: String, latitude: Double, longitude: Double, timezone: String) {
+        self.name = name
+        self.latitude = latitude
+        self.longitude = longitude
+        self.timezone = timezone
+    }
+}
+
+/// A venue as the API shows it, with its overall loudness.
+public struct Venue: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var latitude: Double
+    public var longitude: Double
+    public var timezone: String
+    /// Usable check-ins.
+    public var checkins: Int
+    public var levelDB: Double?
+    public var label: String?
+    /// Only in answers to a `near` search.
+    public var distanceM: Double?
+
+    public init(
+        id: String, name: String, latitude: Double, longitude: Double, timezone: String,
+        checkins: Int, levelDB: Double?, label: String?, distanceM: Double? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.latitude = latitude
+        self.longitude = longitude
+        self.timezone = timezone
+        self.checkins = checkins
+        self.levelDB = levelDB
+        self.label = label
+        self.distanceM = distanceM
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, latitude, longitude, timezone, checkins, label
+        case levelDB = "level_db"
+        case distanceM = "distance_m"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(latitude, forKey: .latitude)
+        try container.encode(longitude, forKey: .longitude)
+        try container.encode(timezone, forKey: .timezone)
+        try container.encode(checkins, forKey: .checkins)
+        try container.encode(levelDB, forKey: .levelDB)
+        try container.encode(label, forKey: .label)
+        try container.encodeIfPresent(distanceM, forKey: .distanceM)
+    }
+}
+
+/// `GET /api/v1/venues` answer.
+public struct VenueList: Codable, Sendable, Equatable {
+    public var venues: [Venue]
+
+    public init(venues: [Venue]) {
+        self.venues = venues
+    }
+}
+
+public enum Weighting: String, Codable, Sendable, CaseIterable {
+    case a = "A"
+    case z = "Z"
+}
+
+/// One interval's levels, in dBFS as the device measured them (before calibration).
+public struct Sample: Codable, Sendable, Equatable {
+    /// Seconds since the check-in's `started_at`.
+    public var t: Double
+    /// RMS level of the interval, dBFS.
+    public var avg: Double
+    /// Largest absolute sample of the interval, dBFS.
+    public var peak: Double
+
+    public init(t: Double, avg: Double, peak: Double) {
+        self.t = t
+        self.avg = avg
+        self.peak = peak
+    }
+}
+
+/// A loud moment: consecutive loud seconds merged into one event.
+public struct LoudEvent: Codable, Sendable, Equatable {
+    /// Seconds since the check-in's `started_at`.
+    public var t: Double
+    /// The loudest peak of the event, dBFS.
+    public var peak: Double
+    public var durationS: Double
+
+    public init(t: Double, peak: Double, durationS: Double) {
+        self.t = t
+        self.peak = peak
+        self.durationS = durationS
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case t, peak
+        case durationS = "duration_s"
+    }
+}
+
+/// `POST /api/v1/checkins` body: one session of measurements at a venue.
+public struct CheckIn: Codable, Sendable, Equatable {
+    /// Chosen by the client, so that a retry of the same upload is recognised.
+    public var id: UUID
+    public var venueID: String
+    public var startedAt: Date
+    public var intervalS: Double
+    public var weighting: Weighting
+    /// Added to dBFS to estimate dB SPL; the server's default applies when absent.
+    public var calibrationDB: Double?
+    public var samples: [Sample]
+    public var events: [LoudEvent]
+
+    public init(
+        id: UUID, venueID: String, startedAt: Date, intervalS: Double = 1, weighting: Weighting = .a,
+        calibrationDB: Double? = nil, samples: [Sample], events: [LoudEvent] = []
+    ) {
+        self.id = id
+        self.venueID = venueID
+        self.startedAt = startedAt
+        self.intervalS = intervalS
+        self.weighting = weighting
+        self.calibrationDB = calibrationDB
+        self.samples = samples
+        self.events = events
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, weighting, samples, events
+        case venueID = "venue_id"
+        case startedAt = "started_at"
+        case intervalS = "interval_s"
+        case calibrationDB = "calibration_db"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        venueID = try container.decode(String.self, forKey: .venueID)
+        let startedAtText = try container.decode(String.self, forKey: .startedAt)
+        guard let startedAt = Timestamp.parse(startedAtText) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .startedAt, in: container,
+                debugDescription: "expected an ISO 8601 date and time with a zone, like 2026-11-20T21:15:00+11:00")
+        }
+        self.startedAt = startedAt
+        intervalS = try container.decodeIfPresent(Double.self, forKey: .intervalS) ?? 1
+        weighting = try container.decodeIfPresent(Weighting.self, forKey: .weighting) ?? .a
+        calibrationDB = try container.decodeIfPresent(Double.self, forKey: .calibrationDB)
+        samples = try container.decode([Sample].self, forKey: .samples)
+        events = try container.decodeIfPresent([LoudEvent].self, forKey: .events) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id.wireString, forKey: .id)
+        try container.encode(venueID, forKey: .venueID)
+        try container.encode(Timestamp.format(startedAt), forKey: .startedAt)
+        try container.encode(intervalS, forKey: .intervalS)
+        try container.encode(weighting, forKey: .weighting)
+        try container.encodeIfPresent(calibrationDB, forKey: .calibrationDB)
+        try container.encode(samples, forKey: .samples)
+        try container.encode(events, forKey: .events)
+    }
+}
+
+extension UUID {
+    /// UUIDs travel in lower case, as RFC 9562 recommends.
+    public var wireString: String { uuidString.lowercased() }
+}
+
+/// ISO 8601 timestamps as the API writes them.
+public enum Timestamp {
+    public static func parse(_ text: String) -> Date? {
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+            return date
+        }
+        return try? Date(text, strategy: .iso8601)
+    }
+
+    public static func format(_ date: Date) -> String {
+        if date.timeIntervalSince1970.rounded() == date.timeIntervalSince1970 {
+            return date.formatted(.iso8601)
+        }
+        return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
+
+public enum CheckInStatus: String, Codable, Sendable, CaseIterable {
+    /// Counted in the venue's loudness.
+    case accepted
+    /// Fewer kept samples than a check-in needs to say anything; stored, not counted.
+    case tooShort = "too_short"
+    /// Far from the venue's usual level at that time; stored, not counted.
+    case outlier
+}
+
+/// `POST /api/v1/checkins` answer.
+public struct CheckInReceipt: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var venueID: String
+    public var samples: Int
+    public var droppedSamples: Int
+    public var levelDB: Double?
+    public var label: String?
+    public var status: CheckInStatus
+
+    public init(
+        id: UUID, venueID: String, samples: Int, droppedSamples: Int, levelDB: Double?, label: String?,
+        status: CheckInStatus
+    ) {
+        self.id = id
+        self.venueID = venueID
+        self.samples = samples
+        self.droppedSamples = droppedSamples
+        self.levelDB = levelDB
+        self.label = label
+        self.status = status
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, samples, label, status
+        case venueID = "venue_id"
+        case droppedSamples = "dropped_samples"
+        case levelDB = "level_db"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id.wireString, forKey: .id)
+        try container.encode(venueID, forKey: .venueID)
+        try container.encode(samples, forKey: .samples)
+        try container.encode(droppedSamples, forKey: .droppedSamples)
+        try container.encode(levelDB, forKey: .levelDB)
+        try container.encode(label, forKey: .label)
+        try container.encode(status, forKey: .status)
+    }
+}
+
+/// Days of the week, Monday first as in ISO 8601.
+public enum Weekday: String, Codable, Sendable, CaseIterable {
+    case monday, tuesday, wednesday, thursday, friday, saturday, sunday
+
+    /// 0 for Monday … 6 for Sunday.
+    public var index: Int { Self.allCases.firstIndex(of: self)! }
+
+    public init(index: Int) {
+        self = Self.allCases[index]
+    }
+}
+
+/// How much a cell's level can be trusted, from how many check-ins it rests on.
+public enum Confidence: String, Codable, Sendable, CaseIterable {
+    case none, low, medium, high
+
+    public init(checkins: Int) {
+        switch checkins {
+        case ..<1: self = .none
+        case 1: self = .low
+        case 2...4: self = .medium
+        default: self = .high
+        }
+    }
+}
+
+/// The loudness of a venue over some span of local time (a weekday-hour, a weekday, an hour, or always).
+public struct LoudnessCell: Codable, Sendable, Equatable {
+    public var weekday: Weekday?
+    public var hour: Int?
+    public var levelDB: Double?
+    public var label: String?
+    public var checkins: Int
+    public var samples: Int
+    public var confidence: Confidence
+
+    public init(
+        weekday: Weekday? = nil, hour: Int? = nil, levelDB: Double?, label: String?, checkins: Int, samples: Int
+    ) {
+        self.weekday = weekday
+        self.hour = hour
+        self.levelDB = levelDB
+        self.label = label
+        self.checkins = checkins
+        self.samples = samples
+        self.confidence = Confidence(checkins: checkins)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case weekday, hour, label, checkins, samples, confidence
+        case levelDB = "level_db"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(weekday, forKey: .weekday)
+        try container.encodeIfPresent(hour, forKey: .hour)
+        try container.encode(levelDB, forKey: .levelDB)
+        try container.encode(label, forKey: .label)
+        try container.encode(checkins, forKey: .checkins)
+        try container.encode(samples, forKey: .samples)
+        try container.encode(confidence, forKey: .confidence)
+    }
+}
+
+/// `GET /api/v1/venues/{venue_id}/loudness` answer. Weekdays and hours are the venue's local time.
+public struct Loudness: Codable, Sendable, Equatable {
+    public struct WeekdayRow: Codable, Sendable, Equatable {
+        public var weekday: Weekday
+        /// 24 cells, hour 0 first.
+        public var hours: [LoudnessCell]
+
+        public init(weekday: Weekday, hours: [LoudnessCell]) {
+            self.weekday = weekday
+            self.hours = hours
+        }
+    }
+
+    public var venueID: String
+    public var unit: String
+    public var overall: LoudnessCell
+    /// 7 cells, Monday first.
+    public var byWeekday: [LoudnessCell]
+    /// 24 cells, hour 0 first.
+    public var byHour: [LoudnessCell]
+    /// 7 rows, Monday first.
+    public var grid: [WeekdayRow]
+
+    public init(
+        venueID: String, unit: String, overall: LoudnessCell, byWeekday: [LoudnessCell], byHour: [LoudnessCell],
+        grid: [WeekdayRow]
+    ) {
+        self.venueID = venueID
+        self.unit = unit
+        self.overall = overall
+        self.byWeekday = byWeekday
+        self.byHour = byHour
+        self.grid = grid
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case unit, overall, grid
+        case venueID = "venue_id"
+        case byWeekday = "by_weekday"
+        case byHour = "by_hour"
+    }
+}
+
+/// Every error answer: `{"error": {"message": "..."}}`.
+public struct APIErrorBody: Codable, Sendable, Equatable {
+    public struct Detail: Codable, Sendable, Equatable {
+        public var message: String
+    }
+
+    public var error: Detail
+
+    public init(message: String) {
+        self.error = Detail(message: message)
+    }
+}

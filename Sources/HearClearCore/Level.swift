@@ -1,0 +1,34 @@
+import Foundation
+
+/// Decibel arithmetic. Levels are logarithmic, so they are combined through their energies
+/// (10^(L/10)), never averaged as numbers: two sources at 70 and 80 dB together read 80.4 dB, not 75.
+public enum Level {
+    /// The lowest level anything reports: digital silence would otherwise be −∞.
+    public static let floor: Double = -160
+
+    /// The energy (power ratio) of a level in dB.
+    @inlinable
+    public static func energy(_ level: Double) -> Double {
+        pow(10, level / 10)
+    }
+
+    /// The level in dB of an energy (power ratio), floored at `Level.floor`.
+    @inlinable
+    public static func level(energy: Double) -> Double {
+        guard energy > 0 else { return floor }
+        return Swift.max(floor, 10 * log10(energy))
+    }
+
+    /// Leq: the energy mean of levels, 10·log10(mean(10^(L/10))). `nil` for no levels.
+    public static func energyMean<Levels: Collection>(_ levels: Levels) -> Double? where Levels.Element == Double {
+        guard !levels.isEmpty else { return nil }
+        let sum = levels.reduce(0) { $0 + energy($1) }
+        return level(energy: sum / Double(levels.count))
+    }
+
+    /// A level rounded to the tenth of a dB, the precision the API reports.
+    @inlinable
+    public static func rounded(_ level: Double) -> Double {
+        (level * 10).rounded() / 10
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import GRDB
+import HearClearCore
+import Hummingbird
+import Logging
+
+/// Everything `hearclear-server serve` needs to know.
+public struct ServerConfiguration: Sendable {
+    public var hostname: String
+    public var port: Int
+    public var databasePath: String
+    public var settings: ServerSettings
+
+    public init(hostname: String = "127.0.0.1", port: Int = 8080, databasePath: String = "hearclear.sqlite", settings: ServerSettings = .init()) {
+        self.hostname = hostname
+        self.port = port
+        self.databasePath = databasePath
+        self.settings = settings
+    }
+}
+
+/// Opens and migrates the database, then builds the HTTP application on it.
+public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
+    let pool = try SQLiteDatabase.openPool(path: configuration.databasePath)
+    let schemaVersion = try SQLiteDatabase.migrate(pool)
+    let router = buildRouter(repository: SQLiteRepository(pool: pool), settings: configuration.settings)
+    let databasePath = configuration.databasePath
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "hearclear"),
+        onServerRunning: { channel in
+            let address = channel.localAddress.map { "\($0.ipAddress ?? configuration.hostname):\($0.port ?? configuration.port)" } ?? "?"
+            logger.info("HearClear server listening on http://\(address), database \(databasePath), schema \(schemaVersion)")
+        },
+        logger: logger)
+}
+
+/// The routes of API v1 on a repository. Tests build it on a temporary database.
+public func buildRouter(repository: some Repository, settings: ServerSettings) -> Router<APIRequestContext> {
+    let router = Router(context: APIRequestContext.self, options: .autoGenerateHeadEndpoints)
+    router.add(middleware: AccessLogMiddleware())
+    router.add(middleware: ErrorMiddleware())
+
+    router.get("healthz") { _, _ in "ok" }
+        .methodNotAllowed("healthz", allowing: [.get])
+
+    let api = router.group("api/v1")
+    DeviceController(repository: repository, settings: settings).addRoutes(to: api.group("devices"))
+    VenueController(repository: repository, settings: settings).addRoutes(to: api.group("venues"))
+    CheckInController(repository: repository, settings: settings).addRoutes(to: api.group("checkins"))
+
+    api.get("scale") { _, _ in settings.scale }
+        .methodNotAllowed("scale", allowing: [.get])
+    api.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
+        .methodNotAllowed("openapi.yaml", allowing: [.get])
+    return router
+}
+
+extension LabelScale: ResponseEncodable {}
+
+/// The OpenAPI document of API v1 (docs/openapi.yaml), shipped as a resource.
+enum OpenAPIDocument {
+    static func response() throws -> Response {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
+            throw HTTPError(.internalServerError, message: "the OpenAPI document is missing from this build")
+        }
+        let text = try String(contentsOf: url, encoding: .utf8)
+        return Response(
+            status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+// The API's documents are answers as they are (encoded by APIResponseEncoder).
+extension DeviceCredentials: ResponseEncodable {}
+extension Venue: ResponseEncodable {}
+extension VenueList: ResponseEncodable {}
+extension CheckInReceipt: ResponseEncodable {}
+extension Loudness: ResponseEncodable {}

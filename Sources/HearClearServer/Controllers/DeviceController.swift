@@ -1,0 +1,21 @@
+import Foundation
+import HearClearCore
+import Hummingbird
+
+/// `/api/v1/devices`: a sampler registers and receives its bearer token.
+struct DeviceController {
+    let repository: any Repository
+    let settings: ServerSettings
+
+    func addRoutes(to group: RouterGroup<APIRequestContext>) {
+        group.post(use: register)
+            .methodNotAllowed("", allowing: [.post])
+    }
+
+    @Sendable func register(_ request: Request, context: APIRequestContext) async throws -> EditedResponse<DeviceCredentials> {
+        let registration = try Validation.registration(try await request.decodeJSON(DeviceRegistration.self, limit: settings.maxBodyBytes))
+        let token = DeviceToken.generate()
+        let id = try await repository.registerDevice(registration, tokenHash: DeviceToken.hash(token), at: Date())
+        return EditedResponse(status: .created, response: DeviceCredentials(deviceID: id, token: token))
+    }
+}

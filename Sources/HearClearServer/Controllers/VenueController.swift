@@ -1,0 +1,120 @@
+import Foundation
+import HearClearCore
+import Hummingbird
+
+/// `/api/v1/venues`: creating venues, finding them, and their loudness.
+struct VenueController {
+    let repository: any Repository
+    let settings: ServerSettings
+
+    static let defaultRadiusM = 1000.0
+    static let maximumRadiusM = 100_000.0
+    static let defaultLimit = 20
+    static let maximumLimit = 100
+
+    func addRoutes(to group: RouterGroup<APIRequestContext>) {
+        group.get(use: list)
+            .methodNotAllowed("", allowing: [.get])
+        group.get(":venue_id", use: show)
+            .methodNotAllowed(":venue_id", allowing: [.get, .put])
+        group.group(":venue_id")
+            .add(middleware: DeviceAuthenticator(repository: repository))
+            .put(use: save)
+        group.get(":venue_id/loudness", use: loudness)
+            .methodNotAllowed(":venue_id/loudness", allowing: [.get])
+    }
+
+    @Sendable func save(_ request: Request, context: APIRequestContext) async throws -> EditedResponse<Venue> {
+        let device = try context.requireDevice()
+        let id = try venueID(context)
+        let venue = try Validation.venue(try await request.decodeJSON(VenueUpsert.self, limit: settings.maxBodyBytes))
+        let created = try await repository.saveVenue(id: id, venue, by: device.id, at: Date())
+        guard let summary = try await repository.venue(id: id) else { throw APIError.notFound("venue \(id) not found") }
+        return EditedResponse(status: created ? .created : .ok, response: present(summary))
+    }
+
+    @Sendable func show(_ request: Request, context: APIRequestContext) async throws -> Venue {
+        let id = try venueID(context)
+        guard let summary = try await repository.venue(id: id) else { throw APIError.notFound("venue \(id) not found") }
+        return present(summary)
+    }
+
+    @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> VenueList {
+        let parameters = request.uri.queryParameters
+        var query = VenueQuery(near: nil, radiusM: Self.defaultRadiusM, nameContains: nil, limit: Self.defaultLimit)
+        if let near = parameters["near"] {
+            let parts = near.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 2, let latitude = parts[0], let longitude = parts[1],
+                (-90...90).contains(latitude), (-180...180).contains(longitude)
+            else { throw APIError.badRequest("near must be LATITUDE,LONGITUDE in degrees, like -33.87,151.21") }
+            query.near = Coordinate(latitude: latitude, longitude: longitude)
+        }
+        if let radius = parameters["radius"] {
+            guard let metres = Double(radius), metres.isFinite, metres > 0, metres <= Self.maximumRadiusM else {
+                throw APIError.badRequest("radius must be metres, more than 0 and at most \(Int(Self.maximumRadiusM))")
+            }
+            query.radiusM = metres
+        }
+        if let limit = parameters["limit"] {
+            guard let count = Int(limit), (1...Self.maximumLimit).contains(count) else {
+                throw APIError.badRequest("limit must be a whole number from 1 to \(Self.maximumLimit)")
+            }
+            query.limit = count
+        }
+        if let text = parameters["q"] {
+            guard text.count <= 200 else { throw APIError.badRequest("q is longer than 200 characters") }
+            query.nameContains = String(text)
+        }
+        return VenueList(venues: try await repository.venues(matching: query).map(present))
+    }
+
+    @Sendable func loudness(_ request: Request, context: APIRequestContext) async throws -> Loudness {
+        let id = try venueID(context)
+        guard let aggregates = try await repository.loudness(venueID: id) else { throw APIError.notFound("venue \(id) not found") }
+        guard !aggregates.isEmpty else { throw APIError.notFound("venue \(id) has no usable check-in yet") }
+        return Loudness(venueID: id, aggregates: aggregates, scale: settings.scale)
+    }
+
+    private func venueID(_ context: APIRequestContext) throws -> String {
+        let id = try context.parameters.require("venue_id")
+        guard Validation.isVenueID(id) else { throw APIError.badRequest("venue_id must be \(Validation.venueIDRule)") }
+        return id
+    }
+
+    private func present(_ summary: VenueSummary) -> Venue {
+        let level = summary.overall?.levelDB
+        return Venue(
+            id: summary.id, name: summary.venue.name, latitude: summary.venue.latitude, longitude: summary.venue.longitude,
+            timezone: summary.venue.timezone, checkins: summary.overall?.checkins ?? 0,
+            levelDB: level.map(Level.rounded), label: level.map(settings.scale.label(for:)),
+            distanceM: summary.distanceM.map { ($0 * 10).rounded() / 10 })
+    }
+}
+
+extension Loudness {
+    /// The loudness document from the cached aggregates; labels come from the scale in force.
+    init(venueID: String, aggregates: [LoudnessAggregate], scale: LabelScale) {
+        var bySpan: [LocalHour: LoudnessAggregate] = [:]
+        for aggregate in aggregates {
+            bySpan[LocalHour(weekday: aggregate.weekday, hour: aggregate.hour)] = aggregate
+        }
+        func cell(weekday: Int, hour: Int) -> LoudnessCell {
+            let aggregate = bySpan[LocalHour(weekday: weekday, hour: hour)]
+            let level = aggregate?.levelDB
+            return LoudnessCell(
+                weekday: weekday < LoudnessAggregate.everyWeekday ? Weekday(index: weekday) : nil,
+                hour: hour < LoudnessAggregate.everyHour ? hour : nil,
+                levelDB: level.map(Level.rounded), label: level.map(scale.label(for:)),
+                checkins: aggregate?.checkins ?? 0, samples: aggregate?.samples ?? 0)
+        }
+        let everyWeekday = LoudnessAggregate.everyWeekday, everyHour = LoudnessAggregate.everyHour
+        self.init(
+            venueID: venueID, unit: scale.unit,
+            overall: cell(weekday: everyWeekday, hour: everyHour),
+            byWeekday: (0..<7).map { cell(weekday: $0, hour: everyHour) },
+            byHour: (0..<24).map { cell(weekday: everyWeekday, hour: $0) },
+            grid: (0..<7).map { weekday in
+                WeekdayRow(weekday: Weekday(index: weekday), hours: (0..<24).map { cell(weekday: weekday, hour: $0) })
+            })
+    }
+}

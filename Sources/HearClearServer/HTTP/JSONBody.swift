@@ -1,0 +1,149 @@
+import CompressNIO
+import Foundation
+import Hummingbird
+import NIOCore
+
+extension Request {
+    /// Reads and decodes a JSON body, plain or gzip-compressed, of at most `limit` bytes both on the
+    /// wire and after decompression. Inflating stops as soon as the limit is passed, so a gzip
+    /// bomb costs at most `limit` bytes of memory.
+    func decodeJSON<Value: Decodable>(_ type: Value.Type, limit: Int) async throws -> Value {
+        let contentType = headers[.contentType].map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased() }
+        guard contentType == "application/json" else {
+            throw APIError.unsupportedMediaType("Content-Type must be application/json")
+        }
+        if let length = headers[.contentLength].flatMap(Int.init), length > limit {
+            throw APIError.tooLarge(limit: limit)
+        }
+        let bytes: ByteBuffer
+        switch headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "", "identity":
+            bytes = try await collectBody(limit: limit)
+        case "gzip", "x-gzip":
+            bytes = try await inflateBody(limit: limit)
+        case let other?:
+            throw APIError.unsupportedMediaType("Content-Encoding \(other) is not supported: send gzip or nothing")
+        }
+        return try JSONBody.decode(type, from: Data(buffer: bytes))
+    }
+
+    private func collectBody(limit: Int) async throws -> ByteBuffer {
+        var collected = ByteBuffer()
+        for try await var chunk in body {
+            guard collected.readableBytes + chunk.readableBytes <= limit else { throw APIError.tooLarge(limit: limit) }
+            collected.writeBuffer(&chunk)
+        }
+        return collected
+    }
+
+    private func inflateBody(limit: Int) async throws -> ByteBuffer {
+        let decompressor = CompressionAlgorithm.gzip().decompressor
+        try decompressor.startStream()
+        defer { try? decompressor.finishStream() }
+        var inflated = ByteBuffer()
+        var window = ByteBufferAllocator().buffer(capacity: 64 * 1024)
+        var compressedBytes = 0
+        var trailer: [UInt8] = []
+        for try await var chunk in body {
+            compressedBytes += chunk.readableBytes
+            guard compressedBytes <= limit else { throw APIError.tooLarge(limit: limit) }
+            trailer = Array((trailer + chunk.readableBytesView).suffix(4))
+            while chunk.readableBytes > 0 {
+                let unread = chunk.readableBytes
+                window.clear()
+                do {
+                    try chunk.decompressStream(to: &window, with: decompressor)
+                } catch let error as CompressNIOError where error == .bufferOverflow {
+                    // The window is full; the rest of the chunk goes round again.
+                } catch {
+                    throw APIError.badRequest("the gzip body is corrupt")
+                }
+                guard inflated.readableBytes + window.readableBytes <= limit else { throw APIError.tooLarge(limit: limit) }
+                if window.readableBytes == 0 && chunk.readableBytes == unread {
+                    throw APIError.badRequest("the gzip body has data after its end")
+                }
+                inflated.writeBuffer(&window)
+            }
+        }
+        // A gzip stream ends with the inflated size modulo 2^32; a truncated body rarely matches it.
+        let expectedSize = trailer.count == 4 ? trailer.reversed().reduce(0) { $0 << 8 | Int($1) } : -1
+        guard expectedSize == inflated.readableBytes % (1 << 32) else {
+            throw APIError.badRequest("the gzip body is truncated")
+        }
+        return inflated
+    }
+}
+
+enum JSONBody {
+    /// Decodes JSON, telling malformed documents and wrong types (400) from unacceptable values (422).
+    static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+            throw APIError.badRequest("malformed JSON: \(context.underlyingError.map { "\($0)" } ?? context.debugDescription)")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw APIError.unprocessable("\(path(context.codingPath)): \(context.debugDescription)")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw APIError.badRequest("\(path(context.codingPath + [key])) is missing")
+        } catch let DecodingError.typeMismatch(expected, context) {
+            throw APIError.badRequest("\(path(context.codingPath)): expected \(describe(expected))")
+        } catch let DecodingError.valueNotFound(expected, context) {
+            throw APIError.badRequest("\(path(context.codingPath)): expected \(describe(expected)), found null")
+        } catch {
+            throw APIError.badRequest("malformed JSON")
+        }
+    }
+
+    /// `samples[3].avg` style paths.
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        guard !codingPath.isEmpty else { return "body" }
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return text
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Double.Type, is Float.Type: "a number"
+        case is Int.Type: "an integer"
+        case is Bool.Type: "true or false"
+        case is [Any].Type: "an array"
+        default: type is any Collection.Type ? "an array" : "an object"
+        }
+    }
+}
+
+/// Encodes answers as JSON, gzip-compressed when the client accepts gzip and the body is worth it.
+public struct APIResponseEncoder: ResponseEncoder {
+    static let smallestCompressedBody = 1024
+
+    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        var body = ByteBuffer(data: try encoder.encode(value))
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .vary: "Accept-Encoding"]
+        if body.readableBytes >= Self.smallestCompressedBody, request.acceptsGzip {
+            body = try body.compress(with: .gzip())
+            headers[.contentEncoding] = "gzip"
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+    }
+}
+
+extension Request {
+    /// Whether `Accept-Encoding` lists gzip without `q=0`.
+    var acceptsGzip: Bool {
+        headers[values: .acceptEncoding].flatMap { $0.split(separator: ",") }.contains { coding in
+            let parts = coding.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.first == "gzip" || parts.first == "x-gzip" else { return false }
+            return !parts.dropFirst().contains { $0.hasPrefix("q=") && Double($0.dropFirst(2)) == 0 }
+        }
+    }
+}

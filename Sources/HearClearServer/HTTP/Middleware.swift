@@ -1,0 +1,79 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// One log line per request: method, path, status and time taken. Never headers, so tokens stay out of logs.
+struct AccessLogMiddleware: RouterMiddleware {
+    typealias Context = APIRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        let elapsed = ContinuousClock.now - start
+        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        context.logger.info(
+            "\(request.method.rawValue) \(request.uri.path) \(response.status.code) \(String(format: "%.1f", milliseconds))ms")
+        return response
+    }
+}
+
+/// Makes every failure a JSON error answer with the right status; unexpected errors are logged
+/// and answered 500 without details.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = APIRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch var error as HTTPError {
+            if error.body == nil {
+                error.body = error.status == .notFound ? "no such resource: \(request.uri.path)" : error.status.reasonPhrase
+            }
+            return try error.response(from: request, context: context)
+        } catch let error as any HTTPResponseError {
+            return try error.response(from: request, context: context)
+        } catch {
+            context.logger.error("unexpected error: \(String(reflecting: error))")
+            return try HTTPError(.internalServerError, message: "internal error").response(from: request, context: context)
+        }
+    }
+}
+
+/// Accepts `Authorization: Bearer <token>` from a registered device that is not banned.
+struct DeviceAuthenticator: RouterMiddleware {
+    typealias Context = APIRequestContext
+    let repository: any Repository
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let authorization = request.headers[.authorization] else {
+            throw APIError.unauthorized("missing Authorization: Bearer <token>; register a device with POST /api/v1/devices")
+        }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw APIError.unauthorized("the Authorization header must be Bearer <token>")
+        }
+        guard let device = try await repository.device(tokenHash: DeviceToken.hash(String(parts[1]))) else {
+            throw APIError.unauthorized("unknown device token")
+        }
+        guard !device.banned else { throw APIError.forbidden("this device is banned") }
+        var context = context
+        context.device = device
+        return try await next(request, context)
+    }
+}
+
+extension RouterMethods {
+    /// Answers 405 with `Allow` for the methods a known path does not serve (instead of 404).
+    @discardableResult
+    func methodNotAllowed(_ path: RouterPath, allowing allowed: [HTTPRequest.Method]) -> Self {
+        let allowedWithHead = allowed.contains(.get) ? allowed + [.head] : allowed
+        let allow = allowedWithHead.map(\.rawValue).joined(separator: ", ")
+        let all: [HTTPRequest.Method] = [.get, .head, .post, .put, .delete, .patch, .options, .trace, .connect]
+        for method in all where !allowedWithHead.contains(method) {
+            on(path, method: method) { _, _ -> Response in
+                throw HTTPError(.methodNotAllowed, headers: [.allow: allow], message: "\(method.rawValue) is not allowed here; allowed: \(allow)")
+            }
+        }
+        return self
+    }
+}

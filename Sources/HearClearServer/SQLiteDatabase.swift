@@ -1,0 +1,41 @@
+import Foundation
+import GRDB
+import HearClearMigrations
+
+/// Opening the SQLite file: one `DatabasePool` (WAL) per process, migrated before use.
+public enum SQLiteDatabase {
+    public static func openPool(path: String) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // Safe with WAL: a power cut can lose the last commits but never corrupts the file.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        return try DatabasePool(path: path, configuration: configuration)
+    }
+
+    /// One registered migration per numbered file in `Migrations/sql`.
+    public static func migrator() throws -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for file in try Migrations.files() {
+            migrator.registerMigration(file.name) { db in
+                try db.execute(sql: file.sql)
+            }
+        }
+        return migrator
+    }
+
+    /// Applies the migrations not applied yet; returns the schema version (the last migration's name).
+    @discardableResult
+    public static func migrate(_ writer: some DatabaseWriter) throws -> String {
+        let migrator = try migrator()
+        try migrator.migrate(writer)
+        return try schemaVersion(writer)
+    }
+
+    public static func schemaVersion(_ reader: some DatabaseReader) throws -> String {
+        try reader.read { db in
+            try DatabaseMigrator().appliedIdentifiers(db).sorted().last ?? "empty"
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import HearClearServer
+import Logging
+
+@main
+struct HearClearServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearclear-server",
+        abstract: "The HearClear server: venue loudness from crowd-sourced measurements (API v1 over SQLite).",
+        subcommands: [Serve.self, Migrate.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// `--database`, shared by every subcommand that touches data.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("SQLite file (env HEARCLEAR_DATABASE; default hearclear.sqlite).", valueName: "path"))
+    var database: String?
+
+    var path: String {
+        database ?? ProcessInfo.processInfo.environment["HEARCLEAR_DATABASE"] ?? "hearclear.sqlite"
+    }
+}
+
+extension HearClearServerCommand {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Migrate the database and serve the API (the default).")
+
+        @Option(help: "Address to listen on (env HEARCLEAR_HOSTNAME; default 127.0.0.1).")
+        var hostname: String?
+
+        @Option(help: "Port to listen on; 0 picks a free one (env HEARCLEAR_PORT; default 8080).")
+        var port: Int?
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Option(help: ArgumentHelp("JSON file with the label scale, limits and default calibration (env HEARCLEAR_CONFIG).", valueName: "path"))
+        var config: String?
+
+        func run() async throws {
+            let environment = ProcessInfo.processInfo.environment
+            var configuration = ServerConfiguration(databasePath: database.path)
+            configuration.hostname = hostname ?? environment["HEARCLEAR_HOSTNAME"] ?? configuration.hostname
+            if let port = port ?? environment["HEARCLEAR_PORT"].flatMap(Int.init) {
+                guard (0...65535).contains(port) else { throw ValidationError("port must be between 0 and 65535") }
+                configuration.port = port
+            } else if let text = environment["HEARCLEAR_PORT"] {
+                throw ValidationError("HEARCLEAR_PORT=\(text) is not a port number")
+            }
+            if let path = config ?? environment["HEARCLEAR_CONFIG"] {
+                configuration.settings = try ServerSettings.load(contentsOf: path)
+            }
+            var logger = Logger(label: "hearclear")
+            logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+            let app = try await buildApplication(configuration, logger: logger)
+            try await app.runService()
+        }
+    }
+
+    struct Migrate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Apply the migrations the database lacks, then exit.")
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let pool = try SQLiteDatabase.openPool(path: database.path)
+            let version = try SQLiteDatabase.migrate(pool)
+            print("\(database.path): schema \(version)")
+        }
+    }
+}

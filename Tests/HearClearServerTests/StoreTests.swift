@@ -1,0 +1,161 @@
+import Foundation
+import HearClearCore
+import Testing
+
+@testable import HearClearServer
+
+/// The SQLite repository on a temporary file: the analysis as stored, and the cache kept right.
+@Suite struct StoreTests {
+    let settings = ServerSettings()
+
+    func makeVenue(_ database: TemporaryDatabase, id: String = "venue-1", timezone: String = "UTC", device: UUID) async throws {
+        _ = try await database.repository.saveVenue(
+            id: id, VenueUpsert(name: "Venue \(id)", latitude: 0, longitude: 0, timezone: timezone), by: device, at: Date())
+    }
+
+    func store(_ database: TemporaryDatabase, _ checkIn: CheckIn, device: UUID) async throws -> StoredCheckIn {
+        let outcome = try await database.repository.storeCheckIn(
+            checkIn, contentHash: try CheckInController.contentHash(checkIn), by: device, settings: settings, at: Date())
+        switch outcome {
+        case .created(let stored), .replayed(let stored): return stored
+        default: Issue.record("unexpected outcome \(outcome)"); throw CancellationError()
+        }
+    }
+
+    /// Mondays at 20:00 UTC, one week apart.
+    func monday(_ week: Int) -> String {
+        let start = Timestamp.parse("2026-11-16T20:00:00Z")!.addingTimeInterval(Double(-week) * 7 * 86_400)
+        return Timestamp.format(start)
+    }
+
+    @Test func aLoudCheckInAmongQuietOnesIsAnOutlierUntilTheVenueChanges() async throws {
+        let database = try TemporaryDatabase()
+        let device = try await database.registerDevice()
+        try await makeVenue(database, device: device)
+        // Five check-ins at 60 dB(A) (−50 dBFS + 110), then one at 80.
+        for week in 1...5 {
+            #expect(try await store(database, makeCheckIn(venue: "venue-1", start: monday(week), level: -50), device: device).status == .accepted)
+        }
+        let loud = makeCheckIn(venue: "venue-1", start: monday(6), level: -30)
+        let stored = try await store(database, loud, device: device)
+        #expect(stored.status == .outlier)
+        #expect(abs(try #require(stored.levelDB) - 80) < 0.1)
+        let overall = try #require(try await database.repository.venue(id: "venue-1")?.overall)
+        #expect(overall.checkins == 5)
+        #expect(abs(try #require(overall.levelDB) - 60) < 0.1)
+
+        // The venue gets louder: six more check-ins at 80 dB. The first loud one is usable again.
+        for week in 7...12 {
+            _ = try await store(database, makeCheckIn(venue: "venue-1", start: monday(week), level: -30), device: device)
+        }
+        #expect(try await database.status(of: loud.id) == .accepted)
+        #expect(try await database.repository.aggregateMismatches() == [])
+    }
+
+    @Test func theOutlierRuleFallsBackToTheSameHourOnOtherWeekdays() async throws {
+        let database = try TemporaryDatabase()
+        let device = try await database.registerDevice()
+        try await makeVenue(database, device: device)
+        // Five quiet check-ins at 20h spread over Monday to Friday; the loud one on Saturday at 20h.
+        for day in 16...20 {
+            _ = try await store(database, makeCheckIn(venue: "venue-1", start: "2026-11-\(day)T20:00:00Z", level: -50), device: device)
+        }
+        let loud = try await store(database, makeCheckIn(venue: "venue-1", start: "2026-11-21T20:00:00Z", level: -30), device: device)
+        #expect(loud.status == .outlier)
+        // At another hour there is nothing to compare with: no decision, accepted.
+        let alone = try await store(database, makeCheckIn(venue: "venue-1", start: "2026-11-21T10:00:00Z", level: -30), device: device)
+        #expect(alone.status == .accepted)
+    }
+
+    @Test func aShortCheckInIsStoredButNotCounted() async throws {
+        let database = try TemporaryDatabase()
+        let device = try await database.registerDevice()
+        try await makeVenue(database, device: device)
+        let stored = try await store(database, makeCheckIn(venue: "venue-1", start: monday(1), seconds: 10), device: device)
+        #expect(stored.status == .tooShort)
+        #expect(try await database.count("sample") == 10)
+        #expect(try await database.repository.loudness(venueID: "venue-1") == [])
+    }
+
+    @Test func spikesAreFlaggedAndKeptOutOfTheLevel() async throws {
+        let database = try TemporaryDatabase()
+        let device = try await database.registerDevice()
+        try await makeVenue(database, device: device)
+        var checkIn = makeCheckIn(venue: "venue-1", start: monday(1), seconds: 60, level: -50)
+        checkIn.samples[30] = Sample(t: 30, avg: -5, peak: -1)
+        let stored = try await store(database, checkIn, device: device)
+        #expect(stored.droppedSamples == 1 && stored.samples == 60)
+        #expect(abs(try #require(stored.levelDB) - 60) < 0.1)
+        let dropped = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample WHERE dropped = 1")! }
+        #expect(dropped == 1)
+    }
+
+    @Test func theMissingCalibrationIsTheConfiguredDefaultAndRecorded() async throws {
+        let database = try TemporaryDatabase()
+        let device = try await database.registerDevice()
+        try await makeVenue(database, device: device)
+        let stored = try await store(database, makeCheckIn(venue: "venue-1", start: monday(1), level: -50, calibration: nil), device: device)
+        #expect(abs(try #require(stored.levelDB) - (-50 + settings.defaultCalibrationDB)) < 0.1)
+        let source = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT calibration_source FROM checkin") }
+        #expect(source == "default")
+    }
+
+    @Test func aCheckInAcrossLocalMidnightSplitsAndCountsOnceOverall() async throws {
+        let database = try TemporaryDatabase()
+        let device = try await database.registerDevice()
+        try await makeVenue(database, timezone: "Australia/Sydney", device: device)
+        // Monday 23:58 in Sydney (UTC+11) is Monday 12:58 UTC.
+        _ = try await store(database, makeCheckIn(venue: "venue-1", start: "2026-11-16T12:58:00Z", seconds: 300), device: device)
+        let aggregates = try #require(try await database.repository.loudness(venueID: "venue-1"))
+        func find(_ weekday: Int, _ hour: Int) -> LoudnessAggregate? { aggregates.first { $0.weekday == weekday && $0.hour == hour } }
+        #expect(find(0, 23)?.samples == 120 && find(0, 23)?.checkins == 1)
+        #expect(find(1, 0)?.samples == 180 && find(1, 0)?.checkins == 1)
+        #expect(find(7, 24)?.samples == 300 && find(7, 24)?.checkins == 1)
+        #expect(find(0, 24)?.checkins == 1 && find(1, 24)?.checkins == 1)
+        // 2 weekday-hours, their 2 weekdays, their 2 hours and the overall span: nothing else.
+        #expect(aggregates.count == 7)
+        #expect(try await database.repository.aggregateMismatches() == [])
+    }
+
+    @Test func theSameCheckInStoredTwiceIsStoredOnce() async throws {
+        let database = try TemporaryDatabase()
+        let device = try await database.registerDevice()
+        try await makeVenue(database, device: device)
+        let checkIn = makeCheckIn(venue: "venue-1", start: monday(1))
+        let hash = try CheckInController.contentHash(checkIn)
+        let first = try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: device, settings: settings, at: Date())
+        let second = try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: device, settings: settings, at: Date())
+        guard case .created(let stored) = first else { Issue.record("first store: \(first)"); return }
+        #expect(second == .replayed(stored))
+        #expect(try await database.count("checkin") == 1)
+        #expect(try await database.count("sample") == 60)
+        var changed = checkIn
+        changed.samples[0].avg -= 1
+        #expect(try await database.repository.storeCheckIn(changed, contentHash: try CheckInController.contentHash(changed), by: device, settings: settings, at: Date()) == .conflict)
+        let otherDevice = try await database.registerDevice()
+        #expect(try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: otherDevice, settings: settings, at: Date()) == .conflict)
+    }
+
+    @Test func aCheckInForAnUnknownVenueLeavesNoRows() async throws {
+        let database = try TemporaryDatabase()
+        let device = try await database.registerDevice()
+        let outcome = try await database.repository.storeCheckIn(
+            makeCheckIn(venue: "nowhere", start: monday(1)), contentHash: Data([1]), by: device, settings: settings, at: Date())
+        #expect(outcome == .unknownVenue)
+        #expect(try await database.count("checkin") == 0)
+        #expect(try await database.count("sample") == 0)
+    }
+
+    @Test func changingTheTimeZoneMovesTheCheckInsToTheirNewLocalHours() async throws {
+        let database = try TemporaryDatabase()
+        let device = try await database.registerDevice()
+        try await makeVenue(database, device: device)
+        _ = try await store(database, makeCheckIn(venue: "venue-1", start: "2026-11-16T20:00:00Z"), device: device)
+        try await makeVenue(database, timezone: "Australia/Sydney", device: device)
+        let aggregates = try #require(try await database.repository.loudness(venueID: "venue-1"))
+        // Monday 20:00 UTC is Tuesday 07:00 in Sydney.
+        #expect(aggregates.contains { $0.weekday == 1 && $0.hour == 7 && $0.checkins == 1 })
+        #expect(!aggregates.contains { $0.weekday == 0 && $0.hour == 20 })
+        #expect(try await database.repository.aggregateMismatches() == [])
+    }
+}

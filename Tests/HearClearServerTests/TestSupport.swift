@@ -1,0 +1,113 @@
+import CompressNIO
+import Foundation
+import GRDB
+import HearClearCore
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+
+@testable import HearClearServer
+
+/// A migrated SQLite file in its own temporary folder, removed at deinit.
+final class TemporaryDatabase {
+    let folder: URL
+    let pool: DatabasePool
+    let repository: SQLiteRepository
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        pool = try SQLiteDatabase.openPool(path: folder.appendingPathComponent("test.sqlite").path)
+        try SQLiteDatabase.migrate(pool)
+        repository = SQLiteRepository(pool: pool)
+    }
+
+    deinit {
+        try? pool.close()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func registerDevice(model: String = "Test Mic") async throws -> UUID {
+        try await repository.registerDevice(
+            DeviceRegistration(model: model, platform: "linux"), tokenHash: DeviceToken.hash(UUID().uuidString), at: Date())
+    }
+
+    func ban(_ device: UUID) async throws {
+        try await pool.write { db in
+            try db.execute(literal: "UPDATE device SET banned = 1 WHERE id = \(device.wireString)")
+        }
+    }
+
+    func count(_ table: String) async throws -> Int {
+        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)")! }
+    }
+
+    func status(of checkIn: UUID) async throws -> CheckInStatus? {
+        try await pool.read { db in
+            try SQLRequest<String>("SELECT status FROM checkin WHERE id = \(checkIn.wireString)").fetchOne(db)
+                .flatMap(CheckInStatus.init(rawValue:))
+        }
+    }
+}
+
+/// Builds check-ins: `seconds` samples around `level` dBFS (±0.5 dB, so spike windows are not flat).
+func makeCheckIn(
+    venue: String, start: String, seconds: Int = 60, level: Double = -50, calibration: Double? = 110,
+    id: UUID = UUID()
+) -> CheckIn {
+    CheckIn(
+        id: id, venueID: venue, startedAt: Timestamp.parse(start)!, calibrationDB: calibration,
+        samples: (0..<seconds).map { second in
+            let avg = level + (second.isMultiple(of: 2) ? 0.5 : -0.5)
+            return Sample(t: Double(second), avg: avg, peak: min(0, avg + 12))
+        })
+}
+
+func json(_ value: some Encodable) throws -> ByteBuffer {
+    ByteBuffer(data: try JSONEncoder().encode(value))
+}
+
+func gzip(_ buffer: ByteBuffer) throws -> ByteBuffer {
+    var buffer = buffer
+    return try buffer.compress(with: .gzip())
+}
+
+func decode<Value: Decodable>(_ type: Value.Type, _ response: TestResponse) throws -> Value {
+    var body = response.body
+    if response.headers[.contentEncoding] == "gzip" {
+        body = try body.decompress(with: .gzip())
+    }
+    return try JSONDecoder().decode(type, from: Data(buffer: body))
+}
+
+func errorMessage(_ response: TestResponse) throws -> String {
+    try decode(APIErrorBody.self, response).error.message
+}
+
+let jsonHeaders: HTTPFields = [.contentType: "application/json"]
+
+func bearer(_ token: String) -> HTTPFields {
+    [.contentType: "application/json", .authorization: "Bearer \(token)"]
+}
+
+extension TestClientProtocol {
+    /// Registers a device through the API and returns its token.
+    func registerDevice(model: String = "Test Mic") async throws -> String {
+        try await execute(
+            uri: "/api/v1/devices", method: .post, headers: jsonHeaders,
+            body: try json(DeviceRegistration(model: model, platform: "linux"))
+        ) { response in
+            try decode(DeviceCredentials.self, response).token
+        }
+    }
+
+    func putVenue(_ id: String, token: String, timezone: String = "UTC", name: String = "The Quiet Table", latitude: Double = -33.8688, longitude: Double = 151.2093) async throws -> TestResponse {
+        try await execute(
+            uri: "/api/v1/venues/\(id)", method: .put, headers: bearer(token),
+            body: try json(VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone)))
+    }
+
+    func postCheckIn(_ checkIn: CheckIn, token: String) async throws -> TestResponse {
+        try await execute(uri: "/api/v1/checkins", method: .post, headers: bearer(token), body: try json(checkIn))
+    }
+}
