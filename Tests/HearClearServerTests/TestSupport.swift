@@ -9,7 +9,7 @@ import NIOCore
 @testable import HearClearServer
 
 /// A migrated SQLite file in its own temporary folder, removed at deinit.
-final class TemporaryDatabase {
+final class TemporaryDatabase: Sendable {
     let folder: URL
     let pool: DatabasePool
     let repository: SQLiteRepository
@@ -96,7 +96,7 @@ extension TestClientProtocol {
         try await execute(
             uri: "/api/v1/devices", method: .post, headers: jsonHeaders,
             body: try json(DeviceRegistration(model: model, platform: "linux"))
-        ) { response in
+        ) { response throws in
             try decode(DeviceCredentials.self, response).token
         }
     }
