@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "hearclear-server", targets: ["hearclear-server"]),
+        .executable(name: "hearclear", targets: ["hearclear"]),
         .library(name: "HearClearCore", targets: ["HearClearCore"]),
     ],
     dependencies: [
@@ -45,7 +46,33 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Per-interval average and peak levels, A-weighting, loud events: the meter, no I/O.
+        .target(name: "LevelMeter", dependencies: ["HearClearCore"]),
+        // ALSA's C API (libasound2-dev).
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // Where audio comes from: the microphone through ALSA, or a WAV file.
+        .target(name: "AudioInput", dependencies: ["CALSA"]),
+        // The sampler's plumbing: config, the offline outbox, the API client, terminal drawing.
+        .target(
+            name: "HearClearClient",
+            dependencies: [
+                "HearClearCore",
+                "LevelMeter",
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "hearclear",
+            dependencies: [
+                "HearClearClient",
+                "LevelMeter",
+                "AudioInput",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(name: "HearClearCoreTests", dependencies: ["HearClearCore"]),
+        .testTarget(name: "LevelMeterTests", dependencies: ["LevelMeter", "AudioInput"]),
+        .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient", "HearClearServer"]),
         .testTarget(
             name: "HearClearServerTests",
             dependencies: [

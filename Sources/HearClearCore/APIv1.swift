@@ -111,8 +111,11 @@ public struct VenueList: Codable, Sendable, Equatable {
     }
 }
 
+/// Frequency weighting to IEC 61672-1.
 public enum Weighting: String, Codable, Sendable, CaseIterable {
+    /// A-weighting: the ear's sensitivity at moderate levels.
     case a = "A"
+    /// Zero weighting: the signal as captured.
     case z = "Z"
 }
 

@@ -6,6 +6,10 @@ public enum Level {
     /// The lowest level anything reports: digital silence would otherwise be −∞.
     public static let floor: Double = -160
 
+    /// dB added to dBFS to estimate dB SPL when a microphone has not been calibrated
+    /// (docs/analysis.md explains the choice). The server's default, and the client's for loud events.
+    public static let defaultCalibrationDB: Double = 110
+
     /// The energy (power ratio) of a level in dB.
     @inlinable
     public static func energy(_ level: Double) -> Double {

@@ -12,7 +12,7 @@ public struct ServerSettings: Sendable, Equatable {
     /// Turns dBFS into dB SPL for check-ins that bring no calibration of their own (docs/analysis.md).
     public var defaultCalibrationDB: Double
 
-    public init(scale: LabelScale = .standard, maxBodyBytes: Int = 4 * 1024 * 1024, defaultCalibrationDB: Double = 110) {
+    public init(scale: LabelScale = .standard, maxBodyBytes: Int = 4 * 1024 * 1024, defaultCalibrationDB: Double = Level.defaultCalibrationDB) {
         self.scale = scale
         self.maxBodyBytes = maxBodyBytes
         self.defaultCalibrationDB = defaultCalibrationDB

@@ -1,0 +1,142 @@
+import Foundation
+
+/// A WAV file read as a stream of mono samples in [−1, 1]: PCM 16, 24 or 32-bit integer or 32-bit
+/// float (also in WAVE_FORMAT_EXTENSIBLE), any number of channels mixed down, any sample rate.
+/// Only one block is held in memory at a time.
+public final class WAVFile: AudioSource {
+    public enum Encoding: Sendable, Equatable {
+        case integer(bits: Int)
+        case float32
+    }
+
+    public struct Invalid: Error, CustomStringConvertible, Equatable {
+        public let description: String
+    }
+
+    public let sampleRate: Int
+    public let channels: Int
+    public let encoding: Encoding
+    /// Frames in the data chunk, as its header says.
+    public let frameCount: Int
+    private let handle: FileHandle
+    private let bytesPerFrame: Int
+    private var framesLeft: Int
+
+    public init(path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw Invalid(description: "cannot open \(path)")
+        }
+        self.handle = handle
+        func fail(_ why: String) -> Invalid { Invalid(description: "\(path): \(why)") }
+
+        let header = try handle.read(upToCount: 12) ?? Data()
+        guard header.count == 12, header.prefix(4) == Data("RIFF".utf8), header.suffix(4) == Data("WAVE".utf8) else {
+            throw fail("not a WAV file (no RIFF/WAVE header)")
+        }
+        var format: (tag: Int, channels: Int, rate: Int, blockAlign: Int, bits: Int)?
+        var dataSize: Int?
+        while dataSize == nil {
+            guard let chunkHeader = try handle.read(upToCount: 8), chunkHeader.count == 8 else {
+                throw fail(format == nil ? "no fmt chunk" : "no data chunk")
+            }
+            let id = String(decoding: chunkHeader.prefix(4), as: UTF8.self)
+            let size = Int(chunkHeader.littleEndian(UInt32.self, at: 4))
+            switch id {
+            case "fmt ":
+                guard size >= 16, let body = try handle.read(upToCount: size + size % 2), body.count >= 16 else {
+                    throw fail("the fmt chunk is truncated")
+                }
+                var tag = Int(body.littleEndian(UInt16.self, at: 0))
+                if tag == 0xFFFE {
+                    guard body.count >= 26 else { throw fail("the extensible fmt chunk is truncated") }
+                    tag = Int(body.littleEndian(UInt16.self, at: 24))  // first bytes of the sub-format GUID
+                }
+                format = (
+                    tag, Int(body.littleEndian(UInt16.self, at: 2)), Int(body.littleEndian(UInt32.self, at: 4)),
+                    Int(body.littleEndian(UInt16.self, at: 12)), Int(body.littleEndian(UInt16.self, at: 14)))
+            case "data":
+                guard format != nil else { throw fail("the data chunk comes before the fmt chunk") }
+                dataSize = size
+            default:
+                let skip = UInt64(size + size % 2)
+                try handle.seek(toOffset: try handle.offset() + skip)
+            }
+        }
+        guard let format else { throw fail("no fmt chunk") }
+        switch (format.tag, format.bits) {
+        case (1, 16), (1, 24), (1, 32): encoding = .integer(bits: format.bits)
+        case (3, 32): encoding = .float32
+        default:
+            throw fail("unsupported sample format (tag \(format.tag), \(format.bits) bits): use PCM 16/24/32-bit integer or 32-bit float")
+        }
+        guard (1...32).contains(format.channels) else { throw fail("\(format.channels) channels is not a usable count") }
+        guard (1000...768_000).contains(format.rate) else { throw fail("sample rate \(format.rate) Hz is not usable") }
+        guard format.blockAlign == format.channels * format.bits / 8 else {
+            throw fail("block align \(format.blockAlign) does not match \(format.channels) channels of \(format.bits) bits")
+        }
+        sampleRate = format.rate
+        channels = format.channels
+        bytesPerFrame = format.blockAlign
+        // Streams written without knowing their length say 0 or 0xFFFFFFFF: read to the end of the file.
+        let declared = dataSize ?? 0
+        frameCount = (declared == 0 || declared == 0xFFFF_FFFF) ? Int.max : declared / bytesPerFrame
+        framesLeft = frameCount
+    }
+
+    deinit {
+        try? handle.close()
+    }
+
+    /// Up to `maxFrames` frames mixed to mono; `nil` at the end of the data.
+    public func read(maxFrames: Int) throws -> [Float]? {
+        guard framesLeft > 0 else { return nil }
+        let frames = min(maxFrames, framesLeft)
+        guard let data = try handle.read(upToCount: frames * bytesPerFrame), data.count >= bytesPerFrame else {
+            framesLeft = 0
+            return nil
+        }
+        let got = data.count / bytesPerFrame
+        framesLeft -= got
+        var mono = [Float](repeating: 0, count: got)
+        let scale = 1 / Float(channels)
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            for frame in 0..<got {
+                var sum: Float = 0
+                for channel in 0..<channels {
+                    let offset = frame * bytesPerFrame + channel * bytesPerFrame / channels
+                    sum += Self.decode(bytes, at: offset, encoding: encoding)
+                }
+                mono[frame] = sum * scale
+            }
+        }
+        return mono
+    }
+
+    @inline(__always)
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, encoding: Encoding) -> Float {
+        switch encoding {
+        case .integer(bits: 16):
+            return Float(Int16(bitPattern: UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8)) / 32_768
+        case .integer(bits: 24):
+            let value = Int32(bitPattern: UInt32(bytes[offset]) << 8 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 24) >> 8
+            return Float(value) / 8_388_608
+        case .integer:
+            let value = Int32(bitPattern: UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24)
+            return Float(Double(value) / 2_147_483_648)
+        case .float32:
+            let value = Float(bitPattern: UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24)
+            return value.isFinite ? value : 0
+        }
+    }
+}
+
+extension Data {
+    fileprivate func littleEndian<Value: FixedWidthInteger>(_ type: Value.Type, at offset: Int) -> Value {
+        var value: Value = 0
+        for byte in 0..<MemoryLayout<Value>.size {
+            value |= Value(self[self.startIndex + offset + byte]) << (8 * byte)
+        }
+        return value
+    }
+}

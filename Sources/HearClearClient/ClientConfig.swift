@@ -1,0 +1,123 @@
+import Foundation
+
+/// Where the client keeps things, from the XDG base directories:
+/// the config in `$XDG_CONFIG_HOME/hearclear/config.json` (or `$HEARCLEAR_CONFIG`), check-ins
+/// waiting to go up in `$XDG_DATA_HOME/hearclear/outbox`, refused ones in `.../rejected`.
+public struct ClientPaths: Sendable {
+    public var configFile: URL
+    public var dataFolder: URL
+
+    public var outbox: URL { dataFolder.appendingPathComponent("outbox", isDirectory: true) }
+    public var rejected: URL { dataFolder.appendingPathComponent("rejected", isDirectory: true) }
+
+    public init(configFile: URL, dataFolder: URL) {
+        self.configFile = configFile
+        self.dataFolder = dataFolder
+    }
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let home = URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory(), isDirectory: true)
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? home.appendingPathComponent(".config", isDirectory: true)
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? home.appendingPathComponent(".local/share", isDirectory: true)
+        self.configFile = environment["HEARCLEAR_CONFIG"].map { URL(fileURLWithPath: $0) }
+            ?? configHome.appendingPathComponent("hearclear/config.json")
+        self.dataFolder = dataHome.appendingPathComponent("hearclear", isDirectory: true)
+    }
+}
+
+/// What `hearclear register` and `hearclear calibrate` remember. Written with mode 0600: it holds the token.
+public struct ClientConfig: Codable, Sendable, Equatable {
+    public var server: String?
+    public var deviceID: String?
+    public var token: String?
+    /// dB added to dBFS to estimate dB SPL with this microphone.
+    public var calibrationDB: Double?
+
+    public init(server: String? = nil, deviceID: String? = nil, token: String? = nil, calibrationDB: Double? = nil) {
+        self.server = server
+        self.deviceID = deviceID
+        self.token = token
+        self.calibrationDB = calibrationDB
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case server, token
+        case deviceID = "device_id"
+        case calibrationDB = "calibration_db"
+    }
+
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The saved config, or an empty one when there is none yet.
+    public static func load(from file: URL) throws -> ClientConfig {
+        guard FileManager.default.fileExists(atPath: file.path) else { return ClientConfig() }
+        do {
+            return try JSONDecoder().decode(ClientConfig.self, from: Data(contentsOf: file))
+        } catch {
+            throw Invalid(description: "\(file.path) is not a valid hearclear config: \(error)")
+        }
+    }
+
+    public func save(to file: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try DurableFile.write(try encoder.encode(self), to: file, permissions: 0o600)
+    }
+
+    /// The server to talk to: `$HEARCLEAR_SERVER` wins over the config.
+    public func serverURL(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> URL {
+        guard let text = environment["HEARCLEAR_SERVER"] ?? server else {
+            throw Invalid(description: "no server configured: run `hearclear register --server URL` or set HEARCLEAR_SERVER")
+        }
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw Invalid(description: "\(text) is not an http(s) URL")
+        }
+        return url
+    }
+}
+
+/// Files that survive a crash: written to a temporary file, flushed to disk, then renamed over
+/// the target, so a reader sees the old content or the new, never half of it.
+public enum DurableFile {
+    public static func write(_ data: Data, to file: URL, permissions: Int = 0o644) throws {
+        let folder = file.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, mode_t(permissions))
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path]) }
+        do {
+            try data.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    guard written > 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path]) }
+                    offset += written
+                }
+            }
+            guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path]) }
+            close(descriptor)
+        } catch {
+            close(descriptor)
+            unlink(temporary.path)
+            throw error
+        }
+        guard rename(temporary.path, file.path) == 0 else {
+            unlink(temporary.path)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        }
+        syncFolder(folder)
+    }
+
+    /// Makes a rename or removal in `folder` durable.
+    static func syncFolder(_ folder: URL) {
+        let descriptor = open(folder.path, O_RDONLY)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            close(descriptor)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import HearClearCore
+
+/// Drawing for the terminal: colours only when the output is a terminal and `NO_COLOR` is unset.
+public struct Terminal: Sendable {
+    public let colors: Bool
+
+    public init(colors: Bool) {
+        self.colors = colors
+    }
+
+    public static var standardOutput: Terminal {
+        Terminal(colors: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+    }
+
+    /// 256-colour backgrounds from green to red, spread over however many labels the scale has.
+    static let ramp = [114, 184, 214, 196, 125]
+
+    func color(forBand band: Int, of count: Int) -> Int {
+        guard count > 1 else { return Self.ramp[0] }
+        return Self.ramp[min(Self.ramp.count - 1, band * (Self.ramp.count - 1) / (count - 1))]
+    }
+
+    func painted(_ text: String, background: Int) -> String {
+        colors ? "\u{1B}[48;5;\(background)m\u{1B}[30m\(text)\u{1B}[0m" : text
+    }
+
+    /// The weekday × hour heatmap of a venue: each cell shows the level (whole dB) coloured by its
+    /// label; without colours, the first letter of the label. Empty cells are dots.
+    public func heatmap(_ loudness: Loudness, scale: LabelScale, venueName: String? = nil) -> String {
+        let labels = scale.bands.map(\.label)
+        var lines: [String] = []
+        let overall = loudness.overall.levelDB.map { String(format: "%.1f %@", $0, loudness.unit) } ?? "no data"
+        lines.append("\(venueName ?? loudness.venueID): \(overall)\(loudness.overall.label.map { " (\($0))" } ?? ""), \(loudness.overall.checkins) check-ins")
+        lines.append("      " + (0..<24).map { String(format: "%3d", $0) }.joined())
+        for row in loudness.grid {
+            var line = String(row.weekday.rawValue.prefix(3)).capitalized.padding(toLength: 6, withPad: " ", startingAt: 0)
+            for cell in row.hours {
+                guard let level = cell.levelDB, let label = cell.label else {
+                    line += "  ·"
+                    continue
+                }
+                let band = labels.firstIndex(of: label) ?? 0
+                let text = colors ? String(format: "%3.0f", level) : "  " + String(label.prefix(1)).uppercased()
+                line += painted(text, background: color(forBand: band, of: labels.count))
+            }
+            lines.append(line)
+        }
+        let legend = scale.bands.enumerated().map { index, band in
+            let range = band.maxDB.map { "≤\(Int($0))" } ?? "above"
+            let key = colors ? painted("   ", background: color(forBand: index, of: labels.count)) : String(band.label.prefix(1)).uppercased()
+            return "\(key) \(band.label) \(range)"
+        }
+        lines.append("Legend: " + legend.joined(separator: "  ") + "  · no data   (\(scale.unit), venue's local time)")
+        return lines.joined(separator: "\n")
+    }
+
+    /// The one-line live meter: elapsed / total, a bar for the average level, peak, events so far.
+    public func meterLine(elapsed: Double, total: Double?, average: Double, peak: Double, calibrationDB: Double, events: Int) -> String {
+        let level = average + calibrationDB
+        let filled = max(0, min(30, Int(((level - 30) / 90 * 30).rounded())))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: 30 - filled)
+        let time = total.map { "\(Self.clock(elapsed)) / \(Self.clock($0))" } ?? Self.clock(elapsed)
+        return "\(time)  [\(bar)]  avg \(String(format: "%5.1f", level)) dB  peak \(String(format: "%5.1f", peak + calibrationDB)) dB  events \(events)"
+    }
+
+    public static func clock(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded(.down))
+        return whole >= 3600
+            ? String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60)
+            : String(format: "%02d:%02d", whole / 60, whole % 60)
+    }
+}
+
+/// Durations written like `90s`, `5m`, `2h`, `1h30m`, or plain seconds.
+public enum DurationText {
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func seconds(_ text: String) throws -> Double {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if let plain = Double(trimmed), plain.isFinite, plain > 0 { return plain }
+        var total = 0.0
+        var number = ""
+        for character in trimmed {
+            if character.isNumber || character == "." {
+                number.append(character)
+                continue
+            }
+            let unit: Double
+            switch character {
+            case "s": unit = 1
+            case "m": unit = 60
+            case "h": unit = 3600
+            default: throw Invalid(description: "\"\(text)\" is not a duration like 90s, 5m or 2h")
+            }
+            guard let value = Double(number) else { throw Invalid(description: "\"\(text)\" is not a duration like 90s, 5m or 2h") }
+            total += value * unit
+            number = ""
+        }
+        guard number.isEmpty, total > 0 else { throw Invalid(description: "\"\(text)\" is not a duration like 90s, 5m or 2h") }
+        return total
+    }
+}

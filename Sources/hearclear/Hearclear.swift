@@ -1,0 +1,107 @@
+import ArgumentParser
+import AudioInput
+import Foundation
+import HearClearClient
+import HearClearCore
+
+@main
+struct Hearclear: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearclear",
+        abstract: "Measure how loud a venue is and share it with a HearClear server.",
+        discussion: "Only per-interval levels ever leave the program: no audio is stored or sent.",
+        subcommands: [
+            Register.self, Calibrate.self, VenueCommand.self, CheckInCommand.self, SyncCommand.self,
+            LoudnessCommand.self, Meter.self, Analyze.self, Devices.self,
+        ])
+}
+
+/// Where audio comes from and how it is measured; the same in `checkin`, `meter` and `analyze`.
+struct AudioOptions: ParsableArguments {
+    @Option(name: [.customShort("D"), .long], help: "ALSA capture device, as arecord -D names it (default: default).")
+    var device: String?
+
+    @Option(help: ArgumentHelp("Read this WAV file instead of the microphone.", valueName: "path"))
+    var file: String?
+
+    @Option(help: "Capture sample rate in Hz (default: 48000, else 44100).")
+    var rate: Int?
+
+    @Option(help: "Frequency weighting: A or Z.")
+    var weighting: Weighting = .a
+
+    @Option(help: "dB added to dBFS to estimate dB SPL (default: the one saved with `hearclear calibrate`).")
+    var calibration: Double?
+
+    @Option(help: "Seconds per measurement interval.")
+    var interval: Double = 1
+
+    func validate() throws {
+        if device != nil && file != nil { throw ValidationError("use either --device or --file, not both") }
+        guard interval.isFinite, interval >= 0.1, interval <= 60 else { throw ValidationError("--interval must be between 0.1 and 60 seconds") }
+        if let calibration, !(calibration.isFinite && (0...200).contains(calibration)) {
+            throw ValidationError("--calibration must be between 0 and 200 dB")
+        }
+        if let rate, !(8000...192_000).contains(rate) { throw ValidationError("--rate must be between 8000 and 192000") }
+    }
+
+    func openSource() throws -> any AudioSource {
+        if let file { return try WAVFile(path: file) }
+        return try ALSACapture(device: device ?? "default", rate: rate)
+    }
+
+    /// The calibration in force: the option, else the saved one.
+    func calibrationDB(_ config: ClientConfig) -> Double? {
+        calibration ?? config.calibrationDB
+    }
+}
+
+extension Weighting: ExpressibleByArgument {
+    public init?(argument: String) {
+        self.init(rawValue: argument.uppercased())
+    }
+}
+
+/// A duration option like `90s`, `5m` or `2h`.
+struct DurationArgument: ExpressibleByArgument {
+    let seconds: Double
+
+    init?(argument: String) {
+        guard let seconds = try? DurationText.seconds(argument) else { return nil }
+        self.seconds = seconds
+    }
+
+    init(seconds: Double) {
+        self.seconds = seconds
+    }
+
+    var defaultValueDescription: String { Terminal.clock(seconds) }
+}
+
+/// The saved config and the paths, as every command that talks to the server needs them.
+struct Setup {
+    let paths = ClientPaths()
+    let config: ClientConfig
+
+    init() throws {
+        config = try ClientConfig.load(from: paths.configFile)
+    }
+
+    func client(needsToken: Bool = false) throws -> APIClient {
+        if needsToken && config.token == nil {
+            throw ValidationError("this device is not registered: run `hearclear register --server URL` first")
+        }
+        return APIClient(server: try config.serverURL(), token: config.token)
+    }
+}
+
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+/// Writes to standard error (progress and messages that are not the command's data).
+func note(_ text: String, terminator: String = "\n") {
+    FileHandle.standardError.write(Data((text + terminator).utf8))
+}
