@@ -14,7 +14,7 @@ public struct Terminal: Sendable {
     }
 
     /// 256-colour backgrounds from green to red, spread over however many labels the scale has.
-    static let ramp = [114, 184, 214, 196, 125]
+    static let ramp = [114, 184, 214, 196]
 
     func color(forBand band: Int, of count: Int) -> Int {
         guard count > 1 else { return Self.ramp[0] }

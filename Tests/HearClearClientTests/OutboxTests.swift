@@ -1,0 +1,144 @@
+import Foundation
+import HearClearCore
+import Testing
+
+@testable import HearClearClient
+
+func temporaryPaths() throws -> ClientPaths {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-client-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return ClientPaths(configFile: folder.appendingPathComponent("config/hearclear/config.json"), dataFolder: folder.appendingPathComponent("data/hearclear"))
+}
+
+@Suite struct OutboxTests {
+    let start = Timestamp.parse("2026-11-20T10:15:00Z")!
+
+    @Test func aRecordingIsSealedIntoTheOutboxWithItsEvents() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        let recording = try outbox.begin(Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: 100))
+        for second in 0..<20 {
+            try recording.append(Sample(t: Double(second), avg: -40, peak: second == 3 ? -5 : -30))
+        }
+        let checkIn = try #require(try recording.seal())
+        #expect(checkIn.samples.count == 20 && checkIn.events == [LoudEvent(t: 3, peak: -5, durationS: 1)])
+        let pending = try outbox.pending()
+        #expect(pending.map(\.checkIn) == [checkIn])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.folder.path) == ["\(checkIn.id.wireString).json"])
+        try outbox.remove(pending[0].file)
+        #expect(try outbox.pending().isEmpty)
+    }
+
+    @Test func aRecordingLeftByAKilledClientIsSealedWithItsCompleteLines() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        let header = Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: nil)
+        try FileManager.default.createDirectory(at: outbox.folder, withIntermediateDirectories: true)
+        var journal = String(decoding: try JSONEncoder.outbox.encode(header), as: UTF8.self) + "\n"
+        for second in 0..<3 {
+            journal += String(decoding: try JSONEncoder.outbox.encode(Sample(t: Double(second), avg: -40, peak: -30)), as: UTF8.self) + "\n"
+        }
+        journal += #"{"avg":-40,"pe"#  // the kill came in the middle of a line
+        try Data(journal.utf8).write(to: outbox.folder.appendingPathComponent("\(header.id.wireString).recording"))
+
+        try outbox.recoverInterruptedRecordings()
+        let pending = try outbox.pending()
+        #expect(pending.count == 1)
+        #expect(pending[0].checkIn.id == header.id && pending[0].checkIn.samples.count == 3)
+        #expect(pending[0].checkIn.startedAt == start)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.folder.path).count == 1)
+    }
+
+    @Test func aRecordingStillBeingWrittenIsLeftAlone() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        let recording = try outbox.begin(Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: nil))
+        try recording.append(Sample(t: 0, avg: -40, peak: -30))
+        try outbox.recoverInterruptedRecordings()
+        #expect(try outbox.pending().isEmpty)
+        #expect(FileManager.default.fileExists(atPath: recording.file.path))
+    }
+
+    @Test func aRefusedCheckInMovesAsideWithItsReason() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        let recording = try outbox.begin(Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: nil))
+        try recording.append(Sample(t: 0, avg: -40, peak: -30))
+        let checkIn = try #require(try recording.seal())
+        try outbox.moveAside(try outbox.pending()[0].file, reason: "server answered 422: nope")
+        #expect(try outbox.pending().isEmpty)
+        let reason = try String(contentsOf: outbox.rejectedFolder.appendingPathComponent("\(checkIn.id.wireString).reason.txt"), encoding: .utf8)
+        #expect(reason == "server answered 422: nope\n")
+        #expect(FileManager.default.fileExists(atPath: outbox.rejectedFolder.appendingPathComponent("\(checkIn.id.wireString).json").path))
+    }
+
+    @Test func anUnreadableOutboxFileIsMovedAsideNotUploaded() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        try FileManager.default.createDirectory(at: outbox.folder, withIntermediateDirectories: true)
+        try Data("garbage".utf8).write(to: outbox.folder.appendingPathComponent("broken.json"))
+        #expect(try outbox.pending().isEmpty)
+        #expect(FileManager.default.fileExists(atPath: outbox.rejectedFolder.appendingPathComponent("broken.json").path))
+    }
+}
+
+@Suite struct ClientConfigTests {
+    @Test func theConfigIsPrivateAndRoundTrips() throws {
+        let paths = try temporaryPaths()
+        let config = ClientConfig(server: "http://127.0.0.1:8080", deviceID: "d", token: "secret", calibrationDB: 112)
+        try config.save(to: paths.configFile)
+        #expect(try ClientConfig.load(from: paths.configFile) == config)
+        let permissions = try FileManager.default.attributesOfItem(atPath: paths.configFile.path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+    }
+
+    @Test func theEnvironmentPicksTheServerAndThePaths() throws {
+        let config = ClientConfig(server: "http://a.example:8080")
+        #expect(try config.serverURL(environment: ["HEARCLEAR_SERVER": "http://b.example"]).host == "b.example")
+        #expect(try config.serverURL(environment: [:]).host == "a.example")
+        #expect(throws: ClientConfig.Invalid.self) { try ClientConfig().serverURL(environment: [:]) }
+        #expect(throws: ClientConfig.Invalid.self) { try ClientConfig(server: "ftp://x").serverURL(environment: [:]) }
+        let paths = ClientPaths(environment: ["HOME": "/home/ann", "XDG_DATA_HOME": "/data", "HEARCLEAR_CONFIG": "/etc/hc.json"])
+        #expect(paths.configFile.path == "/etc/hc.json" && paths.outbox.path == "/data/hearclear/outbox")
+        #expect(ClientPaths(environment: ["HOME": "/home/ann"]).configFile.path == "/home/ann/.config/hearclear/config.json")
+    }
+
+    @Test func aCorruptConfigIsAClearError() throws {
+        let paths = try temporaryPaths()
+        try FileManager.default.createDirectory(at: paths.configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("{".utf8).write(to: paths.configFile)
+        #expect(throws: ClientConfig.Invalid.self) { try ClientConfig.load(from: paths.configFile) }
+    }
+}
+
+@Suite struct TerminalTests {
+    @Test(arguments: [("90s", 90.0), ("5m", 300), ("2h", 7200), ("1h30m", 5400), ("45", 45), ("0.5s", 0.5)])
+    func durations(text: String, seconds: Double) throws {
+        #expect(try DurationText.seconds(text) == seconds)
+    }
+
+    @Test(arguments: ["", "5x", "m", "-3", "5m3", "0"])
+    func badDurations(text: String) {
+        #expect(throws: DurationText.Invalid.self) { try DurationText.seconds(text) }
+    }
+
+    @Test func theHeatmapHasAWeekdayRowPerDayAndALegend() {
+        var loudness = Loudness(
+            venueID: "v1", unit: "dBA", overall: LoudnessCell(levelDB: 72, label: "moderate", checkins: 3, samples: 900),
+            byWeekday: [], byHour: [],
+            grid: Weekday.allCases.map { day in
+                Loudness.WeekdayRow(weekday: day, hours: (0..<24).map { LoudnessCell(weekday: day, hour: $0, levelDB: nil, label: nil, checkins: 0, samples: 0) })
+            })
+        loudness.grid[4].hours[21] = LoudnessCell(weekday: .friday, hour: 21, levelDB: 83, label: "very loud", checkins: 2, samples: 600)
+        let plain = Terminal(colors: false).heatmap(loudness, scale: .standard, venueName: "The Bar")
+        let lines = plain.split(separator: "\n")
+        #expect(lines.count == 1 + 1 + 7 + 1)
+        #expect(lines[0] == "The Bar: 72.0 dBA (moderate), 3 check-ins")
+        #expect(lines[6].hasPrefix("Fri") && lines[6].contains("  V"))
+        #expect(lines[2].hasPrefix("Mon") && !lines[2].contains("V"))
+        #expect(lines[9].contains("V very loud above") && lines[9].contains("Q quiet ≤70"))
+        let colored = Terminal(colors: true).heatmap(loudness, scale: .standard)
+        #expect(colored.contains("\u{1B}[48;5;196m\u{1B}[30m 83"))
+    }
+
+    @Test func theMeterLineShowsTimeBarPeakAndEvents() {
+        let line = Terminal(colors: false).meterLine(elapsed: 75, total: 300, average: -45, peak: -20, calibrationDB: 110, events: 2)
+        #expect(line.hasPrefix("01:15 / 05:00  ["))
+        #expect(line.contains("avg  65.0 dB") && line.contains("peak  90.0 dB") && line.hasSuffix("events 2"))
+    }
+}
