@@ -5,16 +5,18 @@ SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 
 APT_PACKAGES := libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libasound2-dev
+# Only for tests: sox is the independent meter the levels are checked against.
+TEST_PACKAGES := sox
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080
 DATABASE ?= hearclear.sqlite
 
-.PHONY: run test build release install deps clean
+.PHONY: run test build release install deps test-deps clean
 
-## Install the missing Debian packages (apt-get update first), quietly skip when all are there.
-deps:
-	@missing=""; for package in $(APT_PACKAGES); do \
+# Installs the Debian packages of $(1) that are missing (apt-get update first); quiet when none are.
+define install_missing
+	@missing=""; for package in $(1); do \
 		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -22,6 +24,13 @@ deps:
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	fi
 	@command -v swift >/dev/null || { echo "swift is not on PATH (expected /opt/swift/usr/bin)"; exit 1; }
+endef
+
+deps:
+	$(call install_missing,$(APT_PACKAGES))
+
+test-deps:
+	$(call install_missing,$(APT_PACKAGES) $(TEST_PACKAGES))
 
 build: deps
 	swift build
@@ -32,7 +41,7 @@ run: build
 	.build/debug/hearclear-server serve --hostname $(HOSTNAME) --port $(PORT) --database $(DATABASE)
 
 ## Build and run every test.
-test: deps
+test: test-deps
 	swift build --build-tests
 	swift test --skip-build
 

@@ -71,8 +71,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HearClearCoreTests", dependencies: ["HearClearCore"]),
-        .testTarget(name: "LevelMeterTests", dependencies: ["LevelMeter", "AudioInput"]),
-        .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient", "HearClearServer"]),
+        // Test signals and WAV files, computed rather than recorded.
+        .target(name: "TestSignals", path: "Tests/TestSignals"),
+        .testTarget(name: "LevelMeterTests", dependencies: ["LevelMeter", "AudioInput", "TestSignals"]),
+        .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient"]),
+        // Runs the built executables as people do; `swift build --build-tests` builds them first.
+        .testTarget(name: "EndToEndTests", dependencies: ["HearClearCore", "TestSignals"]),
         .testTarget(
             name: "HearClearServerTests",
             dependencies: [

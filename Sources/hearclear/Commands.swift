@@ -67,8 +67,9 @@ extension Hearclear {
             @Argument(help: "The venue's id: 1–64 of A-Z a-z 0-9 _ - (e.g. a Foursquare id).")
             var venueID: String
             @Option(help: "The venue's name.") var name: String
-            @Option(help: "Latitude in degrees.") var lat: Double
-            @Option(help: "Longitude in degrees.") var lng: Double
+            // Unconditional: southern latitudes and western longitudes start with a minus sign.
+            @Option(parsing: .unconditional, help: "Latitude in degrees.") var lat: Double
+            @Option(parsing: .unconditional, help: "Longitude in degrees.") var lng: Double
             @Option(help: "IANA time zone, e.g. Europe/Paris (default: this machine's).") var timezone: String?
             @Flag(help: "Print the server's JSON.") var json = false
 
@@ -93,13 +94,14 @@ extension Hearclear {
 
         struct Near: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Venues near a place, nearest first.")
-            @Argument(help: "LATITUDE,LONGITUDE") var location: String
+            // All unrecognised input: "-33.87,151.21" starts with a minus sign, like an option.
+            @Argument(parsing: .allUnrecognized, help: "LATITUDE,LONGITUDE") var location: [String]
             @Option(help: "Metres around the place.") var radius: Double = 1000
             @Option(help: "At most this many venues.") var limit: Int = 20
             @Flag(help: "Print the server's JSON.") var json = false
 
             func run() async throws {
-                let parts = location.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+                let parts = location.count == 1 ? location[0].split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } : []
                 guard parts.count == 2 else { throw ValidationError("give the place as LATITUDE,LONGITUDE, e.g. -33.87,151.21") }
                 let list = try await Setup().client().venues(near: parts[0], parts[1], radius: radius, limit: limit)
                 if json { return try printJSON(list) }

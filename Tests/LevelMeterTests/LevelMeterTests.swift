@@ -1,6 +1,7 @@
 import AudioInput
 import Foundation
 import HearClearCore
+import TestSignals
 import Testing
 
 @testable import LevelMeter

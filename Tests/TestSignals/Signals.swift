@@ -1,8 +1,8 @@
 import Foundation
 
 /// Test signals, computed rather than recorded.
-enum Signal {
-    static func sine(frequency: Double, dBFS: Double, seconds: Double, sampleRate: Int) -> [Float] {
+public enum Signal {
+    public static func sine(frequency: Double, dBFS: Double, seconds: Double, sampleRate: Int) -> [Float] {
         let amplitude = pow(10, dBFS / 20)
         return (0..<Int(seconds * Double(sampleRate))).map { index in
             Float(amplitude * sin(2 * .pi * frequency * Double(index) / Double(sampleRate)))
@@ -11,13 +11,13 @@ enum Signal {
 }
 
 /// Writes WAV files in the formats the reader supports.
-enum WAVWriter {
-    enum Format {
+public enum WAVWriter {
+    public enum Format: Sendable {
         case int16, int24, int32, float32
         case extensibleInt16
     }
 
-    static func data(_ samples: [Float], sampleRate: Int, channels: Int = 1, format: Format) -> Data {
+    public static func data(_ samples: [Float], sampleRate: Int, channels: Int = 1, format: Format) -> Data {
         let bits = switch format {
         case .int16, .extensibleInt16: 16
         case .int24: 24
@@ -28,7 +28,7 @@ enum WAVWriter {
         for sample in samples {
             for _ in 0..<channels {
                 switch format {
-                case .int16, .extensibleInt16: body.append(littleEndian: UInt16(bitPattern: Int16(max(-32768, min(32767, (Double(sample) * 32768).rounded())))))
+                case .int16, .extensibleInt16: body.append(littleEndian: UInt16(bitPattern: int16(sample)))
                 case .int24:
                     let value = Int32(max(-8_388_608, min(8_388_607, (Double(sample) * 8_388_608).rounded())))
                     body.append(contentsOf: [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16)])
@@ -69,13 +69,26 @@ enum WAVWriter {
     }
 }
 
+extension WAVWriter {
+    /// Raw 16-bit little-endian mono PCM, as ALSA's file plugin replays it.
+    public static func rawPCM16(_ samples: [Float]) -> Data {
+        var data = Data()
+        for sample in samples { data.append(littleEndian: UInt16(bitPattern: int16(sample))) }
+        return data
+    }
+
+    static func int16(_ sample: Float) -> Int16 {
+        Int16(max(-32768, min(32767, (Double(sample) * 32768).rounded())))
+    }
+}
+
 extension Data {
     mutating func append<Value: FixedWidthInteger>(littleEndian value: Value) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }
 
-func temporaryFile(_ name: String, _ data: Data) throws -> String {
+public func temporaryFile(_ name: String, _ data: Data) throws -> String {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-wav-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let url = folder.appendingPathComponent(name)

@@ -1,0 +1,215 @@
+import Foundation
+import HearClearCore
+import TestSignals
+import Testing
+
+/// `hearclear` against a real `hearclear-server` on loopback, with its own HOME.
+@Suite struct ClientTests {
+    let folder: URL
+    let environment: [String: String]
+
+    init() throws {
+        folder = try temporaryFolder()
+        environment = [
+            "HOME": folder.path, "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path,
+            "XDG_DATA_HOME": folder.appendingPathComponent("data").path, "NO_COLOR": "1",
+            "HEARCLEAR_SERVER": "", "HEARCLEAR_CONFIG": folder.appendingPathComponent("config/hearclear/config.json").path,
+        ].filter { !$0.value.isEmpty }
+    }
+
+    func hearclear(_ arguments: String...) throws -> Executable.Result {
+        try Executable.run("hearclear", arguments, environment: environment)
+    }
+
+    /// 30 seconds of a −40 dBFS 1 kHz tone: 70 dB(A) with the default calibration of 110.
+    func recording() throws -> String {
+        try temporaryFile("venue.wav", WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -37, seconds: 30, sampleRate: 48_000), sampleRate: 48_000, format: .int16))
+    }
+
+    var outbox: URL { folder.appendingPathComponent("data/hearclear/outbox") }
+
+    @Test func registerAddAVenueCheckInAndReadItsLoudness() throws {
+        let server = try ServerProcess(database: folder.appendingPathComponent("e2e.sqlite").path)
+        let registered = try hearclear("register", "--server", server.url.absoluteString, "--model", "Test Mic")
+        #expect(registered.status == 0, "\(registered.errors)")
+        let config = try String(contentsOf: folder.appendingPathComponent("config/hearclear/config.json"), encoding: .utf8)
+        #expect(config.contains("\"token\""))
+        #expect(try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("config/hearclear/config.json").path)[.posixPermissions] as? Int == 0o600)
+
+        let added = try hearclear("venue", "add", "e2e-bar", "--name", "E2E Bar", "--lat", "-33.8688", "--lng", "151.2093", "--timezone", "Australia/Sydney")
+        #expect(added.status == 0, "\(added.errors)")
+        #expect(added.output.contains("E2E Bar"))
+
+        let checkIn = try hearclear("checkin", "e2e-bar", "--file", try recording(), "--duration", "1m")
+        #expect(checkIn.status == 0, "\(checkIn.errors)")
+        #expect(checkIn.output.contains("e2e-bar: 70.0 dB(A) quiet, 30 samples, 0 dropped, accepted"), "\(checkIn.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).isEmpty)
+
+        let json = try hearclear("loudness", "e2e-bar", "--json")
+        #expect(json.status == 0)
+        let loudness = try JSONDecoder().decode(Loudness.self, from: Data(json.output.utf8))
+        #expect(loudness.overall.checkins == 1 && loudness.overall.samples == 30 && loudness.overall.levelDB == 70)
+
+        let heatmap = try hearclear("loudness", "e2e-bar")
+        #expect(heatmap.output.hasPrefix("E2E Bar: 70.0 dBA (quiet), 1 check-ins"))
+        #expect(heatmap.output.contains("Legend: Q quiet"))
+
+        let near = try hearclear("venue", "near", "-33.8690,151.2093", "--radius", "500")
+        #expect(near.output.contains("22 m  e2e-bar  E2E Bar"), "\(near.output)")
+        let shown = try hearclear("venue", "show", "e2e-bar", "--json")
+        #expect(try JSONDecoder().decode(Venue.self, from: Data(shown.output.utf8)).checkins == 1)
+    }
+
+    @Test func offlineTheCheckInWaitsAndSyncStoresItOnce() throws {
+        let database = folder.appendingPathComponent("offline.sqlite").path
+        var server = try ServerProcess(database: database)
+        let port = server.port
+        #expect(try hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try hearclear("venue", "add", "cafe", "--name", "Cafe", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
+        server.stop()
+
+        let offline = try hearclear("checkin", "cafe", "--file", try recording())
+        #expect(offline.status == 0, "\(offline.errors)")
+        #expect(offline.output.contains("waits in"), "\(offline.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).filter { $0.hasSuffix(".json") }.count == 1)
+        let waiting = try hearclear("sync")
+        #expect(waiting.status != 0 && waiting.output.contains("1 waiting"))
+
+        server = try ServerProcess(database: database, port: port)
+        let synced = try hearclear("sync")
+        #expect(synced.status == 0, "\(synced.errors)")
+        #expect(synced.output.contains("1 uploaded, 0 refused, 0 waiting"))
+        #expect(try hearclear("sync").output.contains("0 uploaded"))
+        let loudness = try JSONDecoder().decode(Loudness.self, from: Data(try hearclear("loudness", "cafe", "--json").output.utf8))
+        #expect(loudness.overall.checkins == 1 && loudness.overall.samples == 30)
+    }
+
+    @Test func aRefusedCheckInIsKeptAside() throws {
+        let server = try ServerProcess(database: folder.appendingPathComponent("refused.sqlite").path)
+        #expect(try hearclear("register", "--server", server.url.absoluteString).status == 0)
+        let refused = try hearclear("checkin", "no-such-venue", "--file", try recording())
+        #expect(refused.status != 0)
+        #expect(refused.errors.contains("venue no-such-venue does not exist"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("data/hearclear/rejected").path).count == 2)
+    }
+
+    @Test func withoutAMicrophoneTheErrorSaysWhatToDo() throws {
+        let result = try hearclear("meter", "-D", "no-such-device", "--duration", "1s")
+        #expect(result.status != 0)
+        let lines = result.errors.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("cannot open ALSA capture device \"no-such-device\"") == true)
+        #expect(lines.first?.contains("hearclear devices") == true)
+    }
+
+    @Test func analyzeRefusesWhatIsNotAWAVFile() throws {
+        let path = try temporaryFile("notes.wav", Data("just some text".utf8))
+        let result = try hearclear("analyze", path)
+        #expect(result.status != 0)
+        #expect(result.errors.contains("not a WAV file"))
+    }
+}
+
+/// The levels agree with sox (`stats`, per second) on the same file: the independent meter.
+@Suite struct SoxAgreementTests {
+    /// A mix of tones under 4 kHz and a burst, so levels change from second to second.
+    func signal() -> [Float] {
+        let rate = 48_000
+        let low = Signal.sine(frequency: 200, dBFS: -18, seconds: 5, sampleRate: rate)
+        let mid = Signal.sine(frequency: 1500, dBFS: -26, seconds: 5, sampleRate: rate)
+        return zip(low, mid).enumerated().map { index, pair in
+            (index / rate) == 2 ? (pair.0 + pair.1) * 3 : pair.0 + pair.1 * Float(index / rate + 1) / 5
+        }
+    }
+
+    func soxStats(_ path: String, filter: [String] = []) throws -> [(rms: Double, peak: Double)] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        process.arguments = [path, "-n", "trim", "0", "1"] + filter + ["stats", ":", "newfile", ":", "restart"]
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let lines = text.split(separator: "\n")
+        let rms = lines.filter { $0.hasPrefix("RMS lev dB") }.compactMap { Double($0.split(separator: " ").last!) }
+        let peak = lines.filter { $0.hasPrefix("Pk lev dB") }.compactMap { Double($0.split(separator: " ").last!) }
+        return Array(zip(rms, peak))
+    }
+
+    func hearclearAnalyze(_ path: String, weighting: String) throws -> [Sample] {
+        let result = try Executable.run("hearclear", ["analyze", path, "--json", "--weighting", weighting])
+        struct Document: Decodable { let samples: [Sample] }
+        return try JSONDecoder().decode(Document.self, from: Data(result.output.utf8)).samples
+    }
+
+    @Test func unweightedLevelsMatchSoxStats() throws {
+        let path = try temporaryFile("mix.wav", WAVWriter.data(signal(), sampleRate: 48_000, format: .int16))
+        let sox = try soxStats(path)
+        let ours = try hearclearAnalyze(path, weighting: "Z")
+        #expect(sox.count == 5 && ours.count == 5)
+        for (theirs, mine) in zip(sox, ours) {
+            #expect(abs(theirs.rms - mine.avg) <= 0.01, "sox \(theirs.rms) vs \(mine.avg)")
+            #expect(abs(theirs.peak - mine.peak) <= 0.01, "sox \(theirs.peak) vs \(mine.peak)")
+        }
+    }
+
+    @Test func aWeightedLevelsMatchSoxsBiquadChain() throws {
+        let path = try temporaryFile("mix.wav", WAVWriter.data(signal(), sampleRate: 48_000, format: .int16))
+        // The A-weighting filter at 48 kHz as three biquads (../shared/NOTES.md); below 4 kHz its
+        // plain bilinear design and ours agree within a few hundredths of a dB.
+        let chain = [
+            "biquad", "0.2343017923", "0.468603584599", "0.2343017923", "1", "-0.22455845806", "0.012606625272",
+            "biquad", "1", "-2", "1", "1", "-1.89387049487", "0.895159769228",
+            "biquad", "1", "-2", "1", "1", "-1.994614455846", "0.994621706866",
+        ]
+        let sox = try soxStats(path, filter: chain)
+        let ours = try hearclearAnalyze(path, weighting: "A")
+        #expect(sox.count == 5 && ours.count == 5)
+        // The first second holds the filters' start-up, where the two designs differ most.
+        for (theirs, mine) in zip(sox, ours).dropFirst() {
+            #expect(abs(theirs.rms - mine.avg) <= 0.1, "sox \(theirs.rms) vs \(mine.avg)")
+        }
+    }
+}
+
+/// The real ALSA path without a sound card: ALSA's `file` plugin replays a raw file as a capture device.
+@Suite struct ALSACaptureTests {
+    @Test func capturedLevelsEqualTheLevelsOfTheSameFile() throws {
+        let folder = try temporaryFolder()
+        // Longer than the capture: reading past the end of infile gives stale data.
+        let audio = zip(Signal.sine(frequency: 300, dBFS: -15, seconds: 5, sampleRate: 48_000), Signal.sine(frequency: 3000, dBFS: -30, seconds: 5, sampleRate: 48_000)).map { $0 + $1 }
+        let raw = folder.appendingPathComponent("in.raw")
+        try WAVWriter.rawPCM16(audio).write(to: raw)
+        let wav = folder.appendingPathComponent("in.wav")
+        try WAVWriter.data(audio, sampleRate: 48_000, format: .int16).write(to: wav)
+        let conf = folder.appendingPathComponent("filemic.conf")
+        try Data("""
+            pcm.filemic {
+                type file
+                slave.pcm "null"
+                file "/dev/null"
+                infile "\(raw.path)"
+                format "raw"
+            }
+            """.utf8).write(to: conf)
+
+        for weighting in ["Z", "A"] {
+            let captured = try Executable.run(
+                "hearclear", ["meter", "-D", "filemic", "--duration", "3s", "--json", "--weighting", weighting],
+                environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf.path)", "HOME": folder.path])
+            #expect(captured.status == 0, "\(captured.errors)")
+            let analysed = try Executable.run("hearclear", ["analyze", wav.path, "--json", "--weighting", weighting], environment: ["HOME": folder.path])
+            struct Document: Decodable { let sample_rate: Int; let samples: [Sample] }
+            let fromALSA = try JSONDecoder().decode(Document.self, from: Data(captured.output.utf8))
+            let fromFile = try JSONDecoder().decode(Document.self, from: Data(analysed.output.utf8))
+            #expect(fromALSA.sample_rate == 48_000)
+            #expect(fromALSA.samples.count == 3)
+            for (a, b) in zip(fromALSA.samples, fromFile.samples) {
+                #expect(a.t == b.t)
+                #expect(abs(a.avg - b.avg) < 0.001 && abs(a.peak - b.peak) < 0.001, "\(weighting): ALSA \(a) vs file \(b)")
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The package's built executables, run as separate processes.
+enum Executable {
+    static let buildFolder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".build/debug")
+
+    struct Result {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    /// Runs to the end, with `environment` added to this process's.
+    static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = buildFolder.appendingPathComponent(name)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Drain stderr on another thread so neither pipe can fill up and block the child.
+        nonisolated(unsafe) var errorData = Data()
+        let drained = DispatchSemaphore(value: 0)
+        Thread {
+            errorData = errors.fileHandleForReading.readDataToEndOfFile()
+            drained.signal()
+        }.start()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self), errors: String(decoding: errorData, as: UTF8.self))
+    }
+}
+
+/// A `hearclear-server` process on loopback, stopped at deinit.
+final class ServerProcess {
+    let process = Process()
+    let startLine: String
+    let url: URL
+
+    /// Starts on `port` (0: a free one) and waits for the start line that names the address.
+    init(database: String, port: Int = 0, environment: [String: String] = [:]) throws {
+        process.executableURL = Executable.buildFolder.appendingPathComponent("hearclear-server")
+        process.arguments = ["serve", "--port", "\(port)", "--database", database]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        var text = ""
+        var found: String?
+        while found == nil {
+            let data = pipe.fileHandleForReading.availableData
+            guard !data.isEmpty else { break }  // the server ended before announcing itself
+            text += String(decoding: data, as: UTF8.self)
+            found = text.split(separator: "\n").first { $0.contains("HearClear server listening on") }.map(String.init)
+        }
+        guard let found else {
+            process.waitUntilExit()
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "hearclear-server did not start: \(text)"])
+        }
+        startLine = found
+        let address = found.split(separator: " ").first { $0.hasPrefix("http://") }!.trimmingCharacters(in: CharacterSet(charactersIn: ","))
+        url = URL(string: address)!
+        // Keep reading the log so the server never blocks on a full pipe.
+        let reader = pipe.fileHandleForReading
+        Thread { while !reader.availableData.isEmpty {} }.start()
+    }
+
+    var port: Int { url.port! }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
+    }
+}
+
+func temporaryFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-e2e-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+}

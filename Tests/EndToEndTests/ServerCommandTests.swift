@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The `hearclear-server` executable as an operator runs it.
+@Suite struct ServerCommandTests {
+    let folder: URL
+
+    init() throws {
+        folder = try temporaryFolder()
+    }
+
+    @Test func migrateCreatesTheSchemaAndSaysWhichVersion() throws {
+        let path = folder.appendingPathComponent("a.sqlite").path
+        let result = try Executable.run("hearclear-server", ["migrate", "--database", path])
+        #expect(result.status == 0)
+        #expect(result.output.contains("schema 0001_initial"))
+        // The environment names the database when the option does not.
+        let fromEnvironment = folder.appendingPathComponent("b.sqlite").path
+        #expect(try Executable.run("hearclear-server", ["migrate"], environment: ["HEARCLEAR_DATABASE": fromEnvironment]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: fromEnvironment))
+    }
+
+    @Test func aBadConfigFileStopsTheServerWithAReason() throws {
+        let config = folder.appendingPathComponent("config.json")
+        try Data(#"{"scale": {"unit": "dBA", "bands": []}, "max_body_bytez": 1}"#.utf8).write(to: config)
+        let result = try Executable.run(
+            "hearclear-server", ["serve", "--port", "0", "--database", folder.appendingPathComponent("c.sqlite").path, "--config", config.path])
+        #expect(result.status != 0)
+        #expect(result.errors.contains("unknown key \"max_body_bytez\""))
+    }
+
+    @Test func serveAnnouncesItselfAndAnswers() async throws {
+        let server = try ServerProcess(database: folder.appendingPathComponent("d.sqlite").path)
+        #expect(server.startLine.contains("d.sqlite") && server.startLine.contains("schema 0001_initial"))
+        let (body, response) = try await URLSession.shared.data(from: server.url.appendingPathComponent("healthz"))
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: body, as: UTF8.self) == "ok")
+    }
+}
