@@ -101,7 +101,8 @@ public final class ALSACapture: AudioSource {
 
 /// Runs a blocking source on a thread of its own and hands its buffers over as they come, unbounded,
 /// so slow consumers never make the source drop audio. Stops at `frameLimit`, at the end of the
-/// source, or when `stop()` is called.
+/// source, or when `stop()` is called: then the buffers already read are still delivered and the
+/// stream ends at once, even if the thread is blocked in a read that may never return.
 public final class CaptureThread: @unchecked Sendable {
     public let buffers: AsyncThrowingStream<[Float], any Error>
     private let continuation: AsyncThrowingStream<[Float], any Error>.Continuation
@@ -131,6 +132,7 @@ public final class CaptureThread: @unchecked Sendable {
 
     public func stop() {
         lock.withLock { stopped = true }
+        continuation.finish()
     }
 
     private var isStopped: Bool {

@@ -58,8 +58,11 @@ public final class WAVFile: AudioSource {
                 guard format != nil else { throw fail("the data chunk comes before the fmt chunk") }
                 dataSize = size
             default:
-                let skip = UInt64(size + size % 2)
-                try handle.seek(toOffset: try handle.offset() + skip)
+                // Read past it rather than seek, so pipes and FIFOs work too.
+                var skip = size + size % 2
+                while skip > 0, let piece = try handle.read(upToCount: min(skip, 65_536)), !piece.isEmpty {
+                    skip -= piece.count
+                }
             }
         }
         guard let format else { throw fail("no fmt chunk") }

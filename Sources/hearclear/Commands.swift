@@ -121,6 +121,7 @@ extension Hearclear {
         @Argument(help: "The venue's id.") var venueID: String
         @Option(help: "How long to measure: 90s, 5m, 2h.") var duration = DurationArgument(seconds: 300)
         @OptionGroup var audio: AudioOptions
+        @Flag(help: "Print the server's answer as JSON.") var json = false
 
         func validate() throws {
             guard audio.weighting == .a else { throw ValidationError("check-ins are A-weighted: venue loudness is kept in dB(A)") }
@@ -159,7 +160,7 @@ extension Hearclear {
             }
             let result = try await sync.run()
             if let receipt = result.uploaded.first(where: { $0.id == checkIn.id }) {
-                print(describe(receipt))
+                if json { try printJSON(receipt) } else { print(describe(receipt)) }
             } else if let rejection = result.rejected.first(where: { $0.id == checkIn.id }) {
                 note("The server refused the check-in: \(rejection.message). It is kept in \(outbox.rejectedFolder.path).")
                 throw ExitCode.failure

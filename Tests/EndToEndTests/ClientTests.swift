@@ -4,6 +4,7 @@ import TestSignals
 import Testing
 
 /// `hearclear` against a real `hearclear-server` on loopback, with its own HOME.
+/// A −37 dBFS sine reads −40.01 dBFS RMS: 70.0 dB(A) with the default calibration of 110.
 @Suite struct ClientTests {
     let folder: URL
     let environment: [String: String]
@@ -21,7 +22,7 @@ import Testing
         try Executable.run("hearclear", arguments, environment: environment)
     }
 
-    /// 30 seconds of a −40 dBFS 1 kHz tone: 70 dB(A) with the default calibration of 110.
+    /// 30 seconds of a 1 kHz tone.
     func recording() throws -> String {
         try temporaryFile("venue.wav", WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -37, seconds: 30, sampleRate: 48_000), sampleRate: 48_000, format: .int16))
     }
@@ -211,5 +212,76 @@ import Testing
                 #expect(abs(a.avg - b.avg) < 0.001 && abs(a.peak - b.peak) < 0.001, "\(weighting): ALSA \(a) vs file \(b)")
             }
         }
+    }
+}
+
+/// A check-in cut short: by Ctrl-C (it still uploads) or by SIGKILL (the next sync recovers it).
+/// Audio comes through a FIFO that stays open, so the client is still measuring when the signal comes.
+@Suite struct InterruptedCheckInTests {
+    let folder: URL
+    let environment: [String: String]
+
+    init() throws {
+        folder = try temporaryFolder()
+        environment = [
+            "HOME": folder.path, "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path,
+            "XDG_DATA_HOME": folder.appendingPathComponent("data").path,
+            "HEARCLEAR_CONFIG": folder.appendingPathComponent("config/hearclear/config.json").path,
+        ]
+        // Should the client die, writing to its FIFO must fail the test, not kill the test runner.
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Starts `hearclear checkin` reading 21 s of audio from a FIFO kept open, and returns once
+    /// the client reports 21 s measured (its plain progress line every 10 s).
+    func startCheckIn(server: ServerProcess) throws -> (process: Process, writer: FileHandle) {
+        #expect(try Executable.run("hearclear", ["register", "--server", server.url.absoluteString], environment: environment).status == 0)
+        #expect(try Executable.run("hearclear", ["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0)
+        let fifo = folder.appendingPathComponent("mic.wav").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let process = Process()
+        process.executableURL = Executable.buildFolder.appendingPathComponent("hearclear")
+        process.arguments = ["checkin", "pub", "--file", fifo, "--duration", "5m"]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let writer = try #require(FileHandle(forWritingAtPath: fifo))
+        // A WAV header that declares more audio than is sent: the reader waits for the rest.
+        var wav = WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -40, seconds: 21, sampleRate: 8000), sampleRate: 8000, format: .int16)
+        wav.replaceSubrange(wav.count - 8000 * 2 * 21 - 4..<wav.count - 8000 * 2 * 21, with: [0x00, 0x00, 0x00, 0x10])
+        writer.write(wav)
+        var progress = ""
+        while !progress.contains("00:21 / 05:00") {
+            let data = errors.fileHandleForReading.availableData
+            guard !data.isEmpty else { break }
+            progress += String(decoding: data, as: UTF8.self)
+        }
+        #expect(progress.contains("00:21 / 05:00"), "\(progress)")
+        return (process, writer)
+    }
+
+    @Test func ctrlCEndsTheSessionAndStillUploads() throws {
+        let server = try ServerProcess(database: folder.appendingPathComponent("int.sqlite").path)
+        let (process, writer) = try startCheckIn(server: server)
+        defer { try? writer.close() }
+        let output = process.standardOutput as! Pipe
+        kill(process.processIdentifier, SIGINT)
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(printed.contains("pub: 67.0 dB(A) quiet, 21 samples"), "\(printed)")
+    }
+
+    @Test func aKilledSessionLosesAtMostTheCurrentSecond() throws {
+        let server = try ServerProcess(database: folder.appendingPathComponent("kill.sqlite").path)
+        let (process, writer) = try startCheckIn(server: server)
+        defer { try? writer.close() }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let synced = try Executable.run("hearclear", ["sync"], environment: environment)
+        #expect(synced.output.contains("pub: 67.0 dB(A) quiet, 21 samples"), "\(synced.output) \(synced.errors)")
+        #expect(synced.output.contains("1 uploaded"))
     }
 }
