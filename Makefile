@@ -48,10 +48,10 @@ test: test-deps
 release: deps
 	swift build -c release
 
-## Install the release binaries with the resource bundles they read (migrations, OpenAPI document).
+## Install the release binaries with the resource bundles the server reads (migrations, OpenAPI document).
 install: release
 	install -d $(PREFIX)/bin
-	install -m 0755 .build/release/hearclear-server $(PREFIX)/bin/
+	install -m 0755 .build/release/hearclear-server .build/release/hearclear $(PREFIX)/bin/
 	cp -R .build/release/*.resources $(PREFIX)/bin/
 
 clean:
