@@ -11,11 +11,7 @@ import Testing
 
     init() throws {
         folder = try temporaryFolder()
-        environment = [
-            "HOME": folder.path, "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path,
-            "XDG_DATA_HOME": folder.appendingPathComponent("data").path, "NO_COLOR": "1",
-            "HEARCLEAR_SERVER": "", "HEARCLEAR_CONFIG": folder.appendingPathComponent("config/hearclear/config.json").path,
-        ].filter { !$0.value.isEmpty }
+        environment = clientEnvironment(in: folder)
     }
 
     func hearclear(_ arguments: String...) throws -> Executable.Result {
@@ -223,11 +219,7 @@ import Testing
 
     init() throws {
         folder = try temporaryFolder()
-        environment = [
-            "HOME": folder.path, "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path,
-            "XDG_DATA_HOME": folder.appendingPathComponent("data").path,
-            "HEARCLEAR_CONFIG": folder.appendingPathComponent("config/hearclear/config.json").path,
-        ]
+        environment = clientEnvironment(in: folder)
         // Should the client die, writing to its FIFO must fail the test, not kill the test runner.
         signal(SIGPIPE, SIG_IGN)
     }
@@ -242,7 +234,7 @@ import Testing
         let process = Process()
         process.executableURL = Executable.buildFolder.appendingPathComponent("hearclear")
         process.arguments = ["checkin", "pub", "--file", fifo, "--duration", "5m"]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = Executable.environment(adding: environment)
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = Pipe()

@@ -16,12 +16,17 @@ enum Executable {
         let errors: String
     }
 
+    /// This process's environment without HearClear's own variables, plus `added`.
+    static func environment(adding added: [String: String]) -> [String: String] {
+        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARCLEAR_") }.merging(added) { $1 }
+    }
+
     /// Runs to the end, with `environment` added to this process's.
     static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = buildFolder.appendingPathComponent(name)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = Executable.environment(adding: environment)
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -51,7 +56,7 @@ final class ServerProcess {
     init(database: String, port: Int = 0, environment: [String: String] = [:]) throws {
         process.executableURL = Executable.buildFolder.appendingPathComponent("hearclear-server")
         process.arguments = ["serve", "--port", "\(port)", "--database", database]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = Executable.environment(adding: environment)
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -87,6 +92,15 @@ final class ServerProcess {
     deinit {
         stop()
     }
+}
+
+/// A client of its own: HOME, config and data under `folder`, no colours.
+func clientEnvironment(in folder: URL) -> [String: String] {
+    [
+        "HOME": folder.path, "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path,
+        "XDG_DATA_HOME": folder.appendingPathComponent("data").path, "NO_COLOR": "1",
+        "HEARCLEAR_CONFIG": folder.appendingPathComponent("config/hearclear/config.json").path,
+    ]
 }
 
 func temporaryFolder() throws -> URL {
