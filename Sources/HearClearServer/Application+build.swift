@@ -10,12 +10,18 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     public var databasePath: String
     public var settings: ServerSettings
+    /// The folder of static files served under `/public` (the admin pages' CSS).
+    public var publicFolder: String
 
-    public init(hostname: String = "127.0.0.1", port: Int = 8080, databasePath: String = "hearclear.sqlite", settings: ServerSettings = .init()) {
+    public init(
+        hostname: String = "127.0.0.1", port: Int = 8080, databasePath: String = "hearclear.sqlite", settings: ServerSettings = .init(),
+        publicFolder: String = "Public"
+    ) {
         self.hostname = hostname
         self.port = port
         self.databasePath = databasePath
         self.settings = settings
+        self.publicFolder = publicFolder
     }
 }
 
@@ -23,7 +29,10 @@ public struct ServerConfiguration: Sendable {
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     let pool = try SQLiteDatabase.openPool(path: configuration.databasePath)
     let schemaVersion = try SQLiteDatabase.migrate(pool)
-    let router = buildRouter(repository: SQLiteRepository(pool: pool), settings: configuration.settings)
+    let router = try await buildRouter(repository: SQLiteRepository(pool: pool), settings: configuration.settings, publicFolder: configuration.publicFolder)
+    if configuration.settings.adminPassword == nil {
+        logger.notice("The admin pages are off: set HEARCLEAR_ADMIN_PASSWORD (or admin_password in the config file) to turn them on.")
+    }
     let databasePath = configuration.databasePath
     return Application(
         router: router,
@@ -35,11 +44,18 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         logger: logger)
 }
 
-/// The routes of API v1 on a repository. Tests build it on a temporary database.
-public func buildRouter(repository: some Repository, settings: ServerSettings) -> Router<APIRequestContext> {
+/// The routes of API v1 and, when a password is set, the admin pages, on a store. Tests build it
+/// on a temporary database.
+public func buildRouter(
+    repository: some Repository & AdminStore, settings: ServerSettings, publicFolder: String = "Public"
+) async throws -> Router<APIRequestContext> {
     let router = Router(context: APIRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: AccessLogMiddleware())
     router.add(middleware: ErrorMiddleware())
+    router.add(
+        middleware: FileMiddleware(
+            publicFolder, urlBasePath: "/public",
+            cacheControl: CacheControl([(MediaType(type: .text, subType: "css"), [.public, .maxAge(3600)])])))
 
     router.get("healthz") { _, _ in "ok" }
         .methodNotAllowed("healthz", allowing: [.get])
@@ -53,6 +69,13 @@ public func buildRouter(repository: some Repository, settings: ServerSettings) -
         .methodNotAllowed("scale", allowing: [.get])
     api.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
         .methodNotAllowed("openapi.yaml", allowing: [.get])
+
+    if let password = settings.adminPassword {
+        AdminController(
+            store: repository, settings: settings, templates: try await AdminTemplates.load(),
+            authenticator: AdminAuthenticator(password: password)
+        ).addRoutes(to: router.group("admin"))
+    }
     return router
 }
 

@@ -19,6 +19,8 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     enum Columns {
         static let id = Column("id")
         static let tokenHash = Column("token_hash")
+        static let model = Column("model")
+        static let createdAt = Column("created_at")
         static let lastSeenAt = Column("last_seen_at")
     }
 
@@ -70,12 +72,15 @@ struct CheckInRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var homeHour: Int
     var status: String
     var receivedAt: Double
+    var markedOutlier = false
 
     enum Columns {
         static let seq = Column("seq")
         static let id = Column("id")
         static let venueId = Column("venue_id")
+        static let deviceId = Column("device_id")
         static let status = Column("status")
+        static let receivedAt = Column("received_at")
     }
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
@@ -105,4 +110,14 @@ struct LoudnessRecord: Codable, FetchableRecord, PersistableRecord {
     var aggregate: LoudnessAggregate {
         LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy)
     }
+}
+
+struct CalibrationRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "calibration"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+
+    var model: String
+    var offsetDb: Double
+    var updatedAt: Double
 }

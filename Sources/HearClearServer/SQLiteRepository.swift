@@ -114,7 +114,7 @@ public struct SQLiteRepository: Repository {
         }
     }
 
-    private static func escapeLike(_ text: String) -> String {
+    static func escapeLike(_ text: String) -> String {
         var escaped = ""
         for character in text {
             if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
@@ -139,7 +139,7 @@ public struct SQLiteRepository: Repository {
             else { return .unknownVenue }
 
             try Self.touch(device: device, at: now, in: db)
-            let calibration = checkIn.calibrationDB ?? settings.defaultCalibrationDB
+            let calibration = try checkIn.calibrationDB ?? Self.serverCalibration(forDevice: deviceID, settings: settings, in: db)
             let analysis = CheckInAnalysis(checkIn: checkIn, calibrationDB: calibration, clock: clock)
             var record = CheckInRecord(
                 seq: nil, id: checkIn.id.wireString, venueId: checkIn.venueID, deviceId: deviceID,
@@ -193,16 +193,25 @@ public struct SQLiteRepository: Repository {
             literal: "UPDATE device SET last_seen_at = \(now.timeIntervalSince1970) WHERE id = \(device.wireString)")
     }
 
+    /// The calibration the server applies to a device's check-ins that bring none: its model's
+    /// offset from the calibration table, else the configured default.
+    static func serverCalibration(forDevice deviceID: String, settings: ServerSettings, in db: GRDB.Database) throws -> Double {
+        try SQLRequest<Double>(
+            "SELECT c.offset_db FROM calibration c JOIN device d ON d.model = c.model WHERE d.id = \(deviceID)"
+        ).fetchOne(db) ?? settings.defaultCalibrationDB
+    }
+
     /// Applies the outlier rule again to every check-in of the venue whose home hour is `hour`
     /// (any weekday: the rule falls back to the hour when a weekday-hour has too few check-ins).
-    /// Check-ins of banned devices neither count nor change. Returns the check-ins whose status changed.
+    /// Check-ins of banned devices and those an operator marked neither serve as references nor
+    /// change. Returns the check-ins whose status changed.
     static func decideOutliers(venueID: String, hour: Int, in db: GRDB.Database) throws -> Set<Int64> {
         let rows = try SQLRequest<Row>(
             """
                 SELECT c.seq, c.level_db, c.home_weekday, c.status
                 FROM checkin c JOIN device d ON d.id = c.device_id
                 WHERE c.venue_id = \(venueID) AND c.home_hour = \(hour) AND c.status != \(CheckInStatus.tooShort.rawValue)
-                  AND c.level_db IS NOT NULL AND d.banned = 0
+                  AND c.level_db IS NOT NULL AND d.banned = 0 AND c.marked_outlier = 0
                 """
         ).fetchAll(db)
         let candidates = rows.map { row in
@@ -229,6 +238,11 @@ public struct SQLiteRepository: Repository {
         let hours = try SQLRequest<Row>(
             "SELECT DISTINCT weekday, hour FROM checkin_hour WHERE checkin_seq IN \(Array(checkIns))"
         ).fetchAll(db).map { LocalHour(weekday: $0["weekday"], hour: $0["hour"]) }
+        try refreshLoudness(venueID: venueID, hours: hours, in: db)
+    }
+
+    /// Recomputes the cached aggregates of these local hours, and of their weekdays, their hours and overall.
+    static func refreshLoudness(venueID: String, hours: [LocalHour], in db: GRDB.Database) throws {
         var spans: Set<LocalHour> = []
         for hour in hours {
             spans.insert(hour)
@@ -269,19 +283,27 @@ public struct SQLiteRepository: Repository {
             weekday: span.weekday, hour: span.hour, checkins: row["checkins"], samples: row["samples"], energy: row["energy"])
     }
 
-    /// Places every check-in of a venue in its local hours again (after its time zone changed) and
-    /// rebuilds the venue's aggregates.
+    /// Places every check-in of a venue in its local hours again (after its time zone changed),
+    /// then decides outliers and rebuilds the venue's aggregates.
     static func reanalyseVenue(_ venueID: String, in db: GRDB.Database) throws {
-        guard let venue = try VenueRecord.fetchOne(db, key: venueID),
-            let clock = VenueClock(timeZoneIdentifier: venue.timezone)
-        else { return }
-        let checkIns = try CheckInRecord.filter(CheckInRecord.Columns.venueId == venueID).fetchAll(db)
-        var homeHours: Set<Int> = []
+        try reanalyse(try CheckInRecord.filter(CheckInRecord.Columns.venueId == venueID).fetchAll(db), in: db)
+        try refreshVenue(venueID, in: db)
+    }
+
+    /// Recomputes what check-ins contribute (their hours, energies, level and home hour) from their
+    /// samples, with each one's recorded calibration and its venue's time zone. Spikes do not depend
+    /// on either, so the dropped flags stay. Aggregates are left to `refreshVenue`.
+    static func reanalyse(_ checkIns: [CheckInRecord], in db: GRDB.Database) throws {
+        var clocks: [String: VenueClock] = [:]
         for var record in checkIns {
-            let seq = record.seq!
+            guard let seq = record.seq else { continue }
+            if clocks[record.venueId] == nil {
+                clocks[record.venueId] = try VenueRecord.fetchOne(db, key: record.venueId).flatMap { VenueClock(timeZoneIdentifier: $0.timezone) }
+            }
+            guard let clock = clocks[record.venueId] else { continue }
             let samples = try SQLRequest<Sample>("SELECT t, avg, peak FROM sample WHERE checkin_seq = \(seq) ORDER BY t").fetchAll(db)
             let checkIn = CheckIn(
-                id: UUID(), venueID: venueID, startedAt: Date(timeIntervalSince1970: record.startedAt),
+                id: UUID(), venueID: record.venueId, startedAt: Date(timeIntervalSince1970: record.startedAt),
                 intervalS: record.intervalS, samples: samples)
             let analysis = CheckInAnalysis(checkIn: checkIn, calibrationDB: record.calibrationDb, clock: clock)
             try db.execute(literal: "DELETE FROM checkin_hour WHERE checkin_seq = \(seq)")
@@ -289,19 +311,27 @@ public struct SQLiteRepository: Repository {
                 try db.execute(
                     literal: """
                         INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy)
-                        VALUES (\(seq), \(venueID), \(hour.weekday), \(hour.hour), \(share.samples), \(share.energy))
+                        VALUES (\(seq), \(record.venueId), \(hour.weekday), \(hour.hour), \(share.samples), \(share.energy))
                         """)
             }
+            record.levelDb = analysis.levelDB
             record.homeWeekday = analysis.homeHour.weekday
             record.homeHour = analysis.homeHour.hour
             try record.update(db)
-            homeHours.insert(record.homeHour)
         }
-        for hour in homeHours {
+    }
+
+    /// Decides the outliers of every home hour of a venue again and rebuilds all its aggregates:
+    /// after a ban, a calibration change or a new time zone.
+    static func refreshVenue(_ venueID: String, in db: GRDB.Database) throws {
+        let hours = try SQLRequest<Int>("SELECT DISTINCT home_hour FROM checkin WHERE venue_id = \(venueID)").fetchAll(db)
+        for hour in hours {
             _ = try decideOutliers(venueID: venueID, hour: hour, in: db)
         }
         try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).deleteAll(db)
-        try refreshLoudness(venueID: venueID, of: Set(checkIns.compactMap(\.seq)), in: db)
+        let hoursWithSamples = try SQLRequest<Row>("SELECT DISTINCT weekday, hour FROM checkin_hour WHERE venue_id = \(venueID)")
+            .fetchAll(db).map { LocalHour(weekday: $0["weekday"], hour: $0["hour"]) }
+        try refreshLoudness(venueID: venueID, hours: hoursWithSamples, in: db)
     }
 }
 

@@ -4,29 +4,37 @@ import HearClearCore
 /// What an operator can tune in the `--config` JSON file. Every key is optional:
 ///
 ///     {"scale": {"unit": "dBA", "bands": [{"label": "quiet", "max_db": 70}, ...]},
-///      "max_body_bytes": 4194304, "default_calibration_db": 110}
+///      "max_body_bytes": 4194304, "default_calibration_db": 110, "admin_password": "..."}
 public struct ServerSettings: Sendable, Equatable {
     public var scale: LabelScale
     /// The largest request body accepted, counted after decompression.
     public var maxBodyBytes: Int
     /// Turns dBFS into dB SPL for check-ins that bring no calibration of their own (docs/analysis.md).
     public var defaultCalibrationDB: Double
+    /// The password of the admin pages (user `admin`); without one they are off.
+    public var adminPassword: String?
 
-    public init(scale: LabelScale = .standard, maxBodyBytes: Int = 4 * 1024 * 1024, defaultCalibrationDB: Double = Level.defaultCalibrationDB) {
+    public init(
+        scale: LabelScale = .standard, maxBodyBytes: Int = 4 * 1024 * 1024, defaultCalibrationDB: Double = Level.defaultCalibrationDB,
+        adminPassword: String? = nil
+    ) {
         self.scale = scale
         self.maxBodyBytes = maxBodyBytes
         self.defaultCalibrationDB = defaultCalibrationDB
+        self.adminPassword = adminPassword
     }
 
     struct File: Decodable {
         var scale: LabelScale?
         var maxBodyBytes: Int?
         var defaultCalibrationDB: Double?
+        var adminPassword: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case scale
             case maxBodyBytes = "max_body_bytes"
             case defaultCalibrationDB = "default_calibration_db"
+            case adminPassword = "admin_password"
         }
     }
 
@@ -70,6 +78,10 @@ public struct ServerSettings: Sendable, Equatable {
                 throw InvalidFile(description: "config file \(path): default_calibration_db must be between 0 and 200")
             }
             settings.defaultCalibrationDB = calibration
+        }
+        if let password = file.adminPassword {
+            guard password.count >= 8 else { throw InvalidFile(description: "config file \(path): admin_password must have at least 8 characters") }
+            settings.adminPassword = password
         }
         return settings
     }

@@ -8,7 +8,7 @@ struct HearClearServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearclear-server",
         abstract: "The HearClear server: venue loudness from crowd-sourced measurements (API v1 over SQLite).",
-        subcommands: [Serve.self, Migrate.self],
+        subcommands: [Serve.self, Migrate.self, Seed.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -50,6 +50,10 @@ extension HearClearServerCommand {
             if let path = config ?? environment["HEARCLEAR_CONFIG"] {
                 configuration.settings = try ServerSettings.load(contentsOf: path)
             }
+            if let password = environment["HEARCLEAR_ADMIN_PASSWORD"], !password.isEmpty {
+                guard password.count >= 8 else { throw ValidationError("HEARCLEAR_ADMIN_PASSWORD must have at least 8 characters") }
+                configuration.settings.adminPassword = password
+            }
             var logger = Logger(label: "hearclear")
             logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
             let app = try await buildApplication(configuration, logger: logger)
@@ -66,6 +70,27 @@ extension HearClearServerCommand {
             let pool = try SQLiteDatabase.openPool(path: database.path)
             let version = try SQLiteDatabase.migrate(pool)
             print("\(database.path): schema \(version)")
+        }
+    }
+
+    struct Seed: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Fill an empty database with a realistic demo, so the admin pages have something to show.")
+
+        @Flag(help: "The demo: 36 venues in Sydney, London and New York, 6 devices, a few weeks of check-ins.")
+        var demo = false
+
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws {
+            guard demo else { throw ValidationError("say what to seed: --demo") }
+        }
+
+        func run() async throws {
+            let pool = try SQLiteDatabase.openPool(path: database.path)
+            try SQLiteDatabase.migrate(pool)
+            let summary = try await DemoData.seed(into: SQLiteRepository(pool: pool), settings: ServerSettings(), now: Date())
+            print("\(database.path): seeded \(summary.venues) venues, \(summary.devices) devices, \(summary.checkIns) check-ins.")
+            print("Start the server with HEARCLEAR_ADMIN_PASSWORD set and open http://127.0.0.1:8080/admin (user admin).")
         }
     }
 }

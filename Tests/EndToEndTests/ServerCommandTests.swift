@@ -9,6 +9,14 @@ import FoundationNetworking
 @Suite struct ServerCommandTests {
     let folder: URL
 
+    /// The name of the newest file in Migrations/sql: the schema version a migrated database reports.
+    static let latestSchema: String = {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Migrations/sql")
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return files.filter { $0.hasSuffix(".sql") }.sorted().last.map { String($0.dropLast(4)) } ?? "?"
+    }()
+
     init() throws {
         folder = try temporaryFolder()
     }
@@ -17,7 +25,7 @@ import FoundationNetworking
         let path = folder.appendingPathComponent("a.sqlite").path
         let result = try Executable.run("hearclear-server", ["migrate", "--database", path])
         #expect(result.status == 0)
-        #expect(result.output.contains("schema 0001_initial"))
+        #expect(result.output.contains("schema \(Self.latestSchema)"))
         // The environment names the database when the option does not.
         let fromEnvironment = folder.appendingPathComponent("b.sqlite").path
         #expect(try Executable.run("hearclear-server", ["migrate"], environment: ["HEARCLEAR_DATABASE": fromEnvironment]).status == 0)
@@ -35,7 +43,7 @@ import FoundationNetworking
 
     @Test func serveAnnouncesItselfAndAnswers() async throws {
         let server = try ServerProcess(database: folder.appendingPathComponent("d.sqlite").path)
-        #expect(server.startLine.contains("d.sqlite") && server.startLine.contains("schema 0001_initial"))
+        #expect(server.startLine.contains("d.sqlite") && server.startLine.contains("schema \(Self.latestSchema)"))
         let (body, response) = try await URLSession.shared.data(from: server.url.appendingPathComponent("healthz"))
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: body, as: UTF8.self) == "ok")

@@ -15,7 +15,7 @@ import Testing
         _ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void
     ) async throws {
         let database = try TemporaryDatabase()
-        let app = Application(router: buildRouter(repository: database.repository, settings: settings))
+        let app = Application(router: try await buildRouter(repository: database.repository, settings: settings))
         try await app.test(.router) { client in try await test(client, database) }
     }
 

@@ -5,6 +5,8 @@ public struct APIRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The device whose bearer token `DeviceAuthenticator` accepted.
     public var device: Device?
+    /// The admin's session, once `AdminAuthenticator` let the request in.
+    var adminSession: AdminSession?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

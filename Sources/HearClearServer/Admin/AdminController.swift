@@ -1,0 +1,120 @@
+import Foundation
+import HearClearCore
+import Hummingbird
+import Mustache
+
+/// `/admin`: the operators' pages. Each GET builds its page's model and renders its template;
+/// each POST changes one thing, checked against the session's CSRF token, and redirects back.
+struct AdminController<Store: AdminStore> {
+    let store: Store
+    let settings: ServerSettings
+    let templates: MustacheLibrary
+    let authenticator: AdminAuthenticator
+
+    func addRoutes(to group: RouterGroup<APIRequestContext>) {
+        group.add(middleware: authenticator)
+        group.get { _, context in try render("dashboard", try await DashboardPage.model(store: store, scale: settings.scale, session: try session(context), now: Date())) }
+        group.get("venues") { request, context in
+            let search = request.uri.queryParameters["q"].map(String.init)?.trimmingCharacters(in: .whitespaces)
+            let page = request.uri.queryParameters["page"].flatMap { Int(String($0)) }.map { max(1, $0) } ?? 1
+            return try render("venues", try await VenuesPage.model(store: store, search: search?.isEmpty == true ? nil : search, page: page, session: try session(context)))
+        }
+        group.get("venues/:venue_id") { _, context in
+            let id = try context.parameters.require("venue_id")
+            guard let model = try await VenuePage.model(store: store, id: id, scale: settings.scale, session: try session(context)) else {
+                throw APIError.notFound("venue \(id) not found")
+            }
+            return try render("venue", model)
+        }
+        group.get("checkins/:checkin_id") { _, context in
+            let id = try checkInID(context)
+            guard let model = try await CheckInPage.model(store: store, id: id, scale: settings.scale, session: try session(context)) else {
+                throw APIError.notFound("check-in \(id.wireString) not found")
+            }
+            return try render("checkin", model)
+        }
+        group.post("checkins/:checkin_id/outlier") { request, context in
+            let form = try await checkedForm(request, context)
+            let id = try checkInID(context)
+            guard try await store.setOutlierMark(checkIn: id, marked: form["marked"] == "1") else {
+                throw APIError.notFound("check-in \(id.wireString) not found")
+            }
+            return Response.redirect(to: "/admin/checkins/\(id.wireString)", type: .normal)
+        }
+        group.get("devices") { _, context in try render("devices", try await DevicesPage.model(store: store, session: try session(context))) }
+        group.post("devices/:device_id/ban") { request, context in
+            let form = try await checkedForm(request, context)
+            guard let id = UUID(uuidString: try context.parameters.require("device_id")) else { throw APIError.notFound("no such device") }
+            guard try await store.setBanned(device: id, banned: form["banned"] == "1") else { throw APIError.notFound("device \(id.wireString) not found") }
+            return Response.redirect(to: "/admin/devices", type: .normal)
+        }
+        group.get("calibration") { _, context in
+            try render("calibration", try await CalibrationPage.model(store: store, settings: settings, session: try session(context)))
+        }
+        group.post("calibration") { request, context in
+            let form = try await checkedForm(request, context)
+            let model = try Validation.text(form["model"] ?? "", field: "model")
+            var offset: Double?
+            if let text = form["offset"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+                guard let value = Double(text), value.isFinite, (0...200).contains(value) else {
+                    throw APIError.unprocessable("the offset must be a number of dB between 0 and 200")
+                }
+                offset = value
+            }
+            try await store.setCalibration(model: model, offsetDB: offset, settings: settings, at: Date())
+            return Response.redirect(to: "/admin/calibration", type: .normal)
+        }
+        group.get("scale") { _, context in try render("scale", ScalePage.model(scale: settings.scale, session: try session(context))) }
+    }
+
+    private func session(_ context: APIRequestContext) throws -> AdminSession {
+        guard let session = context.adminSession else { throw HTTPError(.unauthorized) }
+        return session
+    }
+
+    private func checkInID(_ context: APIRequestContext) throws -> UUID {
+        let text = try context.parameters.require("checkin_id")
+        guard let id = UUID(uuidString: text) else { throw APIError.notFound("check-in \(text) not found") }
+        return id
+    }
+
+    /// The fields of an urlencoded form, once its CSRF token is checked.
+    private func checkedForm(_ request: Request, _ context: APIRequestContext) async throws -> [String: String] {
+        var body = try await request.body.collect(upTo: 64 * 1024)
+        let text = body.readString(length: body.readableBytes) ?? ""
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            if let key = parts.first { fields[key] = parts.count > 1 ? parts[1] : "" }
+        }
+        try session(context).check(fields)
+        return fields
+    }
+
+    private func render(_ template: String, _ model: Any) throws -> Response {
+        guard let html = templates.render(model, withTemplate: template) else {
+            throw HTTPError(.internalServerError, message: "the \(template) template is missing")
+        }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/html; charset=utf-8",
+                // Pages need no script at all: even an injected one could not run.
+                .contentSecurityPolicy: "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+                .cacheControl: "no-store",
+                .init("Referrer-Policy")!: "same-origin",
+                .init("X-Content-Type-Options")!: "nosniff",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+}
+
+/// The admin pages' templates, shipped as resources of this module.
+enum AdminTemplates {
+    static func load() async throws -> MustacheLibrary {
+        guard let folder = Bundle.module.url(forResource: "Templates", withExtension: nil) else {
+            throw HTTPError(.internalServerError, message: "the admin templates are missing from this build")
+        }
+        return try await MustacheLibrary(directory: folder.path)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import HearClearCore
+
+/// What the admin pages read and change. Like `Repository`, a protocol so that another store can
+/// serve the same pages; every change keeps the loudness aggregates in step in its transaction.
+public protocol AdminStore: Sendable {
+    func totals() async throws -> AdminTotals
+    func recentVenues(limit: Int) async throws -> [VenueListing]
+    func recentDevices(limit: Int) async throws -> [DeviceListing]
+    func recentCheckIns(limit: Int) async throws -> [CheckInListing]
+    /// Check-ins received per UTC day, over the `days` days up to `now` (oldest first, zeros included).
+    func checkInsPerDay(days: Int, until now: Date) async throws -> [(day: Date, count: Int)]
+    /// Venues whose name or id contains `search`, latest check-in first; and how many match.
+    func venues(search: String?, offset: Int, limit: Int) async throws -> (venues: [VenueListing], total: Int)
+    func venueDetail(id: String) async throws -> VenueDetail?
+    func checkInDetail(id: UUID) async throws -> CheckInDetail?
+    func devices() async throws -> [DeviceListing]
+    /// The calibration table, and the device models seen, for adding rows.
+    func calibrations() async throws -> (offsets: [(model: String, offsetDB: Double)], models: [String])
+
+    /// Marks a check-in as an outlier (or clears the mark); `false` when there is no such check-in.
+    func setOutlierMark(checkIn: UUID, marked: Bool) async throws -> Bool
+    /// Bans a device (its check-ins leave every aggregate, its writes answer 403) or lifts the ban.
+    func setBanned(device: UUID, banned: Bool) async throws -> Bool
+    /// Sets (or, with `nil`, removes) a model's calibration, recalibrating the check-ins it applies to.
+    func setCalibration(model: String, offsetDB: Double?, settings: ServerSettings, at now: Date) async throws
+}
+
+public struct AdminTotals: Sendable, Equatable {
+    public var venues = 0
+    public var devices = 0
+    public var checkIns = 0
+    public var samples = 0
+    public var droppedSamples = 0
+    public var outlierCheckIns = 0
+    public var tooShortCheckIns = 0
+}
+
+public struct VenueListing: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var timezone: String
+    public var checkIns: Int
+    public var latestCheckIn: Date?
+    public var createdAt: Date
+}
+
+public struct DeviceListing: Sendable, Equatable {
+    public var id: UUID
+    public var model: String
+    public var platform: String
+    public var banned: Bool
+    public var firstSeen: Date
+    public var lastSeen: Date
+    public var checkIns: Int
+    public var outliers: Int
+}
+
+public struct CheckInListing: Sendable, Equatable {
+    public var id: UUID
+    public var venueID: String
+    public var venueName: String
+    public var deviceID: UUID
+    public var deviceModel: String
+    public var startedAt: Date
+    public var receivedAt: Date
+    public var samples: Int
+    public var droppedSamples: Int
+    public var levelDB: Double?
+    public var status: CheckInStatus
+    public var markedOutlier: Bool
+}
+
+public struct VenueDetail: Sendable {
+    public var id: String
+    public var venue: VenueUpsert
+    public var aggregates: [LoudnessAggregate]
+    /// Latest first.
+    public var checkIns: [CheckInListing]
+}
+
+public struct CheckInDetail: Sendable {
+    public var listing: CheckInListing
+    public var timezone: String
+    public var intervalS: Double
+    public var calibrationDB: Double
+    public var calibrationSource: String
+    public var samples: [(sample: Sample, dropped: Bool)]
+    public var events: [LoudEvent]
+}

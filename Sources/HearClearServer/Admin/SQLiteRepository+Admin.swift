@@ -1,0 +1,209 @@
+import Foundation
+import GRDB
+import HearClearCore
+
+extension SQLiteRepository: AdminStore {
+    public func totals() async throws -> AdminTotals {
+        try await pool.read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT (SELECT COUNT(*) FROM venue) AS venues, (SELECT COUNT(*) FROM device) AS devices,
+                           COUNT(*) AS checkins, COALESCE(SUM(samples), 0) AS samples, COALESCE(SUM(dropped_samples), 0) AS dropped,
+                           COALESCE(SUM(status = 'outlier'), 0) AS outliers, COALESCE(SUM(status = 'too_short'), 0) AS too_short
+                    FROM checkin
+                    """)!
+            return AdminTotals(
+                venues: row["venues"], devices: row["devices"], checkIns: row["checkins"], samples: row["samples"],
+                droppedSamples: row["dropped"], outlierCheckIns: row["outliers"], tooShortCheckIns: row["too_short"])
+        }
+    }
+
+    public func recentVenues(limit: Int) async throws -> [VenueListing] {
+        try await pool.read { db in try Self.venueListings(db, literal: "ORDER BY v.created_at DESC, v.id LIMIT \(limit)") }
+    }
+
+    public func recentDevices(limit: Int) async throws -> [DeviceListing] {
+        try await pool.read { db in try Self.deviceListings(db, literal: "ORDER BY d.created_at DESC LIMIT \(limit)") }
+    }
+
+    public func recentCheckIns(limit: Int) async throws -> [CheckInListing] {
+        try await pool.read { db in try Self.checkInListings(db, literal: "ORDER BY c.received_at DESC, c.seq DESC LIMIT \(limit)") }
+    }
+
+    public func checkInsPerDay(days: Int, until now: Date) async throws -> [(day: Date, count: Int)] {
+        let today = (now.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
+        let first = today - Double(days - 1) * 86_400
+        let counts = try await pool.read { db in
+            try SQLRequest<Row>(
+                """
+                SELECT CAST(received_at / 86400 AS INTEGER) * 86400 AS day, COUNT(*) AS count
+                FROM checkin WHERE received_at >= \(first) GROUP BY day
+                """
+            ).fetchAll(db)
+        }
+        var byDay: [Double: Int] = [:]
+        for row in counts { byDay[row["day"]] = row["count"] }
+        return (0..<days).map { index in
+            let day = first + Double(index) * 86_400
+            return (Date(timeIntervalSince1970: day), byDay[day] ?? 0)
+        }
+    }
+
+    public func venues(search: String?, offset: Int, limit: Int) async throws -> (venues: [VenueListing], total: Int) {
+        try await pool.read { db in
+            var filter = SQL("")
+            if let search, !search.isEmpty {
+                let pattern = "%" + Self.escapeLike(search) + "%"
+                filter = "WHERE v.name LIKE \(pattern) ESCAPE '\\' OR v.id LIKE \(pattern) ESCAPE '\\'"
+            }
+            let total = try SQLRequest<Int>("SELECT COUNT(*) FROM venue v \(filter)").fetchOne(db) ?? 0
+            let venues = try Self.venueListings(
+                db, literal: filter + " ORDER BY latest IS NULL, latest DESC, v.name, v.id LIMIT \(limit) OFFSET \(offset)")
+            return (venues, total)
+        }
+    }
+
+    public func venueDetail(id: String) async throws -> VenueDetail? {
+        try await pool.read { db -> VenueDetail? in
+            guard let venue = try VenueRecord.fetchOne(db, key: id) else { return nil }
+            return VenueDetail(
+                id: id,
+                venue: VenueUpsert(name: venue.name, latitude: venue.latitude, longitude: venue.longitude, timezone: venue.timezone),
+                aggregates: try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == id).fetchAll(db).map(\.aggregate),
+                checkIns: try Self.checkInListings(db, literal: "WHERE c.venue_id = \(id) ORDER BY c.started_at DESC, c.seq DESC"))
+        }
+    }
+
+    public func checkInDetail(id: UUID) async throws -> CheckInDetail? {
+        try await pool.read { db -> CheckInDetail? in
+            guard let listing = try Self.checkInListings(db, literal: "WHERE c.id = \(id.wireString)").first,
+                let record = try CheckInRecord.filter(CheckInRecord.Columns.id == id.wireString).fetchOne(db),
+                let venue = try VenueRecord.fetchOne(db, key: record.venueId)
+            else { return nil }
+            let samples = try SQLRequest<Row>("SELECT t, avg, peak, dropped FROM sample WHERE checkin_seq = \(record.seq!) ORDER BY t")
+                .fetchAll(db).map { (Sample(t: $0["t"], avg: $0["avg"], peak: $0["peak"]), $0["dropped"] as Bool) }
+            let events = try SQLRequest<Row>("SELECT t, peak, duration_s FROM event WHERE checkin_seq = \(record.seq!) ORDER BY t")
+                .fetchAll(db).map { LoudEvent(t: $0["t"], peak: $0["peak"], durationS: $0["duration_s"]) }
+            return CheckInDetail(
+                listing: listing, timezone: venue.timezone, intervalS: record.intervalS, calibrationDB: record.calibrationDb,
+                calibrationSource: record.calibrationSource, samples: samples, events: events)
+        }
+    }
+
+    public func devices() async throws -> [DeviceListing] {
+        try await pool.read { db in try Self.deviceListings(db, literal: "ORDER BY d.last_seen_at DESC") }
+    }
+
+    public func calibrations() async throws -> (offsets: [(model: String, offsetDB: Double)], models: [String]) {
+        try await pool.read { db in
+            let offsets = try CalibrationRecord.order(Column("model")).fetchAll(db).map { ($0.model, $0.offsetDb) }
+            let models = try String.fetchAll(db, sql: "SELECT DISTINCT model FROM device ORDER BY model")
+            return (offsets, models)
+        }
+    }
+
+    // MARK: Changes
+
+    public func setOutlierMark(checkIn: UUID, marked: Bool) async throws -> Bool {
+        try await pool.write { db in
+            guard var record = try CheckInRecord.filter(CheckInRecord.Columns.id == checkIn.wireString).fetchOne(db) else { return false }
+            guard record.markedOutlier != marked else { return true }
+            record.markedOutlier = marked
+            if marked {
+                record.status = CheckInStatus.outlier.rawValue
+            } else if record.status != CheckInStatus.tooShort.rawValue {
+                record.status = CheckInStatus.accepted.rawValue  // the rule decides again just below
+            }
+            try record.update(db)
+            let changed = try Self.decideOutliers(venueID: record.venueId, hour: record.homeHour, in: db)
+            try Self.refreshLoudness(venueID: record.venueId, of: changed.union([record.seq!]), in: db)
+            return true
+        }
+    }
+
+    public func setBanned(device: UUID, banned: Bool) async throws -> Bool {
+        try await pool.write { db in
+            guard try DeviceRecord.exists(db, key: device.wireString) else { return false }
+            try db.execute(literal: "UPDATE device SET banned = \(banned) WHERE id = \(device.wireString)")
+            let venues = try SQLRequest<String>("SELECT DISTINCT venue_id FROM checkin WHERE device_id = \(device.wireString)").fetchAll(db)
+            for venue in venues { try Self.refreshVenue(venue, in: db) }
+            return true
+        }
+    }
+
+    public func setCalibration(model: String, offsetDB: Double?, settings: ServerSettings, at now: Date) async throws {
+        try await pool.write { db in
+            if let offsetDB {
+                try CalibrationRecord(model: model, offsetDb: offsetDB, updatedAt: now.timeIntervalSince1970).save(db)
+            } else {
+                _ = try CalibrationRecord.deleteOne(db, key: model)
+            }
+            let offset = offsetDB ?? settings.defaultCalibrationDB
+            var affected = try SQLRequest<CheckInRecord>(
+                """
+                SELECT c.* FROM checkin c JOIN device d ON d.id = c.device_id
+                WHERE d.model = \(model) AND c.calibration_source = 'default'
+                """
+            ).fetchAll(db)
+            for index in affected.indices { affected[index].calibrationDb = offset }
+            try Self.reanalyse(affected, in: db)
+            for venue in Set(affected.map(\.venueId)) { try Self.refreshVenue(venue, in: db) }
+        }
+    }
+
+    // MARK: Listings
+
+    private static func venueListings(_ db: GRDB.Database, literal clause: SQL) throws -> [VenueListing] {
+        try SQLRequest<Row>(
+            """
+            SELECT v.id, v.name, v.timezone, v.created_at,
+                   (SELECT COUNT(*) FROM checkin c WHERE c.venue_id = v.id) AS checkins,
+                   (SELECT MAX(c.received_at) FROM checkin c WHERE c.venue_id = v.id) AS latest
+            FROM venue v \(clause)
+            """
+        ).fetchAll(db).map { row in
+            VenueListing(
+                id: row["id"], name: row["name"], timezone: row["timezone"], checkIns: row["checkins"],
+                latestCheckIn: (row["latest"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                createdAt: Date(timeIntervalSince1970: row["created_at"]))
+        }
+    }
+
+    private static func deviceListings(_ db: GRDB.Database, literal clause: SQL) throws -> [DeviceListing] {
+        try SQLRequest<Row>(
+            """
+            SELECT d.id, d.model, d.platform, d.banned, d.created_at, d.last_seen_at,
+                   (SELECT COUNT(*) FROM checkin c WHERE c.device_id = d.id) AS checkins,
+                   (SELECT COUNT(*) FROM checkin c WHERE c.device_id = d.id AND c.status = 'outlier') AS outliers
+            FROM device d \(clause)
+            """
+        ).fetchAll(db).compactMap { row in
+            guard let id = UUID(uuidString: row["id"]) else { return nil }
+            return DeviceListing(
+                id: id, model: row["model"], platform: row["platform"], banned: row["banned"],
+                firstSeen: Date(timeIntervalSince1970: row["created_at"]), lastSeen: Date(timeIntervalSince1970: row["last_seen_at"]),
+                checkIns: row["checkins"], outliers: row["outliers"])
+        }
+    }
+
+    private static func checkInListings(_ db: GRDB.Database, literal clause: SQL) throws -> [CheckInListing] {
+        try SQLRequest<Row>(
+            """
+            SELECT c.id, c.venue_id, v.name AS venue_name, c.device_id, d.model, c.started_at, c.received_at,
+                   c.samples, c.dropped_samples, c.level_db, c.status, c.marked_outlier
+            FROM checkin c JOIN venue v ON v.id = c.venue_id JOIN device d ON d.id = c.device_id
+            \(clause)
+            """
+        ).fetchAll(db).compactMap { row in
+            guard let id = UUID(uuidString: row["id"]), let device = UUID(uuidString: row["device_id"]),
+                let status = CheckInStatus(rawValue: row["status"])
+            else { return nil }
+            return CheckInListing(
+                id: id, venueID: row["venue_id"], venueName: row["venue_name"], deviceID: device, deviceModel: row["model"],
+                startedAt: Date(timeIntervalSince1970: row["started_at"]), receivedAt: Date(timeIntervalSince1970: row["received_at"]),
+                samples: row["samples"], droppedSamples: row["dropped_samples"], levelDB: row["level_db"], status: status,
+                markedOutlier: row["marked_outlier"])
+        }
+    }
+}

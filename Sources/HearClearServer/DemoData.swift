@@ -1,0 +1,179 @@
+import Foundation
+import HearClearCore
+
+/// A realistic demo for an empty database, stored through the same ingest code as the API: venues
+/// in three time zones with weekly rhythms, devices, and a few spikes, short and outlying check-ins.
+/// The same every time (a fixed random seed), relative to `now`.
+public enum DemoData {
+    public struct NotEmpty: Error, CustomStringConvertible {
+        public let description = "the database already holds venues: the demo only fills an empty one"
+    }
+
+    public struct Summary: Sendable {
+        public var venues = 0
+        public var devices = 0
+        public var checkIns = 0
+    }
+
+    struct City {
+        let name: String
+        let timezone: String
+        let latitude: Double
+        let longitude: Double
+        let places: [(name: String, kind: Kind)]
+    }
+
+    enum Kind {
+        case cafe, restaurant, bar, club
+
+        /// Typical level in dB(A) at the busiest time, and the opening hours (local, end exclusive).
+        var busyLevel: Double {
+            switch self {
+            case .cafe: 66
+            case .restaurant: 72
+            case .bar: 79
+            case .club: 88
+            }
+        }
+
+        var hours: Range<Int> {
+            switch self {
+            case .cafe: 7..<17
+            case .restaurant: 12..<23
+            case .bar: 16..<24
+            case .club: 21..<24
+            }
+        }
+    }
+
+    static let cities = [
+        City(name: "sydney", timezone: "Australia/Sydney", latitude: -33.8708, longitude: 151.2073, places: [
+            ("Harbour Espresso", .cafe), ("The Reading Room Cafe", .cafe), ("Laneway Dumplings", .restaurant),
+            ("Surry Hills Trattoria", .restaurant), ("Bondi Fish Kitchen", .restaurant), ("The Rocks Tavern", .bar),
+            ("Newtown Social", .bar), ("Darling Dockside Bar", .bar), ("Oxford St Basement", .club), ("Quiet Table Dining", .restaurant),
+            ("Glebe Book Cafe", .cafe), ("Kings Cross Lounge", .club),
+        ]),
+        City(name: "london", timezone: "Europe/London", latitude: 51.5074, longitude: -0.1278, places: [
+            ("Borough Market Coffee", .cafe), ("Soho Noodle Bar", .restaurant), ("The Crown & Anchor", .bar),
+            ("Shoreditch Warehouse", .club), ("Covent Garden Bistro", .restaurant), ("Camden Lock Tap", .bar),
+            ("Brixton Jazz Cellar", .bar), ("Marylebone Tea Rooms", .cafe), ("Hackney Pizza Co", .restaurant),
+            ("The Library Bar", .bar), ("Dalston Disco", .club), ("Bloomsbury Cafe", .cafe),
+        ]),
+        City(name: "newyork", timezone: "America/New_York", latitude: 40.7306, longitude: -73.9866, places: [
+            ("East Village Bagels", .cafe), ("Bowery Steakhouse", .restaurant), ("Lower East Side Dive", .bar),
+            ("Williamsburg Hall", .club), ("Chelsea Market Diner", .restaurant), ("Tribeca Wine Room", .bar),
+            ("Greenwich Village Coffee", .cafe), ("Midtown Ramen", .restaurant), ("Brooklyn Beer Garden", .bar),
+            ("SoHo Supper Club", .club), ("Harlem Soul Kitchen", .restaurant), ("The Quiet Corner", .cafe),
+        ]),
+    ]
+
+    static let deviceModels: [(model: String, platform: String, calibration: Double?)] = [
+        ("Pixel 8", "android", nil), ("MacBook Air M2", "macos", 108.5), ("ReSpeaker USB Mic Array", "raspberrypi", 113),
+        ("ThinkPad X1 Carbon", "linux", nil), ("Raspberry Pi 4 + Blue Yeti", "raspberrypi", 104), ("iPhone 15", "ios", nil),
+    ]
+
+    public static func seed(into repository: some Repository & AdminStore, settings: ServerSettings, now: Date) async throws -> Summary {
+        guard try await repository.totals().venues == 0 else { throw NotEmpty() }
+        var random = SplitMix64(seed: 2026)
+        var summary = Summary()
+        var devices: [(id: UUID, calibration: Double?)] = []
+        for device in deviceModels {
+            let id = try await repository.registerDevice(
+                DeviceRegistration(model: device.model, platform: device.platform), tokenHash: DeviceToken.hash(DeviceToken.generate()),
+                at: now.addingTimeInterval(-35 * 86_400))
+            devices.append((id, device.calibration))
+        }
+        summary.devices = devices.count
+
+        for city in cities {
+            let zone = TimeZone(identifier: city.timezone)!
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            for (index, place) in city.places.enumerated() {
+                let id = "\(city.name)-\(index + 1)"
+                let venue = VenueUpsert(
+                    name: place.name, latitude: city.latitude + random.uniform(-0.02, 0.02),
+                    longitude: city.longitude + random.uniform(-0.02, 0.02), timezone: city.timezone)
+                _ = try await repository.saveVenue(id: id, venue, by: devices[0].id, at: now.addingTimeInterval(-30 * 86_400))
+                summary.venues += 1
+
+                for _ in 0..<(14 + Int(random.next() % 14)) {
+                    let device = devices[Int(random.next() % UInt64(devices.count))]
+                    let daysAgo = 1 + Int(random.next() % 28)
+                    let hour = place.kind.hours.lowerBound + Int(random.next() % UInt64(place.kind.hours.count))
+                    let day = calendar.startOfDay(for: now.addingTimeInterval(Double(-daysAgo) * 86_400))
+                    guard let start = calendar.date(byAdding: .minute, value: hour * 60 + Int(random.next() % 40), to: day) else { continue }
+                    let weekday = (calendar.component(.weekday, from: start) + 5) % 7  // 0 = Monday
+                    let checkIn = makeCheckIn(
+                        venue: id, start: start, kind: place.kind, weekday: weekday, hour: hour, calibration: device.calibration,
+                        defaultCalibration: settings.defaultCalibrationDB, random: &random)
+                    _ = try await repository.storeCheckIn(
+                        checkIn, contentHash: try CheckInController.contentHash(checkIn), by: device.id, settings: settings, at: start.addingTimeInterval(600))
+                    summary.checkIns += 1
+                }
+            }
+        }
+        return summary
+    }
+
+    /// A session whose level follows the venue's week: busier on Friday and Saturday evenings and
+    /// at lunch; now and then a spike, a check-in cut short, or one far louder than usual.
+    static func makeCheckIn(
+        venue: String, start: Date, kind: Kind, weekday: Int, hour: Int, calibration: Double?, defaultCalibration: Double,
+        random: inout SplitMix64
+    ) -> CheckIn {
+        var level = kind.busyLevel - 6
+        if weekday >= 4 && hour >= 18 { level += 6 }
+        if (12...13).contains(hour) { level += 3 }
+        if weekday <= 1 { level -= 2 }
+        let roll = random.next() % 100
+        if roll < 4 { level += 20 }  // an outlier: a party, a faulty microphone
+        let seconds = roll >= 4 && roll < 8 ? 8 + Int(random.next() % 6) : 120 + Int(random.next() % 180)
+        let offset = calibration ?? defaultCalibration
+        var samples: [Sample] = []
+        var events: [LoudEvent] = []
+        for second in 0..<seconds {
+            var spl = level + random.uniform(-3, 3) + 2 * sin(Double(second) / 20)
+            if random.next() % 150 == 0 { spl += 25 }  // a dropped glass
+            let avg = min(-1, spl - offset)
+            let peak = min(0, avg + 10 + random.uniform(0, 8))
+            samples.append(Sample(t: Double(second), avg: (avg * 100).rounded() / 100, peak: (peak * 100).rounded() / 100))
+            if peak + offset >= 85, events.last.map({ Double(second) - $0.t >= 20 }) ?? true {
+                events.append(LoudEvent(t: Double(second), peak: (peak * 100).rounded() / 100, durationS: 1))
+            }
+        }
+        return CheckIn(
+            id: random.uuid(),
+            venueID: venue, startedAt: start, calibrationDB: calibration, samples: samples, events: events)
+    }
+}
+
+/// A small, fast, seedable random number generator (SplitMix64), for reproducible demos.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A version 4 UUID from this generator.
+    mutating func uuid() -> UUID {
+        let high = next(), low = next()
+        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    mutating func uniform(_ low: Double, _ high: Double) -> Double {
+        low + Double(next() >> 11) / Double(1 << 53) * (high - low)
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import HearClearCore
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import HearClearServer
+
+/// The admin pages through the router: access, every page, escaping, and the actions changing the API's answers.
+@Suite struct AdminTests {
+    static let password = "correct horse battery"
+    static let authorization = "Basic " + Data("admin:\(password)".utf8).base64EncodedString()
+    static let pages = ["/admin", "/admin/venues", "/admin/venues/v1", "/admin/devices", "/admin/calibration", "/admin/scale"]
+
+    func withAdmin(_ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void) async throws {
+        let database = try TemporaryDatabase()
+        let settings = ServerSettings(adminPassword: Self.password)
+        let app = Application(router: try await buildRouter(repository: database.repository, settings: settings))
+        try await app.test(.router) { client in try await test(client, database) }
+    }
+
+    /// A venue with six quiet check-ins on Mondays at 20:00 and a loud one, an outlier; returns the
+    /// device token and the check-in ids, quiet ones first.
+    func populate(_ client: some TestClientProtocol, venueName: String = "The Quiet Table") async throws -> (token: String, checkIns: [UUID]) {
+        let token = try await client.registerDevice(model: "Test Mic")
+        _ = try await client.putVenue("v1", token: token, timezone: "UTC", name: venueName)
+        var ids: [UUID] = []
+        for week in 0..<7 {
+            let start = Timestamp.format(Timestamp.parse("2026-11-16T20:00:00Z")!.addingTimeInterval(Double(-week) * 7 * 86_400))
+            let checkIn = makeCheckIn(venue: "v1", start: start, level: week == 6 ? -30 : -50)
+            ids.append(checkIn.id)
+            #expect(try await client.postCheckIn(checkIn, token: token).status == .created)
+        }
+        return (token, ids)
+    }
+
+    func get(_ client: some TestClientProtocol, _ path: String, cookie: String? = nil) async throws -> TestResponse {
+        var headers: HTTPFields = [.authorization: Self.authorization]
+        if let cookie { headers[.cookie] = cookie }
+        return try await client.execute(uri: path, method: .get, headers: headers)
+    }
+
+    /// Opens a page as a browser would, and returns the session cookie and the CSRF token of its forms.
+    func session(_ client: some TestClientProtocol, page: String) async throws -> (cookie: String, csrf: String) {
+        let response = try await get(client, page)
+        let cookie = try #require(response.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+        let html = String(buffer: response.body)
+        let marker = #"name="csrf" value=""#
+        let start = try #require(html.range(of: marker)).upperBound
+        return (cookie, String(html[start...].prefix { $0 != "\"" }))
+    }
+
+    func post(_ client: some TestClientProtocol, _ path: String, form: String, cookie: String?) async throws -> TestResponse {
+        var headers: HTTPFields = [.authorization: Self.authorization, .contentType: "application/x-www-form-urlencoded"]
+        if let cookie { headers[.cookie] = cookie }
+        return try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: form))
+    }
+
+    func overall(_ client: some TestClientProtocol) async throws -> LoudnessCell? {
+        try await client.execute(uri: "/api/v1/venues/v1/loudness", method: .get) { response throws in
+            response.status == .ok ? try decode(Loudness.self, response).overall : nil
+        }
+    }
+
+    @Test func everyPageNeedsThePasswordAndSaysSoToBrowsers() async throws {
+        try await withAdmin { client, _ throws in
+            _ = try await populate(client)
+            for page in Self.pages {
+                try await client.execute(uri: page, method: .get) { response throws in
+                    #expect(response.status == .unauthorized, "\(page)")
+                    #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Basic realm=\"HearClear admin\"") == true, "\(page)")
+                }
+                let wrong = "Basic " + Data("admin:guess".utf8).base64EncodedString()
+                try await client.execute(uri: page, method: .get, headers: [.authorization: wrong]) { response throws in
+                    #expect(response.status == .unauthorized, "\(page)")
+                }
+                let page = try await get(client, page)
+                #expect(page.status == .ok)
+                #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+                #expect(page.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+            }
+        }
+    }
+
+    @Test func withoutAPasswordTheAdminPagesAreOff() async throws {
+        let database = try TemporaryDatabase()
+        let app = Application(router: try await buildRouter(repository: database.repository, settings: ServerSettings()))
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/admin", method: .get, headers: [.authorization: Self.authorization]) { response throws in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    @Test func unknownIdsAre404() async throws {
+        try await withAdmin { client, _ throws in
+            #expect(try await get(client, "/admin/venues/nope").status == .notFound)
+            #expect(try await get(client, "/admin/checkins/\(UUID().wireString)").status == .notFound)
+            #expect(try await get(client, "/admin/checkins/not-a-uuid").status == .notFound)
+        }
+    }
+
+    @Test func pagesShowTheData() async throws {
+        try await withAdmin { client, _ throws in
+            let (_, ids) = try await populate(client)
+            let dashboard = String(buffer: try await get(client, "/admin").body)
+            #expect(dashboard.contains(#"<span class="number">7</span> check-ins"#))
+            #expect(dashboard.contains(#"<svg class="chart daily""#))
+            let venue = String(buffer: try await get(client, "/admin/venues/v1").body)
+            #expect(venue.components(separatedBy: "<rect class=\"cell").count - 1 == 168)
+            #expect(venue.components(separatedBy: "<rect class=\"cell empty\"").count - 1 == 167)
+            #expect(venue.contains("Monday 20:00: 60.0 dB(A), quiet, 6 check-ins"))
+            #expect(venue.contains(#"<span class="number">1</span> outliers"#))
+            let checkIn = String(buffer: try await get(client, "/admin/checkins/\(ids[0].wireString)").body)
+            #expect(checkIn.contains(#"<svg class="chart session""#))
+            #expect(checkIn.components(separatedBy: "<tr><td>").count - 1 >= 60)
+            let venues = String(buffer: try await get(client, "/admin/venues?q=quiet").body)
+            #expect(venues.contains("The Quiet Table"))
+            #expect(!String(buffer: try await get(client, "/admin/venues?q=nothing-like-it").body).contains("The Quiet Table"))
+            #expect(String(buffer: try await get(client, "/admin/devices").body).contains("Test Mic"))
+            #expect(String(buffer: try await get(client, "/admin/scale").body).contains("very loud"))
+        }
+    }
+
+    @Test func whatClientsSentIsEscaped() async throws {
+        try await withAdmin { client, _ throws in
+            _ = try await populate(client, venueName: "<script>alert(1)</script>")
+            for page in ["/admin", "/admin/venues", "/admin/venues/v1"] {
+                let html = String(buffer: try await get(client, page).body)
+                #expect(!html.contains("<script>"), "\(page)")
+                #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "\(page)")
+            }
+        }
+    }
+
+    @Test func aPostWithoutAValidCSRFTokenIsRefused() async throws {
+        try await withAdmin { client, database throws in
+            let (_, ids) = try await populate(client)
+            let page = "/admin/checkins/\(ids[0].wireString)"
+            let (cookie, csrf) = try await session(client, page: page)
+            #expect(try await post(client, page + "/outlier", form: "marked=1", cookie: cookie).status == .forbidden)
+            #expect(try await post(client, page + "/outlier", form: "marked=1&csrf=\(String(repeating: "0", count: 64))", cookie: cookie).status == .forbidden)
+            // A token from another session does not pass either.
+            #expect(try await post(client, page + "/outlier", form: "marked=1&csrf=\(csrf)", cookie: nil).status == .forbidden)
+            #expect(try await database.status(of: ids[0]) == .accepted)
+            let accepted = try await post(client, page + "/outlier", form: "marked=1&csrf=\(csrf)", cookie: cookie)
+            #expect(accepted.status == .seeOther)
+            #expect(accepted.headers[.location] == page)
+        }
+    }
+
+    @Test func aManualOutlierMarkChangesTheLoudnessAndClearingItUndoesIt() async throws {
+        try await withAdmin { client, database throws in
+            let (_, ids) = try await populate(client)
+            let before = try #require(try await overall(client))
+            #expect(before.checkins == 6)
+            let page = "/admin/checkins/\(ids[0].wireString)"
+            let (cookie, csrf) = try await session(client, page: page)
+            _ = try await post(client, page + "/outlier", form: "marked=1&csrf=\(csrf)", cookie: cookie)
+            #expect(try await database.status(of: ids[0]) == .outlier)
+            #expect(try await overall(client)?.checkins == 5)
+            #expect(String(buffer: try await get(client, page, cookie: cookie).body).contains("Clear the outlier mark"))
+            _ = try await post(client, page + "/outlier", form: "marked=0&csrf=\(csrf)", cookie: cookie)
+            #expect(try await database.status(of: ids[0]) == .accepted)
+            #expect(try await overall(client) == before)
+            #expect(try await database.repository.aggregateMismatches() == [])
+        }
+    }
+
+    @Test func aBanTakesTheDevicesCheckInsOutAndItsWritesAnswer403() async throws {
+        try await withAdmin { client, database throws in
+            let (token, _) = try await populate(client)
+            let device = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT id FROM device")! }
+            let (cookie, csrf) = try await session(client, page: "/admin/devices")
+            let banned = try await post(client, "/admin/devices/\(device)/ban", form: "banned=1&csrf=\(csrf)", cookie: cookie)
+            #expect(banned.status == .seeOther)
+            #expect(try await overall(client) == nil)  // no usable check-in left: 404
+            #expect(try await client.putVenue("v2", token: token).status == .forbidden)
+            #expect(try await database.repository.aggregateMismatches() == [])
+            _ = try await post(client, "/admin/devices/\(device)/ban", form: "banned=0&csrf=\(csrf)", cookie: cookie)
+            #expect(try await overall(client)?.checkins == 6)
+        }
+    }
+
+    @Test func aModelsCalibrationRecalibratesItsCheckInsAndRelabels() async throws {
+        try await withAdmin { client, database throws in
+            let token = try await client.registerDevice(model: "Cheap Mic")
+            _ = try await client.putVenue("v1", token: token)
+            // −45 dBFS with the default 110: 65 dB(A), quiet. With Cheap Mic at 122: 77, loud.
+            #expect(try await client.postCheckIn(makeCheckIn(venue: "v1", start: "2026-11-16T20:00:00Z", level: -45, calibration: nil), token: token).status == .created)
+            #expect(try await overall(client)?.label == "quiet")
+            let (cookie, csrf) = try await session(client, page: "/admin/calibration")
+            let saved = try await post(client, "/admin/calibration", form: "model=Cheap+Mic&offset=122&csrf=\(csrf)", cookie: cookie)
+            #expect(saved.status == .seeOther)
+            let after = try #require(try await overall(client))
+            #expect(after.levelDB == 77 && after.label == "loud")
+            #expect(String(buffer: try await get(client, "/admin/calibration").body).contains("Cheap Mic"))
+            #expect(try await database.repository.aggregateMismatches() == [])
+            _ = try await post(client, "/admin/calibration", form: "model=Cheap+Mic&offset=&csrf=\(csrf)", cookie: cookie)
+            #expect(try await overall(client)?.levelDB == 65)
+            #expect(try await post(client, "/admin/calibration", form: "model=Cheap+Mic&offset=900&csrf=\(csrf)", cookie: cookie).status == .unprocessableContent)
+        }
+    }
+
+    @Test func theStylesheetIsServedWithCachingHeaders() async throws {
+        try await withAdmin { client, _ throws in
+            try await client.execute(uri: "/public/admin.css", method: .get) { response throws in
+                #expect(response.status == .ok)
+                #expect(response.headers[.cacheControl]?.contains("max-age=3600") == true)
+                #expect(response.headers[.eTag] != nil)
+            }
+        }
+    }
+
+    @Test func comparisonOfSecretsIsRightWhateverTheLengths() {
+        #expect(ConstantTime.equals(Data("secret".utf8), Data("secret".utf8)))
+        #expect(!ConstantTime.equals(Data("secret".utf8), Data("secreT".utf8)))
+        #expect(!ConstantTime.equals(Data("secret".utf8), Data("secret-longer".utf8)))
+        #expect(!ConstantTime.equals(Data(), Data("x".utf8)))
+        #expect(ConstantTime.equals(Data(), Data()))
+    }
+}
