@@ -5,14 +5,14 @@ SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 
 APT_PACKAGES := libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libasound2-dev
-# Only for tests: sox is the independent meter the levels are checked against.
-TEST_PACKAGES := sox
+# Only for tests: sox is the independent meter the levels are checked against, chromium the browser check.
+TEST_PACKAGES := sox chromium
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080
 DATABASE ?= hearclear.sqlite
 
-.PHONY: run test build release install deps test-deps clean
+.PHONY: run demo test build release install deps test-deps clean
 
 # Installs the Debian packages of $(1) that are missing (apt-get update first); quiet when none are.
 define install_missing
@@ -38,7 +38,14 @@ build: deps
 ## Start the server on the embedded SQLite default (./hearclear.sqlite, http://127.0.0.1:8080).
 run: build
 	@echo "Starting hearclear-server on http://$(HOSTNAME):$(PORT) with database $(DATABASE); Ctrl-C stops it."
+	@echo "Admin pages: http://$(HOSTNAME):$(PORT)/admin (user admin), on when HEARCLEAR_ADMIN_PASSWORD is set:"
+	@echo "    HEARCLEAR_ADMIN_PASSWORD=choose-one make run"
+	@echo "A demo to look at: make demo (fills an empty $(DATABASE) with venues and check-ins)."
 	.build/debug/hearclear-server serve --hostname $(HOSTNAME) --port $(PORT) --database $(DATABASE)
+
+## Fill an empty database with the demo data, through the same ingest code as the API.
+demo: build
+	.build/debug/hearclear-server seed --demo --database $(DATABASE)
 
 ## Build and run every test.
 test: test-deps
@@ -53,6 +60,8 @@ install: release
 	install -d $(PREFIX)/bin
 	install -m 0755 .build/release/hearclear-server .build/release/hearclear $(PREFIX)/bin/
 	cp -R .build/release/*.resources $(PREFIX)/bin/
+	install -d $(PREFIX)/share/hearclear
+	cp -R Public $(PREFIX)/share/hearclear/
 
 clean:
 	rm -rf .build

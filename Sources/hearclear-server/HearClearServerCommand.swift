@@ -34,8 +34,11 @@ extension HearClearServerCommand {
 
         @OptionGroup var database: DatabaseOptions
 
-        @Option(help: ArgumentHelp("JSON file with the label scale, limits and default calibration (env HEARCLEAR_CONFIG).", valueName: "path"))
+        @Option(help: ArgumentHelp("JSON file with the label scale, limits, default calibration and admin password (env HEARCLEAR_CONFIG).", valueName: "path"))
         var config: String?
+
+        @Option(help: ArgumentHelp("Folder of the static files (default: ./Public, else the installed share/hearclear/Public).", valueName: "path"))
+        var publicFolder: String?
 
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
@@ -54,10 +57,25 @@ extension HearClearServerCommand {
                 guard password.count >= 8 else { throw ValidationError("HEARCLEAR_ADMIN_PASSWORD must have at least 8 characters") }
                 configuration.settings.adminPassword = password
             }
+            configuration.publicFolder = publicFolder ?? Self.defaultPublicFolder()
             var logger = Logger(label: "hearclear")
             logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
             let app = try await buildApplication(configuration, logger: logger)
             try await app.runService()
+        }
+
+        /// `Public` in the working directory (a checkout), else where `make install` puts it, else
+        /// the package's own when running from its build folder.
+        static func defaultPublicFolder() -> String {
+            let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            let candidates = [
+                URL(fileURLWithPath: "Public"),
+                executable.appendingPathComponent("../share/hearclear/Public"),
+                // .build/<triple>/debug/hearclear-server in a checkout
+                executable.appendingPathComponent("../../../Public"),
+            ]
+            return (candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("admin.css").path) } ?? candidates[0])
+                .standardizedFileURL.path
         }
     }
 

@@ -21,10 +21,14 @@ enum Executable {
         ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARCLEAR_") }.merging(added) { $1 }
     }
 
-    /// Runs to the end, with `environment` added to this process's.
+    /// Runs one of the package's executables to the end, with `environment` added to this process's.
     static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        try run(program: buildFolder.appendingPathComponent(name), arguments, environment: environment)
+    }
+
+    static func run(program: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
-        process.executableURL = buildFolder.appendingPathComponent(name)
+        process.executableURL = program
         process.arguments = arguments
         process.environment = Executable.environment(adding: environment)
         let output = Pipe(), errors = Pipe()
