@@ -105,6 +105,8 @@ import Testing
         try await withAdmin { client, _ throws in
             let (_, ids) = try await populate(client)
             let dashboard = String(buffer: try await get(client, "/admin").body)
+            #expect(dashboard.contains("Latest check-ins left out"))
+            #expect(dashboard.contains(#"<tr class="status-outlier">"#))
             #expect(dashboard.contains(#"<span class="number">7</span> check-ins"#))
             #expect(dashboard.contains(#"<svg class="chart daily""#))
             let venue = String(buffer: try await get(client, "/admin/venues/v1").body)
@@ -120,6 +122,48 @@ import Testing
             #expect(!String(buffer: try await get(client, "/admin/venues?q=nothing-like-it").body).contains("The Quiet Table"))
             #expect(String(buffer: try await get(client, "/admin/devices").body).contains("Test Mic"))
             #expect(String(buffer: try await get(client, "/admin/scale").body).contains("very loud"))
+        }
+    }
+
+    @Test func theLoudestVenuesOnFridayNightsComeFirst() async throws {
+        try await withAdmin { client, _ throws in
+            let token = try await client.registerDevice()
+            // Friday 2026-11-20, 21:00 UTC: a quiet café, a loud bar; the café is also loud on Monday.
+            for (venue, name) in [("cafe", "Quiet Cafe"), ("bar", "Loud Bar")] {
+                _ = try await client.putVenue(venue, token: token, timezone: "UTC", name: name)
+            }
+            _ = try await client.postCheckIn(makeCheckIn(venue: "cafe", start: "2026-11-20T21:00:00Z", level: -50), token: token)
+            _ = try await client.postCheckIn(makeCheckIn(venue: "bar", start: "2026-11-20T21:00:00Z", level: -28), token: token)
+            _ = try await client.postCheckIn(makeCheckIn(venue: "cafe", start: "2026-11-16T21:00:00Z", level: -20), token: token)
+            let friday = String(buffer: try await get(client, "/admin/venues?day=friday&from=20&to=23").body)
+            let bar = try #require(friday.range(of: "Loud Bar")), cafe = try #require(friday.range(of: "Quiet Cafe"))
+            #expect(bar.lowerBound < cafe.lowerBound)
+            #expect(friday.contains("82.0 dB(A) <span class=\"label\">very loud</span>"))
+            #expect(friday.contains("2 venues with data on Friday, 20:00 to 24:00 local time"))
+            let monday = String(buffer: try await get(client, "/admin/venues?day=monday&from=20&to=23").body)
+            #expect(monday.contains("Quiet Cafe") && !monday.contains("Loud Bar"))
+            #expect(try await get(client, "/admin/venues?day=someday").status == .badRequest)
+            #expect(try await get(client, "/admin/venues?day=any&from=22&to=3").status == .badRequest)
+        }
+    }
+
+    @Test func aCheckInPageSaysWhyItCountsOrNot() async throws {
+        try await withAdmin { client, _ throws in
+            let (token, ids) = try await populate(client)
+            let outlier = String(buffer: try await get(client, "/admin/checkins/\(ids[6].wireString)").body)
+            #expect(outlier.contains("Outlier: 80.0 dB(A) is more than 6.0 dB from the median 60.0 dB(A) of 6 other check-ins at the same weekday and hour."))
+            let counted = String(buffer: try await get(client, "/admin/checkins/\(ids[0].wireString)").body)
+            #expect(counted.contains("Counted: 60.0 dB(A) is within 6.0 dB of the median 60.0 dB(A) of 6 other check-ins at the same weekday and hour."))
+            let short = makeCheckIn(venue: "v1", start: "2026-11-17T10:00:00Z", seconds: 9)
+            _ = try await client.postCheckIn(short, token: token)
+            #expect(String(buffer: try await get(client, "/admin/checkins/\(short.id.wireString)").body).contains("Too short: 9 samples kept"))
+            var spiky = makeCheckIn(venue: "v1", start: "2026-11-18T10:00:00Z")
+            spiky.samples[10].avg = -5
+            spiky.samples[10].peak = -1
+            _ = try await client.postCheckIn(spiky, token: token)
+            let page = String(buffer: try await get(client, "/admin/checkins/\(spiky.id.wireString)").body)
+            #expect(page.contains("1 spike sample(s) dropped"))
+            #expect(page.contains("no outlier decision is made"))
         }
     }
 

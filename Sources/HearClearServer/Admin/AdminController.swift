@@ -15,9 +15,21 @@ struct AdminController<Store: AdminStore> {
         group.add(middleware: authenticator)
         group.get { _, context in try render("dashboard", try await DashboardPage.model(store: store, scale: settings.scale, session: try session(context), now: Date())) }
         group.get("venues") { request, context in
-            let search = request.uri.queryParameters["q"].map(String.init)?.trimmingCharacters(in: .whitespaces)
-            let page = request.uri.queryParameters["page"].flatMap { Int(String($0)) }.map { max(1, $0) } ?? 1
-            return try render("venues", try await VenuesPage.model(store: store, search: search?.isEmpty == true ? nil : search, page: page, session: try session(context)))
+            let parameters = request.uri.queryParameters
+            let page = parameters["page"].flatMap { Int(String($0)) }.map { max(1, $0) } ?? 1
+            let listing: VenuesPage.Listing
+            if let day = parameters["day"].map(String.init) {
+                let weekday = Weekday(rawValue: day)?.index
+                guard weekday != nil || day == "any" else { throw APIError.badRequest("day must be a weekday name or any") }
+                let from = parameters["from"].flatMap { Int(String($0)) } ?? 0
+                let to = parameters["to"].flatMap { Int(String($0)) } ?? 23
+                guard (0...23).contains(from), (0...23).contains(to), from <= to else { throw APIError.badRequest("from and to must be hours, from 0 to 23, from ≤ to") }
+                listing = .loudest(LocalWindow(weekday: weekday, hours: from...to))
+            } else {
+                let search = parameters["q"].map(String.init)?.trimmingCharacters(in: .whitespaces)
+                listing = .search(search?.isEmpty == true ? nil : search)
+            }
+            return try render("venues", try await VenuesPage.model(store: store, listing: listing, page: page, scale: settings.scale, session: try session(context)))
         }
         group.get("venues/:venue_id") { _, context in
             let id = try context.parameters.require("venue_id")

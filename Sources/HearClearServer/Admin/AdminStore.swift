@@ -7,13 +7,18 @@ public protocol AdminStore: Sendable {
     func totals() async throws -> AdminTotals
     func recentVenues(limit: Int) async throws -> [VenueListing]
     func recentDevices(limit: Int) async throws -> [DeviceListing]
-    func recentCheckIns(limit: Int) async throws -> [CheckInListing]
+    /// The latest check-ins; only those left out of the aggregates (outliers, too short) when `rejectedOnly`.
+    func recentCheckIns(limit: Int, rejectedOnly: Bool) async throws -> [CheckInListing]
     /// Check-ins received per UTC day, over the `days` days up to `now` (oldest first, zeros included).
     func checkInsPerDay(days: Int, until now: Date) async throws -> [(day: Date, count: Int)]
     /// Venues whose name or id contains `search`, latest check-in first; and how many match.
     func venues(search: String?, offset: Int, limit: Int) async throws -> (venues: [VenueListing], total: Int)
+    /// Venues by their level over some local weekday-hours, loudest first (those without data there left out).
+    func loudestVenues(in window: LocalWindow, offset: Int, limit: Int) async throws -> (venues: [(venue: VenueListing, aggregate: LoudnessAggregate)], total: Int)
     func venueDetail(id: String) async throws -> VenueDetail?
     func checkInDetail(id: UUID) async throws -> CheckInDetail?
+    /// What the outlier rule compares a check-in with right now.
+    func outlierEvidence(checkIn: UUID) async throws -> OutlierEvidence?
     func devices() async throws -> [DeviceListing]
     /// The calibration table, and the device models seen, for adding rows.
     func calibrations() async throws -> (offsets: [(model: String, offsetDB: Double)], models: [String])
@@ -24,6 +29,25 @@ public protocol AdminStore: Sendable {
     func setBanned(device: UUID, banned: Bool) async throws -> Bool
     /// Sets (or, with `nil`, removes) a model's calibration, recalibrating the check-ins it applies to.
     func setCalibration(model: String, offsetDB: Double?, settings: ServerSettings, at now: Date) async throws
+}
+
+/// Local weekday (nil: every weekday) and hours (`hours.lowerBound` to `hours.upperBound`, inclusive).
+public struct LocalWindow: Sendable, Equatable {
+    public var weekday: Int?
+    public var hours: ClosedRange<Int>
+}
+
+/// The comparison behind an automatic outlier decision.
+public struct OutlierEvidence: Sendable, Equatable {
+    public enum Scope: Sendable, Equatable {
+        case sameWeekdayAndHour, sameHourAnyWeekday, tooFewToDecide
+    }
+
+    public var scope: Scope
+    public var references: Int
+    public var median: Double?
+    /// How far from the median a level may be: max(3 × 1.4826 × MAD, 6 dB).
+    public var allowedDistance: Double?
 }
 
 public struct AdminTotals: Sendable, Equatable {

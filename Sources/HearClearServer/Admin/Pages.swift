@@ -53,14 +53,24 @@ struct VenueRow {
     let timezone: String
     let checkins: Int
     let latest: String
+    /// In the "loudest" listing: the level over the chosen hours, and its label.
+    let level: String?
+    let label: String?
 
-    init(_ listing: VenueListing) {
+    init(_ listing: VenueListing, level: Double? = nil, scale: LabelScale? = nil) {
         id = listing.id
         name = listing.name
         timezone = listing.timezone
         checkins = listing.checkIns
         latest = listing.latestCheckIn.map(Formatting.utc) ?? "never"
+        self.level = level.map(Formatting.level)
+        label = level.flatMap { level in scale?.label(for: level) }
     }
+}
+
+/// A table of check-ins (the `checkin_rows` partial).
+struct CheckInTable {
+    let checkInRows: [CheckInRow]
 }
 
 struct DeviceRow {
@@ -127,7 +137,8 @@ enum DashboardPage {
         let tooShortShare: String
         let recentVenues: [VenueRow]
         let recentDevices: [DeviceRow]
-        let checkInRows: [CheckInRow]
+        let latest: CheckInTable
+        let thrownOut: CheckInTable
         let dailyChart: String
     }
 
@@ -139,9 +150,10 @@ enum DashboardPage {
             droppedShare: Formatting.share(totals.droppedSamples, of: totals.samples),
             outlierShare: Formatting.share(totals.outlierCheckIns, of: totals.checkIns),
             tooShortShare: Formatting.share(totals.tooShortCheckIns, of: totals.checkIns),
-            recentVenues: try await store.recentVenues(limit: 5).map(VenueRow.init),
+            recentVenues: try await store.recentVenues(limit: 5).map { VenueRow($0) },
             recentDevices: try await store.recentDevices(limit: 5).map(DeviceRow.init),
-            checkInRows: try await store.recentCheckIns(limit: 5).map { CheckInRow($0, scale: scale) },
+            latest: CheckInTable(checkInRows: try await store.recentCheckIns(limit: 5, rejectedOnly: false).map { CheckInRow($0, scale: scale) }),
+            thrownOut: CheckInTable(checkInRows: try await store.recentCheckIns(limit: 5, rejectedOnly: true).map { CheckInRow($0, scale: scale) }),
             dailyChart: Charts.dailyBars(try await store.checkInsPerDay(days: 30, until: now)))
     }
 }
@@ -149,9 +161,20 @@ enum DashboardPage {
 enum VenuesPage {
     static let perPage = 25
 
+    struct Option {
+        let value: String
+        let text: String
+        let selected: Bool
+    }
+
     struct Model {
         let chrome: PageChrome
         let search: String
+        let loudest: Bool
+        let window: String
+        let days: [Option]
+        let fromHours: [Option]
+        let toHours: [Option]
         let venues: [VenueRow]
         let total: Int
         let page: Int
@@ -160,18 +183,54 @@ enum VenuesPage {
         let nextLink: String?
     }
 
-    static func model(store: some AdminStore, search: String?, page: Int, session: AdminSession) async throws -> Model {
-        let found = try await store.venues(search: search, offset: (page - 1) * perPage, limit: perPage)
-        let pages = max(1, (found.total + perPage - 1) / perPage)
+    /// What the page lists: venues by name or id, or the loudest over some local hours.
+    enum Listing {
+        case search(String?)
+        case loudest(LocalWindow)
+    }
+
+    static func model(store: some AdminStore, listing: Listing, page: Int, scale: LabelScale, session: AdminSession) async throws -> Model {
+        let rows: [VenueRow]
+        let total: Int
+        var query: [URLQueryItem] = []
+        var window = LocalWindow(weekday: 4, hours: 20...23)  // the form's default: Friday night
+        var search: String?
+        switch listing {
+        case .search(let text):
+            search = text
+            let found = try await store.venues(search: text, offset: (page - 1) * perPage, limit: perPage)
+            rows = found.venues.map { VenueRow($0) }
+            total = found.total
+            query = text.map { [URLQueryItem(name: "q", value: $0)] } ?? []
+        case .loudest(let chosen):
+            window = chosen
+            let found = try await store.loudestVenues(in: chosen, offset: (page - 1) * perPage, limit: perPage)
+            rows = found.venues.map { VenueRow($0.venue, level: $0.aggregate.levelDB, scale: scale) }
+            total = found.total
+            query = [
+                URLQueryItem(name: "day", value: chosen.weekday.map { Weekday(index: $0).rawValue } ?? "any"),
+                URLQueryItem(name: "from", value: "\(chosen.hours.lowerBound)"), URLQueryItem(name: "to", value: "\(chosen.hours.upperBound)"),
+            ]
+        }
+        let pages = max(1, (total + perPage - 1) / perPage)
         func link(_ page: Int) -> String {
             var components = URLComponents()
             components.path = "/admin/venues"
-            components.queryItems = [URLQueryItem(name: "page", value: "\(page)")] + (search.map { [URLQueryItem(name: "q", value: $0)] } ?? [])
+            components.queryItems = query + [URLQueryItem(name: "page", value: "\(page)")]
             return components.string ?? "/admin/venues"
         }
+        let loudest: Bool
+        if case .loudest = listing { loudest = true } else { loudest = false }
+        let dayName = window.weekday.map { Weekday(index: $0).rawValue.capitalized } ?? "Every day"
         return Model(
             chrome: PageChrome(title: "Venues", csrf: session.csrfToken, section: "venues"),
-            search: search ?? "", venues: found.venues.map(VenueRow.init), total: found.total, page: page, pages: pages,
+            search: search ?? "", loudest: loudest,
+            window: "\(dayName), \(String(format: "%02d", window.hours.lowerBound)):00 to \(String(format: "%02d", window.hours.upperBound + 1)):00 local time",
+            days: [Option(value: "any", text: "Every day", selected: window.weekday == nil)]
+                + Weekday.allCases.map { Option(value: $0.rawValue, text: $0.rawValue.capitalized, selected: window.weekday == $0.index) },
+            fromHours: (0..<24).map { Option(value: "\($0)", text: String(format: "%02d:00", $0), selected: $0 == window.hours.lowerBound) },
+            toHours: (0..<24).map { Option(value: "\($0)", text: String(format: "%02d:59", $0), selected: $0 == window.hours.upperBound) },
+            venues: rows, total: total, page: page, pages: pages,
             previousLink: page > 1 ? link(page - 1) : nil, nextLink: page < pages ? link(page + 1) : nil)
     }
 }
@@ -243,6 +302,8 @@ enum CheckInPage {
         let localStart: String
         let timezone: String
         let calibration: String
+        let reason: String
+        let droppedReason: String?
         let chart: String
         let samples: [SampleRow]
         let events: [EventRow]
@@ -251,6 +312,7 @@ enum CheckInPage {
 
     static func model(store: some AdminStore, id: UUID, scale: LabelScale, session: AdminSession) async throws -> Model? {
         guard let detail = try await store.checkInDetail(id: id) else { return nil }
+        let evidence = try await store.outlierEvidence(checkIn: id)
         let calibration = detail.calibrationDB
         let timeZone = TimeZone(identifier: detail.timezone) ?? .gmt
         let events = detail.events.map {
@@ -261,11 +323,39 @@ enum CheckInPage {
             checkIn: CheckInRow(detail.listing, scale: scale),
             localStart: Formatting.local(detail.listing.startedAt, timeZone: timeZone), timezone: detail.timezone,
             calibration: String(format: "%.1f dB (%@)", calibration, detail.calibrationSource == "checkin" ? "from the device" : "server side"),
+            reason: reason(detail.listing, evidence: evidence),
+            droppedReason: detail.listing.droppedSamples == 0 ? nil
+                : "\(detail.listing.droppedSamples) spike sample(s) dropped: each stood more than 3 × 1.4826 × MAD and 6 dB away from the median of the 7 samples around it.",
             chart: Charts.session(detail),
             samples: detail.samples.map {
                 SampleRow(t: Charts.format($0.sample.t), avg: Charts.format($0.sample.avg + calibration), peak: Charts.format($0.sample.peak + calibration), dropped: $0.dropped)
             },
             events: events, hasEvents: !events.isEmpty)
+    }
+}
+
+extension CheckInPage {
+    /// Why the check-in counts or not, in the analysis' own terms (docs/analysis.md).
+    static func reason(_ checkIn: CheckInListing, evidence: OutlierEvidence?) -> String {
+        let kept = checkIn.samples - checkIn.droppedSamples
+        if checkIn.status == .tooShort {
+            return "Too short: \(kept) samples kept after dropping spikes; a check-in needs \(Analysis.minimumKeptSamples) to count."
+        }
+        if checkIn.markedOutlier { return "Marked as an outlier by an operator: left out of the venue's loudness." }
+        guard let evidence else { return "" }
+        let scope = switch evidence.scope {
+        case .sameWeekdayAndHour: "other check-ins at the same weekday and hour"
+        case .sameHourAnyWeekday: "other check-ins at the same hour on any weekday (fewer than 5 at this weekday and hour)"
+        case .tooFewToDecide: ""
+        }
+        guard let median = evidence.median, let allowed = evidence.allowedDistance else {
+            return "Counted: with \(evidence.references) comparable check-in(s) at this hour (fewer than \(Analysis.minimumReferences)), no outlier decision is made."
+        }
+        let comparison = "the median \(Formatting.level(median)) of \(evidence.references) \(scope)"
+        let level = Formatting.level(checkIn.levelDB)
+        return checkIn.status == .outlier
+            ? "Outlier: \(level) is more than \(Charts.format(allowed)) dB from \(comparison). Left out of the venue's loudness."
+            : "Counted: \(level) is within \(Charts.format(allowed)) dB of \(comparison)."
     }
 }
 

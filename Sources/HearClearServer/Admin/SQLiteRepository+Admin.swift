@@ -27,8 +27,9 @@ extension SQLiteRepository: AdminStore {
         try await pool.read { db in try Self.deviceListings(db, literal: "ORDER BY d.created_at DESC LIMIT \(limit)") }
     }
 
-    public func recentCheckIns(limit: Int) async throws -> [CheckInListing] {
-        try await pool.read { db in try Self.checkInListings(db, literal: "ORDER BY c.received_at DESC, c.seq DESC LIMIT \(limit)") }
+    public func recentCheckIns(limit: Int, rejectedOnly: Bool) async throws -> [CheckInListing] {
+        let filter: SQL = rejectedOnly ? "WHERE c.status != \(CheckInStatus.accepted.rawValue)" : ""
+        return try await pool.read { db in try Self.checkInListings(db, literal: filter + " ORDER BY c.received_at DESC, c.seq DESC LIMIT \(limit)") }
     }
 
     public func checkInsPerDay(days: Int, until now: Date) async throws -> [(day: Date, count: Int)] {
@@ -61,6 +62,53 @@ extension SQLiteRepository: AdminStore {
             let venues = try Self.venueListings(
                 db, literal: filter + " ORDER BY latest IS NULL, latest DESC, v.name, v.id LIMIT \(limit) OFFSET \(offset)")
             return (venues, total)
+        }
+    }
+
+    public func loudestVenues(in window: LocalWindow, offset: Int, limit: Int) async throws -> (venues: [(venue: VenueListing, aggregate: LoudnessAggregate)], total: Int) {
+        try await pool.read { db in
+            // Per weekday-hour cells when a weekday is chosen, else the every-weekday spans (which count a check-in once).
+            let weekday = window.weekday ?? LoudnessAggregate.everyWeekday
+            let spans: SQL = "l.weekday = \(weekday) AND l.hour BETWEEN \(window.hours.lowerBound) AND \(window.hours.upperBound)"
+            let total = try SQLRequest<Int>("SELECT COUNT(DISTINCT l.venue_id) FROM loudness l WHERE \(spans)").fetchOne(db) ?? 0
+            let rows = try SQLRequest<Row>(
+                """
+                SELECT l.venue_id, MAX(l.checkins) AS checkins, SUM(l.samples) AS samples, SUM(l.energy) AS energy
+                FROM loudness l WHERE \(spans)
+                GROUP BY l.venue_id ORDER BY SUM(l.energy) / SUM(l.samples) DESC, l.venue_id LIMIT \(limit) OFFSET \(offset)
+                """
+            ).fetchAll(db)
+            let ids: [String] = rows.map { $0["venue_id"] }
+            let listings = Dictionary(uniqueKeysWithValues: try Self.venueListings(db, literal: "WHERE v.id IN \(ids)").map { ($0.id, $0) })
+            let venues = rows.compactMap { row -> (VenueListing, LoudnessAggregate)? in
+                guard let listing = listings[row["venue_id"]] else { return nil }
+                return (listing, LoudnessAggregate(weekday: weekday, hour: LoudnessAggregate.everyHour, checkins: row["checkins"], samples: row["samples"], energy: row["energy"]))
+            }
+            return (venues, total)
+        }
+    }
+
+    public func outlierEvidence(checkIn: UUID) async throws -> OutlierEvidence? {
+        try await pool.read { db -> OutlierEvidence? in
+            guard let record = try CheckInRecord.filter(CheckInRecord.Columns.id == checkIn.wireString).fetchOne(db) else { return nil }
+            let others = try SQLRequest<Row>(
+                """
+                SELECT c.level_db, c.home_weekday FROM checkin c JOIN device d ON d.id = c.device_id
+                WHERE c.venue_id = \(record.venueId) AND c.home_hour = \(record.homeHour) AND c.seq != \(record.seq!)
+                  AND c.status != \(CheckInStatus.tooShort.rawValue) AND c.level_db IS NOT NULL AND d.banned = 0 AND c.marked_outlier = 0
+                """
+            ).fetchAll(db)
+            let sameWeekday = others.filter { $0["home_weekday"] == record.homeWeekday }.map { $0["level_db"] as Double }
+            let sameHour = others.map { $0["level_db"] as Double }
+            let (scope, references): (OutlierEvidence.Scope, [Double]) =
+                sameWeekday.count >= Analysis.minimumReferences ? (.sameWeekdayAndHour, sameWeekday)
+                : sameHour.count >= Analysis.minimumReferences ? (.sameHourAnyWeekday, sameHour) : (.tooFewToDecide, sameHour)
+            guard scope != .tooFewToDecide else { return OutlierEvidence(scope: scope, references: references.count) }
+            let median = Analysis.median(references)
+            let mad = Analysis.medianAbsoluteDeviation(references, around: median)
+            return OutlierEvidence(
+                scope: scope, references: references.count, median: median,
+                allowedDistance: max(Analysis.spikeSigmas * Analysis.madToSigma * mad, Analysis.minimumOutlierDistanceDB))
         }
     }
 
