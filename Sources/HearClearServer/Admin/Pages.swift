@@ -82,6 +82,8 @@ struct DeviceRow {
     let checkins: Int
     let outlierShare: String
     let banned: Bool
+    /// A quarter or more of at least 4 check-ins were outliers: worth a look.
+    let suspicious: Bool
 
     init(_ listing: DeviceListing) {
         id = listing.id.wireString
@@ -92,6 +94,7 @@ struct DeviceRow {
         checkins = listing.checkIns
         outlierShare = Formatting.share(listing.outliers, of: listing.checkIns)
         banned = listing.banned
+        suspicious = listing.checkIns >= 4 && listing.outliers * 4 >= listing.checkIns
     }
 }
 
