@@ -36,6 +36,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let databasePath = configuration.databasePath
     return Application(
         router: router,
+        // Connections idle this long are closed; slow bodies are cut off by ServerSettings.bodyTimeout.
+        server: .http1(configuration: .init(idleTimeout: .seconds(60))),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "hearclear"),
         onServerRunning: { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? configuration.hostname):\($0.port ?? configuration.port)" } ?? "?"
@@ -61,9 +63,11 @@ public func buildRouter(
         .methodNotAllowed("healthz", allowing: [.get])
 
     let api = router.group("api/v1")
-    DeviceController(repository: repository, settings: settings).addRoutes(to: api.group("devices"))
-    VenueController(repository: repository, settings: settings).addRoutes(to: api.group("venues"))
-    CheckInController(repository: repository, settings: settings).addRoutes(to: api.group("checkins"))
+    let limiter = settings.rateLimit > 0 ? RateLimiter(perMinute: settings.rateLimit) : nil
+    DeviceController(repository: repository, settings: settings, limiter: limiter).addRoutes(to: api.group("devices"))
+    VenueController(repository: repository, settings: settings, limiter: limiter).addRoutes(to: api.group("venues"))
+    CheckInController(repository: repository, settings: settings, limiter: limiter, uploads: UploadGate(capacity: settings.maxConcurrentUploads))
+        .addRoutes(to: api.group("checkins"))
 
     api.get("scale") { _, _ in settings.scale }
         .methodNotAllowed("scale", allowing: [.get])

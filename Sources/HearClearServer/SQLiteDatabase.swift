@@ -38,4 +38,13 @@ public enum SQLiteDatabase {
             try DatabaseMigrator().appliedIdentifiers(db).sorted().last ?? "empty"
         }
     }
+
+    /// A consistent copy of a live database: VACUUM INTO reads one snapshot (WAL lets the server
+    /// keep writing meanwhile) and writes a compact, self-contained file.
+    public static func backup(path: String, to destination: String) throws {
+        let source = try DatabaseQueue(path: path)
+        try source.inDatabase { db in
+            try db.execute(sql: "VACUUM INTO ?", arguments: [destination])
+        }
+    }
 }

@@ -206,30 +206,36 @@ public struct SQLiteRepository: Repository {
     /// Check-ins of banned devices and those an operator marked neither serve as references nor
     /// change. Returns the check-ins whose status changed.
     static func decideOutliers(venueID: String, hour: Int, in db: GRDB.Database) throws -> Set<Int64> {
+        var changed: Set<Int64> = []
+        for decision in try outlierDecisions(venueID: venueID, hour: hour, in: db) where decision.stored != decision.decided {
+            try db.execute(literal: "UPDATE checkin SET status = \(decision.decided.rawValue) WHERE seq = \(decision.seq)")
+            changed.insert(decision.seq)
+        }
+        return changed
+    }
+
+    /// What the outlier rule says of each check-in it applies to at this venue and home hour, next
+    /// to the status stored; nothing is written.
+    static func outlierDecisions(venueID: String, hour: Int, in db: GRDB.Database) throws -> [(seq: Int64, stored: CheckInStatus, decided: CheckInStatus)] {
         let rows = try SQLRequest<Row>(
             """
-                SELECT c.seq, c.level_db, c.home_weekday, c.status
-                FROM checkin c JOIN device d ON d.id = c.device_id
-                WHERE c.venue_id = \(venueID) AND c.home_hour = \(hour) AND c.status != \(CheckInStatus.tooShort.rawValue)
-                  AND c.level_db IS NOT NULL AND d.banned = 0 AND c.marked_outlier = 0
-                """
+            SELECT c.seq, c.level_db, c.home_weekday, c.status
+            FROM checkin c JOIN device d ON d.id = c.device_id
+            WHERE c.venue_id = \(venueID) AND c.home_hour = \(hour) AND c.status != \(CheckInStatus.tooShort.rawValue)
+              AND c.level_db IS NOT NULL AND d.banned = 0 AND c.marked_outlier = 0
+            """
         ).fetchAll(db)
         let candidates = rows.map { row in
-            (seq: row["seq"] as Int64, level: row["level_db"] as Double, weekday: row["home_weekday"] as Int, status: row["status"] as String)
+            (seq: row["seq"] as Int64, level: row["level_db"] as Double, weekday: row["home_weekday"] as Int,
+             status: CheckInStatus(rawValue: row["status"]) ?? .accepted)
         }
-        var changed: Set<Int64> = []
-        for candidate in candidates {
+        return candidates.map { candidate in
             let others = candidates.filter { $0.seq != candidate.seq }
             let sameWeekday = others.filter { $0.weekday == candidate.weekday }
             let references = sameWeekday.count >= Analysis.minimumReferences ? sameWeekday : others
             let isOutlier = Analysis.isOutlier(candidate.level, among: references.map(\.level)) ?? false
-            let status = (isOutlier ? CheckInStatus.outlier : .accepted).rawValue
-            if status != candidate.status {
-                try db.execute(literal: "UPDATE checkin SET status = \(status) WHERE seq = \(candidate.seq)")
-                changed.insert(candidate.seq)
-            }
+            return (candidate.seq, candidate.status, isOutlier ? .outlier : .accepted)
         }
-        return changed
     }
 
     /// Recomputes, from `checkin_hour`, every cached aggregate the given check-ins fall in.

@@ -4,7 +4,8 @@ import HearClearCore
 /// What an operator can tune in the `--config` JSON file. Every key is optional:
 ///
 ///     {"scale": {"unit": "dBA", "bands": [{"label": "quiet", "max_db": 70}, ...]},
-///      "max_body_bytes": 4194304, "default_calibration_db": 110, "admin_password": "..."}
+///      "max_body_bytes": 4194304, "default_calibration_db": 110, "admin_password": "...",
+///      "rate_limit": 60, "max_concurrent_uploads": 64, "body_timeout_s": 30}
 public struct ServerSettings: Sendable, Equatable {
     public var scale: LabelScale
     /// The largest request body accepted, counted after decompression.
@@ -13,15 +14,24 @@ public struct ServerSettings: Sendable, Equatable {
     public var defaultCalibrationDB: Double
     /// The password of the admin pages (user `admin`); without one they are off.
     public var adminPassword: String?
+    /// Writes a minute per device; ten times as many per client address. 0 turns the limit off.
+    public var rateLimit: Int
+    /// Check-in uploads handled at once; more are answered 503 with `Retry-After`.
+    public var maxConcurrentUploads: Int
+    /// How long a request body may take to arrive, so slow senders cannot hold the server.
+    public var bodyTimeout: Duration
 
     public init(
         scale: LabelScale = .standard, maxBodyBytes: Int = 4 * 1024 * 1024, defaultCalibrationDB: Double = Level.defaultCalibrationDB,
-        adminPassword: String? = nil
+        adminPassword: String? = nil, rateLimit: Int = 60, maxConcurrentUploads: Int = 64, bodyTimeout: Duration = .seconds(30)
     ) {
         self.scale = scale
         self.maxBodyBytes = maxBodyBytes
         self.defaultCalibrationDB = defaultCalibrationDB
         self.adminPassword = adminPassword
+        self.rateLimit = rateLimit
+        self.maxConcurrentUploads = maxConcurrentUploads
+        self.bodyTimeout = bodyTimeout
     }
 
     struct File: Decodable {
@@ -29,12 +39,18 @@ public struct ServerSettings: Sendable, Equatable {
         var maxBodyBytes: Int?
         var defaultCalibrationDB: Double?
         var adminPassword: String?
+        var rateLimit: Int?
+        var maxConcurrentUploads: Int?
+        var bodyTimeoutS: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case scale
             case maxBodyBytes = "max_body_bytes"
             case defaultCalibrationDB = "default_calibration_db"
             case adminPassword = "admin_password"
+            case rateLimit = "rate_limit"
+            case maxConcurrentUploads = "max_concurrent_uploads"
+            case bodyTimeoutS = "body_timeout_s"
         }
     }
 
@@ -44,6 +60,7 @@ public struct ServerSettings: Sendable, Equatable {
 
     /// Reads a config file over the defaults. A misspelt key is an error rather than silently ignored.
     public static func load(contentsOf path: String) throws -> ServerSettings {
+        func invalid(_ why: String) -> InvalidFile { InvalidFile(description: "config file \(path): \(why)") }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -55,7 +72,7 @@ public struct ServerSettings: Sendable, Equatable {
             if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
                 let known = Set(File.CodingKeys.allCases.map(\.stringValue))
                 if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
-                    throw InvalidFile(description: "config file \(path): unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
+                    throw invalid("unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
                 }
             }
             file = try JSONDecoder().decode(File.self, from: data)
@@ -66,22 +83,32 @@ public struct ServerSettings: Sendable, Equatable {
         }
         var settings = ServerSettings()
         if let scale = file.scale {
-            do { try scale.validate() } catch { throw InvalidFile(description: "config file \(path): \(error)") }
+            do { try scale.validate() } catch { throw invalid("\(error)") }
             settings.scale = scale
         }
         if let maxBodyBytes = file.maxBodyBytes {
-            guard maxBodyBytes >= 1024 else { throw InvalidFile(description: "config file \(path): max_body_bytes must be at least 1024") }
+            guard maxBodyBytes >= 1024 else { throw invalid("max_body_bytes must be at least 1024") }
             settings.maxBodyBytes = maxBodyBytes
         }
         if let calibration = file.defaultCalibrationDB {
-            guard calibration.isFinite, (0...200).contains(calibration) else {
-                throw InvalidFile(description: "config file \(path): default_calibration_db must be between 0 and 200")
-            }
+            guard calibration.isFinite, (0...200).contains(calibration) else { throw invalid("default_calibration_db must be between 0 and 200") }
             settings.defaultCalibrationDB = calibration
         }
         if let password = file.adminPassword {
-            guard password.count >= 8 else { throw InvalidFile(description: "config file \(path): admin_password must have at least 8 characters") }
+            guard password.count >= 8 else { throw invalid("admin_password must have at least 8 characters") }
             settings.adminPassword = password
+        }
+        if let rateLimit = file.rateLimit {
+            guard rateLimit >= 0 else { throw invalid("rate_limit must be 0 (off) or a number of writes a minute") }
+            settings.rateLimit = rateLimit
+        }
+        if let uploads = file.maxConcurrentUploads {
+            guard uploads >= 1 else { throw invalid("max_concurrent_uploads must be at least 1") }
+            settings.maxConcurrentUploads = uploads
+        }
+        if let seconds = file.bodyTimeoutS {
+            guard seconds.isFinite, seconds > 0, seconds <= 3600 else { throw invalid("body_timeout_s must be more than 0 and at most 3600") }
+            settings.bodyTimeout = .milliseconds(Int64(seconds * 1000))
         }
         return settings
     }

@@ -8,7 +8,7 @@ struct HearClearServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearclear-server",
         abstract: "The HearClear server: venue loudness from crowd-sourced measurements (API v1 over SQLite).",
-        subcommands: [Serve.self, Migrate.self, Seed.self],
+        subcommands: [Serve.self, Migrate.self, Seed.self, Verify.self, Rebuild.self, Backup.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -52,6 +52,10 @@ extension HearClearServerCommand {
             }
             if let path = config ?? environment["HEARCLEAR_CONFIG"] {
                 configuration.settings = try ServerSettings.load(contentsOf: path)
+            }
+            if let text = environment["HEARCLEAR_RATE_LIMIT"] {
+                guard let limit = Int(text), limit >= 0 else { throw ValidationError("HEARCLEAR_RATE_LIMIT must be 0 (off) or writes a minute per device") }
+                configuration.settings.rateLimit = limit
             }
             if let password = environment["HEARCLEAR_ADMIN_PASSWORD"], !password.isEmpty {
                 guard password.count >= 8 else { throw ValidationError("HEARCLEAR_ADMIN_PASSWORD must have at least 8 characters") }
@@ -109,6 +113,53 @@ extension HearClearServerCommand {
             let summary = try await DemoData.seed(into: SQLiteRepository(pool: pool), settings: ServerSettings(), now: Date())
             print("\(database.path): seeded \(summary.venues) venues, \(summary.devices) devices, \(summary.checkIns) check-ins.")
             print("Start the server with HEARCLEAR_ADMIN_PASSWORD set and open http://127.0.0.1:8080/admin (user admin).")
+        }
+    }
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Recompute everything derived from the raw rows and report differences (exit 1 on any).",
+            discussion: "Checks SQLite's integrity, each check-in's spikes, level and per-hour sums, every outlier decision and every cached aggregate.")
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let pool = try SQLiteDatabase.openPool(path: database.path)
+            try SQLiteDatabase.migrate(pool)
+            let integrity = try await pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+            let differences = (integrity == ["ok"] ? [] : integrity.map { "integrity: \($0)" }) + (try await SQLiteRepository(pool: pool).verify())
+            for difference in differences { print(difference) }
+            print(differences.isEmpty ? "\(database.path): ok" : "\(database.path): \(differences.count) difference(s); `hearclear-server rebuild` repairs derived data")
+            if !differences.isEmpty { throw ExitCode.failure }
+        }
+    }
+
+    struct Rebuild: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Derive every check-in's analysis, the outlier decisions and the loudness cache again from the raw rows.")
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let pool = try SQLiteDatabase.openPool(path: database.path)
+            try SQLiteDatabase.migrate(pool)
+            try await SQLiteRepository(pool: pool).rebuild()
+            print("\(database.path): rebuilt")
+        }
+    }
+
+    struct Backup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a consistent copy of the database, safe while the server runs (VACUUM INTO).")
+
+        @Argument(help: "Where to write the copy; must not exist yet.")
+        var path: String
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            guard !FileManager.default.fileExists(atPath: path) else { throw ValidationError("\(path) exists already: choose a new file") }
+            try SQLiteDatabase.backup(path: database.path, to: path)
+            print("\(database.path) copied to \(path)")
         }
     }
 }

@@ -7,16 +7,20 @@ import Hummingbird
 struct CheckInController {
     let repository: any Repository
     let settings: ServerSettings
+    /// Per-device and per-address write limits; nil when they are off.
+    let limiter: RateLimiter?
+    let uploads: UploadGate
 
     func addRoutes(to group: RouterGroup<APIRequestContext>) {
         group.methodNotAllowed("", allowing: [.post])
-            .add(middleware: DeviceAuthenticator(repository: repository))
-            .post(use: upload)
+        if let limiter { group.add(middleware: AddressRateLimitMiddleware(limiter: limiter)) }
+        group.add(middleware: DeviceAuthenticator(repository: repository, limiter: limiter))
+            .post { request, context in try await uploads.run { try await upload(request, context: context) } }
     }
 
     @Sendable func upload(_ request: Request, context: APIRequestContext) async throws -> EditedResponse<CheckInReceipt> {
         let device = try context.requireDevice()
-        let checkIn = try await request.decodeJSON(CheckIn.self, limit: settings.maxBodyBytes)
+        let checkIn = try await request.decodeJSON(CheckIn.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout)
         let now = Date()
         try Validation.checkIn(checkIn, now: now)
         let outcome = try await repository.storeCheckIn(

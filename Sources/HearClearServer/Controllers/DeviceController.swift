@@ -6,14 +6,17 @@ import Hummingbird
 struct DeviceController {
     let repository: any Repository
     let settings: ServerSettings
+    /// Per-device and per-address write limits; nil when they are off.
+    let limiter: RateLimiter?
 
     func addRoutes(to group: RouterGroup<APIRequestContext>) {
+        group.methodNotAllowed("", allowing: [.post])
+        if let limiter { group.add(middleware: AddressRateLimitMiddleware(limiter: limiter)) }
         group.post(use: register)
-            .methodNotAllowed("", allowing: [.post])
     }
 
     @Sendable func register(_ request: Request, context: APIRequestContext) async throws -> EditedResponse<DeviceCredentials> {
-        let registration = try Validation.registration(try await request.decodeJSON(DeviceRegistration.self, limit: settings.maxBodyBytes))
+        let registration = try Validation.registration(try await request.decodeJSON(DeviceRegistration.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout))
         let token = DeviceToken.generate()
         let id = try await repository.registerDevice(registration, tokenHash: DeviceToken.hash(token), at: Date())
         return EditedResponse(status: .created, response: DeviceCredentials(deviceID: id, token: token))

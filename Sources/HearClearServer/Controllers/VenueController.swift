@@ -6,6 +6,8 @@ import Hummingbird
 struct VenueController {
     let repository: any Repository
     let settings: ServerSettings
+    /// Per-device and per-address write limits; nil when they are off.
+    let limiter: RateLimiter?
 
     static let defaultRadiusM = 1000.0
     static let maximumRadiusM = 100_000.0
@@ -17,9 +19,9 @@ struct VenueController {
             .methodNotAllowed("", allowing: [.get])
         group.get(":venue_id", use: show)
             .methodNotAllowed(":venue_id", allowing: [.get, .put])
-        group.group(":venue_id")
-            .add(middleware: DeviceAuthenticator(repository: repository))
-            .put(use: save)
+        let writes = group.group(":venue_id")
+        if let limiter { writes.add(middleware: AddressRateLimitMiddleware(limiter: limiter)) }
+        writes.add(middleware: DeviceAuthenticator(repository: repository, limiter: limiter)).put(use: save)
         group.get(":venue_id/loudness", use: loudness)
             .methodNotAllowed(":venue_id/loudness", allowing: [.get])
     }
@@ -27,7 +29,7 @@ struct VenueController {
     @Sendable func save(_ request: Request, context: APIRequestContext) async throws -> EditedResponse<Venue> {
         let device = try context.requireDevice()
         let id = try venueID(context)
-        let venue = try Validation.venue(try await request.decodeJSON(VenueUpsert.self, limit: settings.maxBodyBytes))
+        let venue = try Validation.venue(try await request.decodeJSON(VenueUpsert.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout))
         let created = try await repository.saveVenue(id: id, venue, by: device.id, at: Date())
         guard let summary = try await repository.venue(id: id) else { throw APIError.notFound("venue \(id) not found") }
         return EditedResponse(status: created ? .created : .ok, response: present(summary))

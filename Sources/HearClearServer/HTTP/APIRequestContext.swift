@@ -8,8 +8,12 @@ public struct APIRequestContext: RequestContext {
     /// The admin's session, once `AdminAuthenticator` let the request in.
     var adminSession: AdminSession?
 
+    /// The client's IP address, for per-address limits; nil when there is no socket (router tests).
+    let remoteAddress: String?
+
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
     public var responseEncoder: APIResponseEncoder { APIResponseEncoder() }

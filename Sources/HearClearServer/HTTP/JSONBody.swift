@@ -5,9 +5,9 @@ import NIOCore
 
 extension Request {
     /// Reads and decodes a JSON body, plain or gzip-compressed, of at most `limit` bytes both on the
-    /// wire and after decompression. Inflating stops as soon as the limit is passed, so a gzip
-    /// bomb costs at most `limit` bytes of memory.
-    func decodeJSON<Value: Decodable>(_ type: Value.Type, limit: Int) async throws -> Value {
+    /// wire and after decompression, arriving within `timeout`. Inflating stops as soon as the limit
+    /// is passed, so a gzip bomb costs at most `limit` bytes of memory.
+    func decodeJSON<Value: Decodable>(_ type: Value.Type, limit: Int, timeout: Duration) async throws -> Value {
         let contentType = headers[.contentType].map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased() }
         guard contentType == "application/json" else {
             throw APIError.unsupportedMediaType("Content-Type must be application/json")
@@ -15,14 +15,21 @@ extension Request {
         if let length = headers[.contentLength].flatMap(Int.init), length > limit {
             throw APIError.tooLarge(limit: limit)
         }
-        let bytes: ByteBuffer
+        let gzipped: Bool
         switch headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() {
-        case nil, "", "identity":
-            bytes = try await collectBody(limit: limit)
-        case "gzip", "x-gzip":
-            bytes = try await inflateBody(limit: limit)
+        case nil, "", "identity": gzipped = false
+        case "gzip", "x-gzip": gzipped = true
         case let other?:
             throw APIError.unsupportedMediaType("Content-Encoding \(other) is not supported: send gzip or nothing")
+        }
+        let bytes = try await withThrowingTaskGroup(of: ByteBuffer.self) { group in
+            group.addTask { gzipped ? try await self.inflateBody(limit: limit) : try await self.collectBody(limit: limit) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw HTTPError(.requestTimeout, headers: [.connection: "close"], message: "the request body took longer than \(timeout) to arrive")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
         }
         return try JSONBody.decode(type, from: Data(buffer: bytes))
     }

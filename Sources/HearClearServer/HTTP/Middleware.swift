@@ -39,10 +39,12 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 }
 
-/// Accepts `Authorization: Bearer <token>` from a registered device that is not banned.
+/// Accepts `Authorization: Bearer <token>` from a registered device that is not banned, within its
+/// write rate when there is a limit.
 struct DeviceAuthenticator: RouterMiddleware {
     typealias Context = APIRequestContext
     let repository: any Repository
+    let limiter: RateLimiter?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let authorization = request.headers[.authorization] else {
@@ -56,6 +58,9 @@ struct DeviceAuthenticator: RouterMiddleware {
             throw APIError.unauthorized("unknown device token")
         }
         guard !device.banned else { throw APIError.forbidden("this device is banned") }
+        if let limiter, let wait = limiter.take("device:\(device.id.wireString)", perMinute: limiter.perMinute) {
+            throw RateLimiter.tooManyRequests(retryAfter: wait, who: "device")
+        }
         var context = context
         context.device = device
         return try await next(request, context)
