@@ -41,8 +41,14 @@ struct VenueController {
         return present(summary)
     }
 
+    static let listParameters: Set<String> = ["near", "radius", "limit", "q"]
+
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> VenueList {
         let parameters = request.uri.queryParameters
+        // Strict, so a misspelt parameter (radious=) is an error rather than silently ignored.
+        if let unknown = parameters.first(where: { !Self.listParameters.contains(String($0.key)) }) {
+            throw APIError.badRequest("unknown query parameter \"\(unknown.key)\": use near, radius, limit and q")
+        }
         var query = VenueQuery(near: nil, radiusM: Self.defaultRadiusM, nameContains: nil, limit: Self.defaultLimit)
         if let near = parameters["near"] {
             let parts = near.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
