@@ -5,8 +5,9 @@ SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 
 APT_PACKAGES := libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libasound2-dev
-# Only for tests: sox is the independent meter the levels are checked against, chromium the browser check.
-TEST_PACKAGES := sox chromium
+# Only for tests: sox is the independent meter the levels are checked against, chromium the
+# browser check, sqlite3 the shell the reliability suites count rows with.
+TEST_PACKAGES := sox chromium sqlite3
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080

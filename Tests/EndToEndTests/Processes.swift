@@ -50,11 +50,13 @@ enum Executable {
     }
 }
 
-/// A `hearclear-server` process on loopback, stopped at deinit.
-final class ServerProcess {
+/// A `hearclear-server` process on loopback, stopped at deinit. Its methods act on the process,
+/// which is safe from any thread.
+final class ServerProcess: @unchecked Sendable {
     let process = Process()
     let startLine: String
     let url: URL
+    private let output = LogBuffer()
 
     /// Starts on `port` (0: a free one) and waits for the start line that names the address.
     init(database: String, port: Int = 0, environment: [String: String] = [:]) throws {
@@ -80,12 +82,35 @@ final class ServerProcess {
         startLine = found
         let address = found.split(separator: " ").first { $0.hasPrefix("http://") }!.trimmingCharacters(in: CharacterSet(charactersIn: ","))
         url = URL(string: address)!
-        // Keep reading the log so the server never blocks on a full pipe.
-        let reader = pipe.fileHandleForReading
-        Thread { while !reader.availableData.isEmpty {} }.start()
+        // Keep reading the log, so the server never blocks on a full pipe, and keep it for the tests.
+        let reader = pipe.fileHandleForReading, output = self.output
+        output.append(text)
+        Thread {
+            while case let data = reader.availableData, !data.isEmpty { output.append(String(decoding: data, as: UTF8.self)) }
+            output.close()
+        }.start()
     }
 
     var port: Int { url.port! }
+    var pid: Int32 { process.processIdentifier }
+
+    /// Everything the server logged; once it has stopped, all of it.
+    var log: String {
+        output.text(waitingForEnd: !process.isRunning)
+    }
+
+    /// Kills the server at once, as a crash or a power cut would.
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The server's peak resident memory so far, in kB (VmHWM).
+    func peakMemoryKB() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
 
     func stop() {
         guard process.isRunning else { return }
@@ -105,6 +130,51 @@ func clientEnvironment(in folder: URL) -> [String: String] {
         "XDG_DATA_HOME": folder.appendingPathComponent("data").path, "NO_COLOR": "1",
         "HEARCLEAR_CONFIG": folder.appendingPathComponent("config/hearclear/config.json").path,
     ]
+}
+
+/// A value shared between tasks, behind a lock.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try lock.withLock { try body(&value) }
+    }
+}
+
+/// Text gathered by a reader thread.
+final class LogBuffer: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var buffer = ""
+    private var closed = false
+
+    func append(_ text: String) {
+        condition.withLock { buffer += text }
+    }
+
+    func close() {
+        condition.withLock {
+            closed = true
+            condition.broadcast()
+        }
+    }
+
+    func text(waitingForEnd: Bool) -> String {
+        condition.withLock {
+            while waitingForEnd && !closed { condition.wait() }
+            return buffer
+        }
+    }
+}
+
+/// Runs the sqlite3 shell on a database and returns its output, trimmed.
+func sqlite(_ database: String, _ sql: String) throws -> String {
+    let result = try Executable.run(program: URL(fileURLWithPath: "/usr/bin/sqlite3"), [database, sql])
+    return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 func temporaryFolder() throws -> URL {
