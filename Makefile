@@ -48,8 +48,14 @@ run: build
 demo: build
 	.build/debug/hearclear-server seed --demo --database $(DATABASE)
 
+## The API fuzzer (schemathesis, from PyPI) in a virtual environment of its own.
+SCHEMATHESIS_VERSION := 4.32.5
+.venv/bin/schemathesis:
+	python3 -m venv .venv
+	.venv/bin/pip install --quiet schemathesis==$(SCHEMATHESIS_VERSION)
+
 ## Build and run every test.
-test: test-deps
+test: test-deps .venv/bin/schemathesis
 	swift build --build-tests
 	swift test --skip-build
 
