@@ -182,3 +182,51 @@ func temporaryFolder() throws -> URL {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     return folder
 }
+
+/// A plain TCP connection to the server, for clients that misbehave on purpose (slow, stalled).
+final class RawConnection: @unchecked Sendable {
+    private let socket: Int32
+
+    init(port: Int) throws {
+        socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot connect to port \(port)"]) }
+    }
+
+    deinit {
+        close(socket)
+    }
+
+    /// Sends the bytes; false once the server has closed the connection.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
+    /// Reads until the server closes the connection or sends a whole response head and body.
+    func readResponse() -> String {
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+            let text = String(decoding: received, as: UTF8.self)
+            if let head = text.range(of: "\r\n\r\n"),
+                let lengthLine = text[..<head.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+                let length = Int(lengthLine.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)),
+                text.utf8.distance(from: head.upperBound, to: text.endIndex) >= length
+            {
+                break
+            }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import HearClearCore
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Clients that would hold the server: slow senders are cut off, uploads past the cap turned away.
+@Suite struct AbuseTests {
+    let folder: URL
+
+    init() throws {
+        folder = try temporaryFolder()
+    }
+
+    func server(config: String) throws -> (ServerProcess, token: String) {
+        let file = folder.appendingPathComponent("config.json")
+        try Data(config.utf8).write(to: file)
+        let server = try ServerProcess(
+            database: folder.appendingPathComponent("abuse.sqlite").path, environment: ["HEARCLEAR_CONFIG": file.path, "HEARCLEAR_RATE_LIMIT": "0"])
+        let connection = try RawConnection(port: server.port)
+        let body = #"{"model": "abuser", "platform": "linux"}"#
+        connection.send("POST /api/v1/devices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let response = connection.readResponse()
+        let json = String(response[response.range(of: "\r\n\r\n")!.upperBound...])
+        return (server, try JSONDecoder().decode(DeviceCredentials.self, from: Data(json.utf8)).token)
+    }
+
+    func uploadHead(token: String, length: Int) -> String {
+        "POST /api/v1/checkins HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n\r\n"
+    }
+
+    @Test func aClientSendingOneByteAtATimeIsCutOff() throws {
+        let (server, token) = try server(config: #"{"body_timeout_s": 1}"#)
+        let connection = try RawConnection(port: server.port)
+        connection.send(uploadHead(token: token, length: 1000))
+        // A byte every 100 ms: the body would take 100 s; the server allows it one.
+        let trickle = Thread {
+            for _ in 0..<1000 {
+                guard connection.send("{") else { return }
+                Thread.sleep(forTimeInterval: 0.1)  // the slowness under test, not synchronisation
+            }
+        }
+        trickle.start()
+        let response = connection.readResponse()
+        #expect(response.hasPrefix("HTTP/1.1 408"), "\(response)")
+        #expect(response.contains("took longer than"))
+        let health = try RawConnection(port: server.port)
+        health.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(health.readResponse().hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test func uploadsPastTheCapAreTurnedAwayWithRetryAfter() throws {
+        let (server, token) = try server(config: #"{"max_concurrent_uploads": 1, "body_timeout_s": 60}"#)
+        // One upload that has started and stalls, holding the only place.
+        let stalled = try RawConnection(port: server.port)
+        stalled.send(uploadHead(token: token, length: 1000) + "{")
+        // The next upload is turned away once the stalled one is being handled (at most a few tries).
+        var answer = ""
+        for _ in 0..<200 where !answer.hasPrefix("HTTP/1.1 503") {
+            let second = try RawConnection(port: server.port)
+            second.send(uploadHead(token: token, length: 2) + "{}")
+            answer = second.readResponse()
+        }
+        #expect(answer.hasPrefix("HTTP/1.1 503"), "\(answer)")
+        #expect(answer.lowercased().contains("retry-after: 1"))
+        #expect(answer.contains("handling 1 uploads already"))
+    }
+}
