@@ -277,3 +277,68 @@ import Testing
         #expect(synced.output.contains("1 uploaded"))
     }
 }
+
+/// A network that fails the client in the ways networks do: it retries, and the server stores each
+/// check-in once.
+@Suite struct UnreliableNetworkTests {
+    let folder: URL
+    let environment: [String: String]
+
+    init() throws {
+        folder = try temporaryFolder()
+        environment = clientEnvironment(in: folder)
+    }
+
+    func recording() throws -> String {
+        try temporaryFile("venue.wav", WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -37, seconds: 20, sampleRate: 16_000), sampleRate: 16_000, format: .int16))
+    }
+
+    /// A server, a proxy in front of it spoiling uploads as told, and a registered client with a venue.
+    func setUp(_ spoils: [FlakyProxy.Spoil]) throws -> (ServerProcess, FlakyProxy, database: String) {
+        let database = folder.appendingPathComponent("flaky.sqlite").path
+        let server = try ServerProcess(database: database)
+        let proxy = try FlakyProxy(upstream: server.port, spoils: spoils)
+        #expect(try Executable.run("hearclear", ["register", "--server", "http://127.0.0.1:\(proxy.port)"], environment: environment).status == 0)
+        #expect(try Executable.run("hearclear", ["venue", "add", "bar", "--name", "Bar", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0)
+        return (server, proxy, database)
+    }
+
+    var outbox: URL { folder.appendingPathComponent("data/hearclear/outbox") }
+
+    @Test func a500AndADroppedAnswerAreRetriedAndTheCheckInIsStoredOnce() throws {
+        let (server, proxy, database) = try setUp([.serverError, .dropAnswer])
+        let result = try Executable.run("hearclear", ["checkin", "bar", "--file", try recording()], environment: environment)
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("bar: 70.0 dB(A) quiet, 20 samples"), "\(result.output)")
+        #expect(proxy.uploads.withLock { $0 } == 3)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).isEmpty)
+        server.stop()
+        #expect(try sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
+    }
+
+    @Test func aClientKilledWhileSyncingUploadsOnceLater() throws {
+        let (server, proxy, database) = try setUp([.dropAnswer, .dropAnswer, .dropAnswer, .hold])
+        // Offline for good: three failed attempts leave the check-in in the outbox.
+        let first = try Executable.run("hearclear", ["checkin", "bar", "--file", try recording()], environment: environment)
+        #expect(first.output.contains("waits in"), "\(first.output)")
+        // The server stored it on the first attempt already; now sync is killed while waiting for the answer.
+        let sync = Process()
+        sync.executableURL = Executable.buildFolder.appendingPathComponent("hearclear")
+        sync.arguments = ["sync"]
+        sync.environment = Executable.environment(adding: environment)
+        sync.standardOutput = FileHandle.nullDevice
+        sync.standardError = FileHandle.nullDevice
+        try sync.run()
+        proxy.waitUntilHolding()
+        kill(sync.processIdentifier, SIGKILL)
+        sync.waitUntilExit()
+        proxy.release()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).filter { $0.hasSuffix(".json") }.count == 1)
+        let again = try Executable.run("hearclear", ["sync"], environment: environment)
+        #expect(again.output.contains("1 uploaded"), "\(again.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).isEmpty)
+        server.stop()
+        #expect(try sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
+        #expect(try sqlite(database, "SELECT COUNT(*) FROM sample") == "20")
+    }
+}

@@ -203,30 +203,48 @@ final class RawConnection: @unchecked Sendable {
         close(socket)
     }
 
-    /// Sends the bytes; false once the server has closed the connection.
+    /// Sends the text; false once the server has closed the connection.
     @discardableResult
     func send(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        return bytes.withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+        send(Array(text.utf8))
     }
 
-    /// Reads until the server closes the connection or sends a whole response head and body.
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
     func readResponse() -> String {
+        String(decoding: readResponseBytes(), as: UTF8.self)
+    }
+
+    /// Reads until the server closes the connection or has sent a whole response head and body.
+    func readResponseBytes() -> [UInt8] {
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = recv(socket, &buffer, buffer.count, 0)
             if count <= 0 { break }
             received += buffer[0..<count]
-            let text = String(decoding: received, as: UTF8.self)
-            if let head = text.range(of: "\r\n\r\n"),
-                let lengthLine = text[..<head.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
-                let length = Int(lengthLine.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)),
-                text.utf8.distance(from: head.upperBound, to: text.endIndex) >= length
-            {
-                break
-            }
+            if let end = HTTPMessage.headEnd(received), received.count >= end + HTTPMessage.contentLength(received[..<end]) { break }
         }
-        return String(decoding: received, as: UTF8.self)
+        return received
+    }
+}
+
+/// Just enough HTTP/1.1 framing for the raw test clients and the proxy.
+enum HTTPMessage {
+    /// Where the head ends (after its blank line), if it has arrived.
+    static func headEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            return index + 4
+        }
+        return nil
+    }
+
+    static func contentLength(_ head: ArraySlice<UInt8>) -> Int {
+        String(decoding: head, as: UTF8.self).lowercased().split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
     }
 }
