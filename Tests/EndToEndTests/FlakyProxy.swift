@@ -7,6 +7,8 @@ final class FlakyProxy: @unchecked Sendable {
     enum Spoil {
         /// Answer 500 without asking the server.
         case serverError
+        /// Close the connection without forwarding the upload: lost on the way.
+        case dropRequest
         /// Forward to the server, then close the connection instead of answering: stored, not acknowledged.
         case dropAnswer
         /// Forward to the server and keep the client waiting until `release()`.
@@ -61,6 +63,7 @@ final class FlakyProxy: @unchecked Sendable {
             uploads.withLock { $0 += 1 }
             spoil = spoils.withLock { $0.isEmpty ? .pass : $0.removeFirst() }
         }
+        if case .dropRequest = spoil { return }
         if case .serverError = spoil {
             Self.write(client, Array("HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 41\r\nConnection: close\r\n\r\n{\"error\": {\"message\": \"spoiled on purpose\"}}".utf8))
             return
