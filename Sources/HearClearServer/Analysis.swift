@@ -40,6 +40,13 @@ enum Analysis {
         }
     }
 
+    /// Which check-ins a check-in at `weekday` is compared with, among the venue's others at the same
+    /// home hour: those at the same weekday when there are enough, else all of them.
+    static func references(forWeekday weekday: Int, among others: [(level: Double, weekday: Int)]) -> (sameWeekday: Bool, levels: [Double]) {
+        let sameWeekday = others.filter { $0.weekday == weekday }
+        return sameWeekday.count >= minimumReferences ? (true, sameWeekday.map(\.level)) : (false, others.map(\.level))
+    }
+
     /// Whether a check-in's level is an outlier among the levels of comparable check-ins:
     /// further from their median than max(3 × 1.4826 × MAD, 6 dB). `nil` when there are too few to decide.
     static func isOutlier(_ level: Double, among references: [Double]) -> Bool? {
@@ -120,6 +127,12 @@ struct CheckInAnalysis: Sendable {
     let homeHour: LocalHour
 
     var isTooShort: Bool { keptSamples < Analysis.minimumKeptSamples }
+
+    /// The analysis of stored samples, as a check-in started at `startedAt`.
+    init(samples: [Sample], startedAt: TimeInterval, intervalS: Double, venueID: String, calibrationDB: Double, clock: VenueClock) {
+        let checkIn = CheckIn(id: UUID(), venueID: venueID, startedAt: Date(timeIntervalSince1970: startedAt), intervalS: intervalS, samples: samples)
+        self.init(checkIn: checkIn, calibrationDB: calibrationDB, clock: clock)
+    }
 
     init(checkIn: CheckIn, calibrationDB: Double, clock: VenueClock) {
         let levels = checkIn.samples.map(\.avg)

@@ -230,10 +230,9 @@ public struct SQLiteRepository: Repository {
              status: CheckInStatus(rawValue: row["status"]) ?? .accepted)
         }
         return candidates.map { candidate in
-            let others = candidates.filter { $0.seq != candidate.seq }
-            let sameWeekday = others.filter { $0.weekday == candidate.weekday }
-            let references = sameWeekday.count >= Analysis.minimumReferences ? sameWeekday : others
-            let isOutlier = Analysis.isOutlier(candidate.level, among: references.map(\.level)) ?? false
+            let others = candidates.filter { $0.seq != candidate.seq }.map { (level: $0.level, weekday: $0.weekday) }
+            let references = Analysis.references(forWeekday: candidate.weekday, among: others)
+            let isOutlier = Analysis.isOutlier(candidate.level, among: references.levels) ?? false
             return (candidate.seq, candidate.status, isOutlier ? .outlier : .accepted)
         }
     }
@@ -308,10 +307,9 @@ public struct SQLiteRepository: Repository {
             }
             guard let clock = clocks[record.venueId] else { continue }
             let samples = try SQLRequest<Sample>("SELECT t, avg, peak FROM sample WHERE checkin_seq = \(seq) ORDER BY t").fetchAll(db)
-            let checkIn = CheckIn(
-                id: UUID(), venueID: record.venueId, startedAt: Date(timeIntervalSince1970: record.startedAt),
-                intervalS: record.intervalS, samples: samples)
-            let analysis = CheckInAnalysis(checkIn: checkIn, calibrationDB: record.calibrationDb, clock: clock)
+            let analysis = CheckInAnalysis(
+                samples: samples, startedAt: record.startedAt, intervalS: record.intervalS, venueID: record.venueId,
+                calibrationDB: record.calibrationDb, clock: clock)
             try db.execute(literal: "DELETE FROM checkin_hour WHERE checkin_seq = \(seq)")
             for (hour, share) in analysis.hours {
                 try db.execute(

@@ -64,7 +64,7 @@ extension SQLiteRepository {
             let samples = rows.map { Sample(t: $0["t"], avg: $0["avg"], peak: $0["peak"]) }
             let storedDropped = rows.map { $0["dropped"] as Bool }
             let analysis = CheckInAnalysis(
-                checkIn: CheckIn(id: UUID(), venueID: record.venueId, startedAt: Date(timeIntervalSince1970: record.startedAt), intervalS: record.intervalS, samples: samples),
+                samples: samples, startedAt: record.startedAt, intervalS: record.intervalS, venueID: record.venueId,
                 calibrationDB: record.calibrationDb, clock: clock)
             if samples.count != record.samples { differences.append("check-in \(record.id): \(samples.count) sample rows, the check-in says \(record.samples)") }
             if analysis.dropped != storedDropped || analysis.dropped.filter({ $0 }).count != record.droppedSamples {

@@ -98,16 +98,17 @@ extension SQLiteRepository: AdminStore {
                   AND c.status != \(CheckInStatus.tooShort.rawValue) AND c.level_db IS NOT NULL AND d.banned = 0 AND c.marked_outlier = 0
                 """
             ).fetchAll(db)
-            let sameWeekday = others.filter { $0["home_weekday"] == record.homeWeekday }.map { $0["level_db"] as Double }
-            let sameHour = others.map { $0["level_db"] as Double }
-            let (scope, references): (OutlierEvidence.Scope, [Double]) =
-                sameWeekday.count >= Analysis.minimumReferences ? (.sameWeekdayAndHour, sameWeekday)
-                : sameHour.count >= Analysis.minimumReferences ? (.sameHourAnyWeekday, sameHour) : (.tooFewToDecide, sameHour)
-            guard scope != .tooFewToDecide else { return OutlierEvidence(scope: scope, references: references.count) }
-            let median = Analysis.median(references)
-            let mad = Analysis.medianAbsoluteDeviation(references, around: median)
+            let references = Analysis.references(
+                forWeekday: record.homeWeekday, among: others.map { (level: $0["level_db"], weekday: $0["home_weekday"]) })
+            let scope: OutlierEvidence.Scope =
+                references.levels.count < Analysis.minimumReferences ? .tooFewToDecide
+                : references.sameWeekday ? .sameWeekdayAndHour : .sameHourAnyWeekday
+            guard scope != .tooFewToDecide else { return OutlierEvidence(scope: scope, references: references.levels.count) }
+            let levels = references.levels
+            let median = Analysis.median(levels)
+            let mad = Analysis.medianAbsoluteDeviation(levels, around: median)
             return OutlierEvidence(
-                scope: scope, references: references.count, median: median,
+                scope: scope, references: levels.count, median: median,
                 allowedDistance: max(Analysis.spikeSigmas * Analysis.madToSigma * mad, Analysis.minimumOutlierDistanceDB))
         }
     }

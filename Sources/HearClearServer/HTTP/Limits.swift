@@ -23,9 +23,7 @@ final class RateLimiter: Sendable {
             }
             let rate = Double(limit) / 60
             var bucket = buckets[key] ?? (Double(limit), instant)
-            let elapsed = instant - bucket.updated
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(Double(limit), bucket.tokens + seconds * rate)
+            bucket.tokens = min(Double(limit), bucket.tokens + (instant - bucket.updated).inSeconds * rate)
             bucket.updated = instant
             defer { buckets[key] = bucket }
             guard bucket.tokens >= 1 else { return .milliseconds(Int64(((1 - bucket.tokens) / rate * 1000).rounded(.up))) }
@@ -35,7 +33,7 @@ final class RateLimiter: Sendable {
     }
 
     static func tooManyRequests(retryAfter wait: Duration, who: String) -> HTTPError {
-        let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
+        let seconds = max(1, Int(wait.inSeconds.rounded(.up)))
         return HTTPError(.tooManyRequests, headers: [.retryAfter: "\(seconds)"], message: "too many writes from this \(who): retry in \(seconds) s")
     }
 }
@@ -70,5 +68,11 @@ final class UploadGate: Sendable {
         }
         defer { inFlight.subtract(1, ordering: .relaxed) }
         return try await body()
+    }
+}
+
+extension Duration {
+    var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
