@@ -5,15 +5,18 @@ SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 
 APT_PACKAGES := libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libasound2-dev
+# The benchmarks' load generator and references.
+BENCH_PACKAGES := wrk sox sqlite3
 # Only for tests: sox is the independent meter the levels are checked against, chromium the
-# browser check, sqlite3 the shell the reliability suites count rows with.
-TEST_PACKAGES := sox chromium sqlite3
+# browser check, sqlite3 the shell the reliability suites count rows with, wrk for the benchmarks'
+# smoke run.
+TEST_PACKAGES := sox chromium sqlite3 wrk
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080
 DATABASE ?= hearclear.sqlite
 
-.PHONY: run demo test build release install deps test-deps clean
+.PHONY: run demo test bench build release install deps test-deps bench-deps clean
 
 # Installs the Debian packages of $(1) that are missing (apt-get update first); quiet when none are.
 define install_missing
@@ -32,6 +35,9 @@ deps:
 
 test-deps:
 	$(call install_missing,$(APT_PACKAGES) $(TEST_PACKAGES))
+
+bench-deps:
+	$(call install_missing,$(APT_PACKAGES) $(BENCH_PACKAGES))
 
 build: deps
 	swift build
@@ -61,6 +67,12 @@ test: test-deps .venv/bin/schemathesis
 
 release: deps
 	swift build -c release
+
+## Every benchmark case against its reference, release build; rewrites docs/benchmarks.md.
+bench: bench-deps
+	swift build -c release
+	mkdir -p .build/bench
+	.build/release/hearclear-bench --size full --work .build/bench/work --json .build/bench/results.json --markdown docs/benchmarks.md
 
 ## Install the release binaries with the resource bundles the server reads (migrations, OpenAPI document).
 install: release

@@ -72,6 +72,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // make bench: every case against a reference measured in the same run.
+        .executableTarget(
+            name: "hearclear-bench",
+            dependencies: [
+                "HearClearClient",
+                "HearClearServer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(name: "HearClearCoreTests", dependencies: ["HearClearCore"]),
         // Test signals and WAV files, computed rather than recorded.
         .target(name: "TestSignals", path: "Tests/TestSignals"),

@@ -75,9 +75,14 @@ public struct APIClient: Sendable {
 
     /// Uploads a check-in gzip-compressed.
     public func upload(_ checkIn: CheckIn) async throws -> CheckInReceipt {
+        try await send("POST", "checkins", body: try Self.uploadBody(checkIn), gzipped: true).decoded()
+    }
+
+    /// The bytes an upload sends: the check-in's JSON, gzip-compressed.
+    public static func uploadBody(_ checkIn: CheckIn) throws -> Data {
         var plain = ByteBuffer(bytes: try JSONEncoder().encode(checkIn))
         let compressed = try plain.compress(with: .gzip())
-        return try await send("POST", "checkins", body: Data(compressed.readableBytesView), gzipped: true).decoded()
+        return Data(compressed.readableBytesView)
     }
 
     /// Uploads with a few bounded retries, backing off, for network errors and 5xx; a 4xx is final.

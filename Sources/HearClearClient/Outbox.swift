@@ -64,8 +64,9 @@ public struct Outbox: Sendable {
             close(descriptor)
         }
 
-        /// Adds an interval and flushes it to disk.
+        /// Adds an interval, at upload precision, and flushes it to disk.
         public func append(_ sample: Sample) throws {
+            let sample = sample.roundedForUpload
             samples.append(sample)
             try appendLine(try JSONEncoder.outbox.encode(sample))
         }

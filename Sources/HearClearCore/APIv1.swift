@@ -133,6 +133,12 @@ public struct Sample: Codable, Sendable, Equatable {
         self.avg = avg
         self.peak = peak
     }
+
+    /// Levels to the tenth of a dB, as check-ins are uploaded: the precision the API reports, and a
+    /// third fewer bytes on the wire than hundredths. Rounding keeps `avg ≤ peak ≤ 0`.
+    public var roundedForUpload: Sample {
+        Sample(t: t, avg: (avg * 10).rounded() / 10, peak: (peak * 10).rounded() / 10)
+    }
 }
 
 /// A loud moment: consecutive loud seconds merged into one event.

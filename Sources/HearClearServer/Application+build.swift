@@ -41,7 +41,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "hearclear"),
         onServerRunning: { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? configuration.hostname):\($0.port ?? configuration.port)" } ?? "?"
-            logger.info("HearClear server listening on http://\(address), database \(databasePath), schema \(schemaVersion)")
+            logger.notice("HearClear server listening on http://\(address), database \(databasePath), schema \(schemaVersion)")
         },
         logger: logger)
 }

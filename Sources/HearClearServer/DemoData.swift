@@ -148,15 +148,15 @@ public enum DemoData {
     }
 }
 
-/// A small, fast, seedable random number generator (SplitMix64), for reproducible demos.
-struct SplitMix64: RandomNumberGenerator {
+/// A small, fast, seedable random number generator (SplitMix64), for reproducible demos and benchmarks.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -165,7 +165,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// A version 4 UUID from this generator.
-    mutating func uuid() -> UUID {
+    public mutating func uuid() -> UUID {
         let high = next(), low = next()
         var bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
         bytes[6] = bytes[6] & 0x0F | 0x40
@@ -173,7 +173,7 @@ struct SplitMix64: RandomNumberGenerator {
         return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
+    public mutating func uniform(_ low: Double, _ high: Double) -> Double {
         low + Double(next() >> 11) / Double(1 << 53) * (high - low)
     }
 }

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearclear-bench",
+        abstract: "Measure ingest, queries, the meter, wire size and memory against references run on the same machine.",
+        discussion: "Needs wrk, sox and sqlite3, and the hearclear and hearclear-server binaries next to this one.")
+
+    enum Scale: String, ExpressibleByArgument {
+        case full, tiny
+    }
+
+    @Option(help: "full for real numbers; tiny to run every case in seconds (make test).")
+    var size: Scale = .full
+
+    @Option(help: ArgumentHelp("Write the results as JSON here.", valueName: "path"))
+    var json: String?
+
+    @Option(help: ArgumentHelp("Write the results as Markdown here (docs/benchmarks.md).", valueName: "path"))
+    var markdown: String?
+
+    @Option(help: ArgumentHelp("Scratch folder for databases and recordings.", valueName: "path"))
+    var work: String = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-bench").path
+
+    func run() async throws {
+        let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let cases = Cases(size: size == .full ? .full : .tiny, work: URL(fileURLWithPath: work), binaries: binaries)
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        var results: [CaseResult] = []
+        for (name, run) in [
+            ("ingest", { try cases.ingest() }), ("meter", { try cases.meter() }), ("wire size", { try cases.wireSize() }),
+            ("memory over time", { try cases.memoryOverTime() }),
+        ] as [(String, () throws -> CaseResult)] {
+            FileHandle.standardError.write(Data("running \(name)…\n".utf8))
+            results.append(try run())
+        }
+        FileHandle.standardError.write(Data("running query…\n".utf8))
+        results.insert(try await cases.query(), at: 1)
+        let report = Report(results: results, size: size.rawValue)
+        print(report.table)
+        if let json { try report.json.write(to: URL(fileURLWithPath: json)) }
+        if let markdown { try Data(report.markdown.utf8).write(to: URL(fileURLWithPath: markdown)) }
+    }
+}

@@ -1,0 +1,402 @@
+import Foundation
+import GRDB
+import HearClearClient
+import HearClearCore
+import HearClearServer
+
+/// One benchmark's outcome: what was measured, against which reference, and the goals.
+struct CaseResult: Codable {
+    struct Metric: Codable {
+        let name: String
+        let value: Double
+        let unit: String
+    }
+
+    struct Goal: Codable {
+        let description: String
+        let value: Double
+        let target: String
+        let met: Bool
+    }
+
+    let name: String
+    let reference: String
+    let metrics: [Metric]
+    let goals: [Goal]
+    let note: String
+}
+
+/// How big each case is: `full` for `make bench`, `tiny` so `make test` runs every case in seconds.
+struct Size: Codable {
+    var runs: Int
+    var ingestCheckIns: Int
+    var queryVenues: Int
+    var queryCheckIns: Int
+    var smallQueryCheckIns: Int
+    var wrkSeconds: Int
+    var meterSeconds: Int
+    var longCheckInSeconds: Int
+    var shortCheckInSeconds: Int
+
+    static let full = Size(
+        runs: 3, ingestCheckIns: 3_200, queryVenues: 10_000, queryCheckIns: 100_000, smallQueryCheckIns: 1_000, wrkSeconds: 10,
+        meterSeconds: 3_600, longCheckInSeconds: 7_200, shortCheckInSeconds: 300)
+    static let tiny = Size(
+        runs: 1, ingestCheckIns: 64, queryVenues: 20, queryCheckIns: 200, smallQueryCheckIns: 50, wrkSeconds: 1,
+        meterSeconds: 5, longCheckInSeconds: 60, shortCheckInSeconds: 10)
+}
+
+struct Cases {
+    let size: Size
+    let work: URL
+    let binaries: URL
+
+    var hearclear: String { binaries.appendingPathComponent("hearclear").path }
+
+    // MARK: Shared
+
+    /// A session's levels like a venue's: a slow random walk around a room level, peaks above it.
+    static func checkIn(_ random: inout SplitMix64, venue: String, seconds: Int, start: Date) -> CheckIn {
+        var level = -48 + random.uniform(-6, 6)
+        let samples = (0..<seconds).map { second -> Sample in
+            level = min(-20, max(-70, level + random.uniform(-0.8, 0.8)))
+            return Sample(t: Double(second), avg: level, peak: min(0, level + random.uniform(8, 16))).roundedForUpload
+        }
+        return CheckIn(id: random.uuid(), venueID: venue, startedAt: start, calibrationDB: 110, samples: samples)
+    }
+
+    static func request(_ method: String, _ path: String, token: String?, body: Data, gzipped: Bool = false) -> [UInt8] {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+        if let token { head += "Authorization: Bearer \(token)\r\n" }
+        if gzipped { head += "Content-Encoding: gzip\r\n" }
+        return Array((head + "\r\n").utf8) + Array(body)
+    }
+
+    /// Registers a device and creates the venues through the API; returns the token.
+    func prepare(server: BenchServer, venues: Int) throws -> String {
+        let connection = try KeepAliveConnection(port: server.port)
+        let registered = try connection.exchangeForBody(Self.request("POST", "/api/v1/devices", token: nil, body: Data(#"{"model": "bench", "platform": "linux"}"#.utf8)))
+        guard registered.status == 201, let credentials = try? JSONDecoder().decode(DeviceCredentials.self, from: registered.body) else {
+            throw Measure.Failure(description: "cannot register a device (\(registered.status))")
+        }
+        for venue in 0..<venues {
+            let json = try JSONEncoder().encode(VenueUpsert(name: "Venue \(venue)", latitude: 0, longitude: 0, timezone: "Europe/Paris"))
+            guard try connection.exchange(Self.request("PUT", "/api/v1/venues/v\(venue)", token: credentials.token, body: json)) == 201 else {
+                throw Measure.Failure(description: "cannot create venue \(venue)")
+            }
+        }
+        return credentials.token
+    }
+
+    func folder(_ name: String) throws -> URL {
+        let url = work.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: url)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    // MARK: 1. Ingest
+
+    func ingest() throws -> CaseResult {
+        var random = SplitMix64(seed: 1)
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let checkIns = (0..<size.ingestCheckIns).map {
+            Self.checkIn(&random, venue: "v\($0 % 200)", seconds: 300, start: start.addingTimeInterval(Double($0) * 600))
+        }
+        let bodies = try checkIns.map { try APIClient.uploadBody($0) }
+        let samples = Double(checkIns.count * 300)
+        var rates: [Double] = [], p50s: [Double] = [], p99s: [Double] = [], memories: [Double] = [], raws: [Double] = []
+        for _ in 0..<size.runs {
+            let run = try folder("ingest")
+            let server = try BenchServer(database: run.appendingPathComponent("ingest.sqlite").path, executableFolder: binaries)
+            let token = try prepare(server: server, venues: 200)
+            let requests = bodies.map { Self.request("POST", "/api/v1/checkins", token: token, body: $0, gzipped: true) }
+            let latencies = Locked<[Double]>([])
+            let failures = Locked(0)
+            let port = server.port
+            // 16 connections, each on a thread of its own, sending its share one request at a time.
+            let done = DispatchGroup()
+            let began = ContinuousClock.now
+            for worker in 0..<16 {
+                done.enter()
+                Thread {
+                    defer { done.leave() }
+                    guard let connection = try? KeepAliveConnection(port: port) else { return failures.withLock { $0 += 1 } }
+                    var mine: [Double] = []
+                    for index in stride(from: worker, to: requests.count, by: 16) {
+                        let sent = ContinuousClock.now
+                        let status = (try? connection.exchange(requests[index])) ?? 0
+                        mine.append((ContinuousClock.now - sent).seconds * 1000)
+                        if status != 201 { failures.withLock { $0 += 1 } }
+                    }
+                    latencies.withLock { $0 += mine }
+                }.start()
+            }
+            done.wait()
+            let seconds = (ContinuousClock.now - began).seconds
+            guard failures.withLock({ $0 }) == 0 else { throw Measure.Failure(description: "\(failures.withLock { $0 }) uploads failed") }
+            let sorted = latencies.withLock { $0 }.sorted()
+            rates.append(Double(requests.count) / seconds)
+            p50s.append(Measure.percentile(sorted, 0.5))
+            p99s.append(Measure.percentile(sorted, 0.99))
+            memories.append(server.peakMemoryMB())
+            server.stop()
+            raws.append(samples / (try rawImportSeconds(checkIns, folder: run)))
+        }
+        let rate = Measure.median(rates), raw = Measure.median(raws)
+        let ratio = rate * 300 / raw
+        return CaseResult(
+            name: "Ingest", reference: "sqlite3 shell importing the same rows in one transaction (same schema, WAL)",
+            metrics: [
+                .init(name: "check-ins/s", value: rate, unit: "1/s"), .init(name: "samples/s", value: rate * 300, unit: "1/s"),
+                .init(name: "latency p50", value: Measure.median(p50s), unit: "ms"), .init(name: "latency p99", value: Measure.median(p99s), unit: "ms"),
+                .init(name: "server peak RSS", value: Measure.median(memories), unit: "MB"),
+                .init(name: "reference samples/s", value: raw, unit: "1/s"),
+            ],
+            goals: [.init(description: "end-to-end samples/s ÷ raw import", value: ratio, target: "≥ 0.40", met: ratio >= 0.4)],
+            note: "\(checkIns.count) gzipped check-ins of 300 samples over 200 venues, 16 kept-alive connections")
+    }
+
+    /// Seconds the sqlite3 shell takes to import the same check-ins and samples, in one transaction.
+    func rawImportSeconds(_ checkIns: [CheckIn], folder: URL) throws -> Double {
+        let database = folder.appendingPathComponent("raw.sqlite").path
+        _ = try Measure.run(binaries.appendingPathComponent("hearclear-server").path, ["migrate", "--database", database])
+        var sql = "PRAGMA journal_mode = WAL;\nPRAGMA synchronous = NORMAL;\nBEGIN;\n"
+        sql += "INSERT INTO device VALUES ('d', x'00', 'bench', 'linux', 0, 0, 0);\n"
+        for venue in 0..<200 { sql += "INSERT INTO venue VALUES ('v\(venue)', 'Venue \(venue)', 0, 0, 'Europe/Paris', 0, 0);\n" }
+        for (index, checkIn) in checkIns.enumerated() {
+            sql += "INSERT INTO checkin (seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db, calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at) VALUES (\(index + 1), '\(checkIn.id.wireString)', '\(checkIn.venueID)', 'd', x'00', \(checkIn.startedAt.timeIntervalSince1970), 1, 'A', 110, 'checkin', 300, 0, 60, 0, 0, 'accepted', 0);\n"
+            sql += "INSERT INTO sample VALUES " + checkIn.samples.map { "(\(index + 1), \($0.t), \($0.avg), \($0.peak), 0)" }.joined(separator: ",") + ";\n"
+        }
+        sql += "COMMIT;\n"
+        let file = folder.appendingPathComponent("import.sql")
+        try Data(sql.utf8).write(to: file)
+        let run = try Measure.run("/usr/bin/sqlite3", [database], input: file.path)
+        guard run.status == 0 else { throw Measure.Failure(description: "sqlite3 import failed") }
+        return run.wallSeconds
+    }
+
+    // MARK: 2. Query
+
+    func query() async throws -> CaseResult {
+        let big = try await seededDatabase(venues: size.queryVenues, checkIns: size.queryCheckIns, name: "query-big")
+        let small = try await seededDatabase(venues: max(1, size.queryVenues / 100), checkIns: size.smallQueryCheckIns, name: "query-small")
+        var loudness: [Double] = [], health: [Double] = [], p99s: [Double] = [], smallRates: [Double] = []
+        for _ in 0..<size.runs {
+            let server = try BenchServer(database: big.database, executableFolder: binaries)
+            let bigRun = try wrk(port: server.port, script: big.script)
+            loudness.append(bigRun.rate)
+            p99s.append(bigRun.p99)
+            health.append(try wrk(port: server.port, path: "/healthz").rate)
+            server.stop()
+            let smallServer = try BenchServer(database: small.database, executableFolder: binaries)
+            smallRates.append(try wrk(port: smallServer.port, script: small.script).rate)
+            smallServer.stop()
+        }
+        let rate = Measure.median(loudness), healthRate = Measure.median(health), p99 = Measure.median(p99s)
+        let growth = Measure.median(smallRates) / rate
+        return CaseResult(
+            name: "Query", reference: "GET /healthz in the same run (wrk -t2 -c32)",
+            metrics: [
+                .init(name: "loudness req/s", value: rate, unit: "1/s"), .init(name: "healthz req/s", value: healthRate, unit: "1/s"),
+                .init(name: "loudness p99", value: p99, unit: "ms"),
+                .init(name: "loudness req/s at \(size.smallQueryCheckIns) check-ins", value: Measure.median(smallRates), unit: "1/s"),
+            ],
+            goals: [
+                .init(description: "loudness ÷ healthz throughput", value: rate / healthRate, target: "≥ 0.50", met: rate / healthRate >= 0.5),
+                .init(description: "loudness p99 (ms)", value: p99, target: "< 5", met: p99 < 5),
+                .init(description: "answer time at \(size.queryCheckIns) ÷ at \(size.smallQueryCheckIns) check-ins", value: growth, target: "≤ 1.5", met: growth <= 1.5),
+            ],
+            note: "\(size.queryCheckIns) check-ins of 60 samples across \(size.queryVenues) venues, venue ids rotating")
+    }
+
+    /// A database filled through the repository (the same ingest code as the API), and a wrk script
+    /// asking for the loudness of its venues in turn.
+    func seededDatabase(venues: Int, checkIns: Int, name: String) async throws -> (database: String, script: String) {
+        let run = try folder(name)
+        let path = run.appendingPathComponent("\(name).sqlite").path
+        let pool = try SQLiteDatabase.openPool(path: path)
+        try SQLiteDatabase.migrate(pool)
+        let repository = SQLiteRepository(pool: pool)
+        let device = try await repository.registerDevice(DeviceRegistration(model: "bench", platform: "linux"), tokenHash: Data(), at: Date())
+        for venue in 0..<venues {
+            _ = try await repository.saveVenue(id: "v\(venue)", VenueUpsert(name: "Venue \(venue)", latitude: 0, longitude: 0, timezone: "Europe/Paris"), by: device, at: Date())
+        }
+        var random = SplitMix64(seed: 2)
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        for index in 0..<checkIns {
+            let checkIn = Self.checkIn(&random, venue: "v\(index % venues)", seconds: 60, start: start.addingTimeInterval(Double(index) * 1_237))
+            _ = try await repository.storeCheckIn(checkIn, contentHash: Data(checkIn.id.wireString.utf8), by: device, settings: ServerSettings(), at: Date())
+        }
+        try pool.close()
+        let script = run.appendingPathComponent("loudness.lua")
+        try Data("""
+            counter = 0
+            request = function()
+                counter = counter + 1
+                return wrk.format("GET", "/api/v1/venues/v" .. (counter % \(venues)) .. "/loudness")
+            end
+            """.utf8).write(to: script)
+        return (path, script.path)
+    }
+
+    /// wrk's requests/s and p99 latency (ms).
+    func wrk(port: Int, path: String = "/", script: String? = nil) throws -> (rate: Double, p99: Double) {
+        let arguments = ["-t2", "-c32", "-d\(size.wrkSeconds)s", "--latency"] + (script.map { ["-s", $0] } ?? []) + ["http://127.0.0.1:\(port)\(path)"]
+        let run = try Measure.run("/usr/bin/wrk", arguments)
+        let lines = run.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let rateLine = lines.first(where: { $0.hasPrefix("Requests/sec:") }), let rate = Double(rateLine.split(separator: " ").last ?? ""),
+            let p99Line = lines.first(where: { $0.hasPrefix("99%") })
+        else { throw Measure.Failure(description: "cannot read wrk's output: \(run.output)") }
+        if lines.contains(where: { $0.hasPrefix("Non-2xx") }) { throw Measure.Failure(description: "wrk saw errors: \(run.output)") }
+        return (rate, Self.milliseconds(String(p99Line.split(separator: " ").last ?? "")))
+    }
+
+    /// wrk's durations: 812.00us, 1.25ms, 2.10s.
+    static func milliseconds(_ text: String) -> Double {
+        if text.hasSuffix("us") { return (Double(text.dropLast(2)) ?? .nan) / 1000 }
+        if text.hasSuffix("ms") { return Double(text.dropLast(2)) ?? .nan }
+        if text.hasSuffix("s") { return (Double(text.dropLast(1)) ?? .nan) * 1000 }
+        return .nan
+    }
+
+    // MARK: 3. Meter
+
+    func meter() throws -> CaseResult {
+        let run = try folder("meter")
+        let file = run.appendingPathComponent("hour.wav")
+        try BenchWAV.write(to: file, seconds: size.meterSeconds, sampleRate: 48_000)
+        let chain = [
+            "biquad", "0.2343017923", "0.468603584599", "0.2343017923", "1", "-0.22455845806", "0.012606625272",
+            "biquad", "1", "-2", "1", "1", "-1.89387049487", "0.895159769228",
+            "biquad", "1", "-2", "1", "1", "-1.994614455846", "0.994621706866",
+        ]
+        var ours: [String: [Measure.Run]] = ["A": [], "Z": []], sox: [String: [Measure.Run]] = ["A": [], "Z": []]
+        for _ in 0..<size.runs {
+            for weighting in ["A", "Z"] {
+                ours[weighting]!.append(try Measure.run(hearclear, ["analyze", file.path, "--csv", "--weighting", weighting], environment: ["HOME": run.path]))
+                sox[weighting]!.append(try Measure.run("/usr/bin/sox", [file.path, "-n", "trim", "0", "1"] + (weighting == "A" ? chain : []) + ["stats", ":", "newfile", ":", "restart"]))
+            }
+        }
+        func cpu(_ runs: [Measure.Run]) -> Double { Measure.median(runs.map(\.userSeconds)) }
+        func memory(_ runs: [Measure.Run]) -> Double { Measure.median(runs.map(\.peakMemoryMB)) }
+        let speedA = cpu(sox["A"]!) / cpu(ours["A"]!), speedZ = cpu(sox["Z"]!) / cpu(ours["Z"]!)
+        let rss = max(memory(ours["A"]!), memory(ours["Z"]!))
+        return CaseResult(
+            name: "Meter", reference: "sox stats per second, unweighted and after its A-weighting biquad chain",
+            metrics: [
+                .init(name: "A-weighted user CPU", value: cpu(ours["A"]!), unit: "s"), .init(name: "sox A-weighted user CPU", value: cpu(sox["A"]!), unit: "s"),
+                .init(name: "unweighted user CPU", value: cpu(ours["Z"]!), unit: "s"), .init(name: "sox unweighted user CPU", value: cpu(sox["Z"]!), unit: "s"),
+                .init(name: "peak RSS", value: rss, unit: "MB"),
+            ],
+            goals: [
+                .init(description: "sox A ÷ ours A (speed-up)", value: speedA, target: "≥ 2", met: speedA >= 2),
+                .init(description: "sox Z ÷ ours Z", value: speedZ, target: "≥ 1", met: speedZ >= 1),
+                .init(description: "peak RSS (MB)", value: rss, target: "< 30", met: rss < 30),
+            ],
+            note: "\(size.meterSeconds) s of 48 kHz mono 16-bit noise and tones, hearclear analyze --csv")
+    }
+
+    // MARK: 4. Wire size
+
+    func wireSize() throws -> CaseResult {
+        var random = SplitMix64(seed: 3)
+        var sizes: [Double] = []
+        for index in 0..<max(5, size.runs) {
+            let checkIn = Self.checkIn(&random, venue: "v1", seconds: 300, start: Date(timeIntervalSince1970: 1_790_000_000 + Double(index) * 3600))
+            sizes.append(Double(try APIClient.uploadBody(checkIn).count) / 300)
+        }
+        let perSample = Measure.median(sizes)
+        return CaseResult(
+            name: "Wire size", reference: "none: bytes on the wire per sample",
+            metrics: [.init(name: "gzipped bytes per sample", value: perSample, unit: "B")],
+            goals: [.init(description: "bytes per sample", value: perSample, target: "≤ 4", met: perSample <= 4)],
+            note: "5-minute check-ins as the client uploads them (levels to 0.1 dB, gzip)")
+    }
+
+    // MARK: 5. Memory over time
+
+    func memoryOverTime() throws -> CaseResult {
+        let run = try folder("memory")
+        let long = run.appendingPathComponent("long.wav"), short = run.appendingPathComponent("short.wav")
+        try BenchWAV.write(to: long, seconds: size.longCheckInSeconds, sampleRate: 16_000)
+        try BenchWAV.write(to: short, seconds: size.shortCheckInSeconds, sampleRate: 16_000)
+        let server = try BenchServer(database: run.appendingPathComponent("memory.sqlite").path, executableFolder: binaries)
+        let environment = ["HOME": run.path, "XDG_CONFIG_HOME": run.appendingPathComponent("config").path, "XDG_DATA_HOME": run.appendingPathComponent("data").path]
+        guard try Measure.run(hearclear, ["register", "--server", "http://127.0.0.1:\(server.port)"], environment: environment).status == 0,
+            try Measure.run(hearclear, ["venue", "add", "bench", "--name", "Bench", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0
+        else { throw Measure.Failure(description: "cannot set up the client") }
+        func peakMemory(checkingIn file: URL) throws -> Double {
+            let checkIn = try Measure.run(hearclear, ["checkin", "bench", "--file", file.path, "--duration", "3h"], environment: environment)
+            guard checkIn.status == 0 else { throw Measure.Failure(description: "checkin failed: \(checkIn.output)") }
+            return checkIn.peakMemoryMB
+        }
+        var longRSS: [Double] = [], shortRSS: [Double] = []
+        for _ in 0..<size.runs {
+            longRSS.append(try peakMemory(checkingIn: long))
+            shortRSS.append(try peakMemory(checkingIn: short))
+        }
+        server.stop()
+        let difference = Measure.median(longRSS) - Measure.median(shortRSS)
+        return CaseResult(
+            name: "Memory over time", reference: "the same client on a \(Self.minutes(size.shortCheckInSeconds)) check-in",
+            metrics: [
+                .init(name: "\(Self.minutes(size.longCheckInSeconds)) check-in peak RSS", value: Measure.median(longRSS), unit: "MB"),
+                .init(name: "\(Self.minutes(size.shortCheckInSeconds)) check-in peak RSS", value: Measure.median(shortRSS), unit: "MB"),
+            ],
+            goals: [.init(description: "difference (MB)", value: difference, target: "≤ 5", met: difference <= 5)],
+            note: "hearclear checkin --file, 16 kHz mono, uploaded to a local server")
+    }
+}
+
+extension Cases {
+    static func minutes(_ seconds: Int) -> String {
+        seconds % 60 == 0 ? "\(seconds / 60)-minute" : "\(seconds)-second"
+    }
+}
+
+/// WAV files of noise and tones, written as they are generated (an hour is 345 MB).
+enum BenchWAV {
+    static func write(to url: URL, seconds: Int, sampleRate: Int) throws {
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        let bytes = UInt32(seconds * sampleRate * 2)
+        var header = Data("RIFF".utf8)
+        func append32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { header.append(contentsOf: $0) } }
+        func append16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { header.append(contentsOf: $0) } }
+        append32(36 + bytes)
+        header.append(Data("WAVEfmt ".utf8))
+        append32(16); append16(1); append16(1); append32(UInt32(sampleRate)); append32(UInt32(sampleRate * 2)); append16(2); append16(16)
+        header.append(Data("data".utf8))
+        append32(bytes)
+        handle.write(header)
+        var random = SplitMix64(seed: 4)
+        for second in 0..<seconds {
+            let loudness = 0.05 + 0.25 * (0.5 + 0.5 * sin(Double(second) / 300))
+            var block = Data(capacity: sampleRate * 2)
+            for index in 0..<sampleRate {
+                let time = Double(second * sampleRate + index) / Double(sampleRate)
+                let value = loudness * (0.6 * random.uniform(-1, 1) + 0.3 * sin(2 * .pi * 440 * time) + 0.1 * sin(2 * .pi * 3150 * time))
+                let sample = Int16(max(-32768, min(32767, value * 32767)))
+                withUnsafeBytes(of: sample.littleEndian) { block.append(contentsOf: $0) }
+            }
+            handle.write(block)
+        }
+    }
+}
+
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try lock.withLock { try body(&value) }
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// `make bench` cannot rot: every case runs once at a tiny size. Nothing here judges speed.
+@Suite struct BenchSmokeTests {
+    struct Document: Decodable {
+        struct Case: Decodable {
+            struct Metric: Decodable {
+                let name: String
+                let value: Double
+            }
+
+            struct Goal: Decodable {
+                let description: String
+            }
+
+            let name: String
+            let metrics: [Metric]
+            let goals: [Goal]
+        }
+
+        let cores: Int
+        let cases: [Case]
+    }
+
+    @Test func everyCaseRunsAndReports() throws {
+        let folder = try temporaryFolder()
+        let json = folder.appendingPathComponent("results.json"), markdown = folder.appendingPathComponent("benchmarks.md")
+        let run = try Executable.run(
+            "hearclear-bench", ["--size", "tiny", "--work", folder.appendingPathComponent("work").path, "--json", json.path, "--markdown", markdown.path])
+        #expect(run.status == 0, "\(run.errors)")
+        let document = try JSONDecoder().decode(Document.self, from: Data(contentsOf: json))
+        #expect(document.cases.map(\.name) == ["Ingest", "Query", "Meter", "Wire size", "Memory over time"])
+        for result in document.cases {
+            #expect(!result.goals.isEmpty, "\(result.name)")
+            #expect(result.metrics.allSatisfy { $0.value.isFinite && $0.value >= 0 }, "\(result.name): \(result.metrics.map { "\($0.name)=\($0.value)" })")
+        }
+        let text = try String(contentsOf: markdown, encoding: .utf8)
+        #expect(text.hasPrefix("# Benchmarks") && text.contains("| Ingest |") && text.contains("\(document.cores) cores"))
+    }
+}
