@@ -99,18 +99,22 @@ public final class ALSACapture: AudioSource {
     }
 }
 
-/// Runs a blocking source on a thread of its own and hands its buffers over as they come, unbounded,
-/// so slow consumers never make the source drop audio. Stops at `frameLimit`, at the end of the
-/// source, or when `stop()` is called: then the buffers already read are still delivered and the
-/// stream ends at once, even if the thread is blocked in a read that may never return.
+/// Runs a blocking source on a thread of its own and hands its buffers over as they come. At most
+/// `queuedBlocks` wait for the consumer: a file is read no faster than it is measured, so memory
+/// stays flat however long the recording; a microphone gets several seconds of slack before its
+/// driver overruns (recovered and counted). Stops at `frameLimit`, at the end of the source, or
+/// when `stop()` is called: then the buffers already read are still delivered and the stream ends
+/// at once, even if the thread is blocked in a read that may never return.
 public final class CaptureThread: @unchecked Sendable {
     public let buffers: AsyncThrowingStream<[Float], any Error>
     private let continuation: AsyncThrowingStream<[Float], any Error>.Continuation
+    private let room: DispatchSemaphore
     private let lock = NSLock()
     private var stopped = false
 
-    public init(source: AudioSource, blockFrames: Int, frameLimit: Int?) {
+    public init(source: AudioSource, blockFrames: Int, frameLimit: Int?, queuedBlocks: Int = 64) {
         (buffers, continuation) = AsyncThrowingStream.makeStream(of: [Float].self, bufferingPolicy: .unbounded)
+        room = DispatchSemaphore(value: queuedBlocks)
         let continuation = self.continuation
         // The source is handed over: from here on only the capture thread touches it.
         nonisolated(unsafe) let source = source
@@ -119,6 +123,7 @@ public final class CaptureThread: @unchecked Sendable {
             do {
                 while remaining > 0, !self.isStopped, let block = try source.read(maxFrames: min(blockFrames, remaining)) {
                     remaining -= block.count
+                    self.room.wait()
                     continuation.yield(block)
                 }
                 continuation.finish()
@@ -130,9 +135,15 @@ public final class CaptureThread: @unchecked Sendable {
         thread.start()
     }
 
+    /// The consumer is done with one block: the capture thread may queue another.
+    public func consumed() {
+        room.signal()
+    }
+
     public func stop() {
         lock.withLock { stopped = true }
         continuation.finish()
+        room.signal()
     }
 
     private var isStopped: Bool {

@@ -29,15 +29,36 @@ enum Analysis {
     }
 
     /// Which levels are spikes: further from the median of their window than both 3 × 1.4826 × MAD
-    /// and 6 dB. Windows are cut short at the ends of the check-in.
+    /// and 6 dB. Windows are cut short at the ends of the check-in. Works in two small buffers, as
+    /// it runs on every uploaded sample.
     static func spikes(in levels: [Double]) -> [Bool] {
-        levels.indices.map { index in
-            let window = Array(levels[max(0, index - spikeHalfWindow)...min(levels.count - 1, index + spikeHalfWindow)])
-            let center = median(window)
-            let mad = medianAbsoluteDeviation(window, around: center)
+        var window = [Double](repeating: 0, count: 2 * spikeHalfWindow + 1)
+        var deviations = window
+        return levels.indices.map { index in
+            let lower = max(0, index - spikeHalfWindow), upper = min(levels.count - 1, index + spikeHalfWindow)
+            let count = upper - lower + 1
+            for offset in 0..<count { window[offset] = levels[lower + offset] }
+            let center = sortedMedian(&window, count: count)
+            for offset in 0..<count { deviations[offset] = abs(levels[lower + offset] - center) }
+            let mad = sortedMedian(&deviations, count: count)
             let distance = abs(levels[index] - center)
             return distance > spikeSigmas * madToSigma * mad && distance > minimumSpikeDB
         }
+    }
+
+    /// The median of the first `count` values, sorting them in place (insertion sort: there are at most 7).
+    private static func sortedMedian(_ values: inout [Double], count: Int) -> Double {
+        for i in 1..<max(1, count) {
+            let value = values[i]
+            var j = i - 1
+            while j >= 0 && values[j] > value {
+                values[j + 1] = values[j]
+                j -= 1
+            }
+            values[j + 1] = value
+        }
+        let middle = count / 2
+        return count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
     }
 
     /// Which check-ins a check-in at `weekday` is compared with, among the venue's others at the same

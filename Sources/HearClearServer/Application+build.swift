@@ -103,4 +103,3 @@ extension DeviceCredentials: ResponseEncodable {}
 extension Venue: ResponseEncodable {}
 extension VenueList: ResponseEncodable {}
 extension CheckInReceipt: ResponseEncodable {}
-extension Loudness: ResponseEncodable {}

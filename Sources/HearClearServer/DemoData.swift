@@ -108,7 +108,7 @@ public enum DemoData {
                         venue: id, start: start, kind: place.kind, weekday: weekday, hour: hour, calibration: device.calibration,
                         defaultCalibration: settings.defaultCalibrationDB, random: &random)
                     _ = try await repository.storeCheckIn(
-                        checkIn, contentHash: try CheckInController.contentHash(checkIn), by: device.id, settings: settings, at: start.addingTimeInterval(600))
+                        checkIn, contentHash: CheckInController.contentHash(checkIn), by: device.id, settings: settings, at: start.addingTimeInterval(600))
                     summary.checkIns += 1
                 }
             }

@@ -17,6 +17,8 @@ public protocol Repository: Sendable {
     func storeCheckIn(_ checkIn: CheckIn, contentHash: Data, by device: UUID, settings: ServerSettings, at now: Date) async throws -> CheckInOutcome
     /// The cached aggregates of a venue; `nil` when the venue is unknown.
     func loudness(venueID: String) async throws -> [LoudnessAggregate]?
+    /// A number that changes whenever the venue's loudness may have (cheap: no database access).
+    func changeCount(venueID: String) -> UInt64
 }
 
 public struct Device: Sendable, Equatable {

@@ -1,14 +1,21 @@
 import Foundation
 import GRDB
 import HearClearCore
+import Synchronization
 
 /// The embedded store: one SQLite file in WAL mode. Each write is one transaction, so a check-in,
 /// its samples and the aggregates it changes are stored together or not at all.
 public struct SQLiteRepository: Repository {
     let pool: DatabasePool
+    /// Which venues' answers changed since a count was read; for caches of encoded answers.
+    let changes = VenueChanges()
 
     public init(pool: DatabasePool) {
         self.pool = pool
+    }
+
+    public func changeCount(venueID: String) -> UInt64 {
+        changes.count(for: venueID)
     }
 
     // MARK: Devices
@@ -25,14 +32,16 @@ public struct SQLiteRepository: Repository {
 
     public func device(tokenHash: Data) async throws -> Device? {
         try await pool.read { db in
-            try DeviceRecord.filter(DeviceRecord.Columns.tokenHash == tokenHash).fetchOne(db)?.device
+            try DeviceRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM device WHERE token_hash = ?"), arguments: [tokenHash])?.device
         }
     }
 
     // MARK: Venues
 
     public func saveVenue(id: String, _ venue: VenueUpsert, by device: UUID, at now: Date) async throws -> Bool {
-        try await pool.write { db in
+        // Counted after the commit, so no cache keeps an answer computed from the old rows as new.
+        defer { changes.touch(id) }
+        return try await pool.write { db in
             try Self.touch(device: device, at: now, in: db)
             if var record = try VenueRecord.fetchOne(db, key: id) {
                 record.name = venue.name
@@ -129,12 +138,13 @@ public struct SQLiteRepository: Repository {
         _ checkIn: CheckIn, contentHash: Data, by device: UUID, settings: ServerSettings, at now: Date
     ) async throws -> CheckInOutcome {
         let deviceID = device.wireString
+        defer { changes.touch(checkIn.venueID) }
         return try await pool.write { db in
-            if let existing = try CheckInRecord.filter(CheckInRecord.Columns.id == checkIn.id.wireString).fetchOne(db) {
+            if let existing = try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE id = ?"), arguments: [checkIn.id.wireString]) {
                 guard existing.contentHash == contentHash, existing.deviceId == deviceID else { return .conflict }
                 return .replayed(existing.stored)
             }
-            guard let venue = try VenueRecord.fetchOne(db, key: checkIn.venueID),
+            guard let venue = try VenueRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM venue WHERE id = ?"), arguments: [checkIn.venueID]),
                 let clock = VenueClock(timeZoneIdentifier: venue.timezone)
             else { return .unknownVenue }
 
@@ -173,7 +183,7 @@ public struct SQLiteRepository: Repository {
                 let changed = try Self.decideOutliers(venueID: checkIn.venueID, hour: analysis.homeHour.hour, in: db)
                 try Self.refreshLoudness(venueID: checkIn.venueID, of: changed.union([seq]), in: db)
             }
-            return .created(try CheckInRecord.fetchOne(db, key: seq)!.stored)
+            return .created(try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE seq = ?"), arguments: [seq])!.stored)
         }
     }
 
@@ -181,24 +191,23 @@ public struct SQLiteRepository: Repository {
 
     public func loudness(venueID: String) async throws -> [LoudnessAggregate]? {
         try await pool.read { db in
-            guard try VenueRecord.exists(db, key: venueID) else { return nil }
-            return try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).fetchAll(db).map(\.aggregate)
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM venue WHERE id = ?"), arguments: [venueID]) != nil else { return nil }
+            return try LoudnessRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM loudness WHERE venue_id = ?"), arguments: [venueID]).map(\.aggregate)
         }
     }
 
     // MARK: Keeping the aggregates in step
 
     private static func touch(device: UUID, at now: Date, in db: GRDB.Database) throws {
-        try db.execute(
-            literal: "UPDATE device SET last_seen_at = \(now.timeIntervalSince1970) WHERE id = \(device.wireString)")
+        try db.cachedStatement(sql: "UPDATE device SET last_seen_at = ? WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, device.wireString])
     }
 
     /// The calibration the server applies to a device's check-ins that bring none: its model's
     /// offset from the calibration table, else the configured default.
     static func serverCalibration(forDevice deviceID: String, settings: ServerSettings, in db: GRDB.Database) throws -> Double {
-        try SQLRequest<Double>(
-            "SELECT c.offset_db FROM calibration c JOIN device d ON d.model = c.model WHERE d.id = \(deviceID)"
-        ).fetchOne(db) ?? settings.defaultCalibrationDB
+        try Double.fetchOne(
+            db.cachedStatement(sql: "SELECT c.offset_db FROM calibration c JOIN device d ON d.model = c.model WHERE d.id = ?"), arguments: [deviceID]
+        ) ?? settings.defaultCalibrationDB
     }
 
     /// Applies the outlier rule again to every check-in of the venue whose home hour is `hour`
@@ -208,7 +217,7 @@ public struct SQLiteRepository: Repository {
     static func decideOutliers(venueID: String, hour: Int, in db: GRDB.Database) throws -> Set<Int64> {
         var changed: Set<Int64> = []
         for decision in try outlierDecisions(venueID: venueID, hour: hour, in: db) where decision.stored != decision.decided {
-            try db.execute(literal: "UPDATE checkin SET status = \(decision.decided.rawValue) WHERE seq = \(decision.seq)")
+            try db.cachedStatement(sql: "UPDATE checkin SET status = ? WHERE seq = ?").execute(arguments: [decision.decided.rawValue, decision.seq])
             changed.insert(decision.seq)
         }
         return changed
@@ -217,14 +226,15 @@ public struct SQLiteRepository: Repository {
     /// What the outlier rule says of each check-in it applies to at this venue and home hour, next
     /// to the status stored; nothing is written.
     static func outlierDecisions(venueID: String, hour: Int, in db: GRDB.Database) throws -> [(seq: Int64, stored: CheckInStatus, decided: CheckInStatus)] {
-        let rows = try SQLRequest<Row>(
-            """
-            SELECT c.seq, c.level_db, c.home_weekday, c.status
-            FROM checkin c JOIN device d ON d.id = c.device_id
-            WHERE c.venue_id = \(venueID) AND c.home_hour = \(hour) AND c.status != \(CheckInStatus.tooShort.rawValue)
-              AND c.level_db IS NOT NULL AND d.banned = 0 AND c.marked_outlier = 0
-            """
-        ).fetchAll(db)
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT c.seq, c.level_db, c.home_weekday, c.status
+                    FROM checkin c JOIN device d ON d.id = c.device_id
+                    WHERE c.venue_id = ? AND c.home_hour = ? AND c.status != 'too_short'
+                      AND c.level_db IS NOT NULL AND d.banned = 0 AND c.marked_outlier = 0
+                    """),
+            arguments: [venueID, hour])
         let candidates = rows.map { row in
             (seq: row["seq"] as Int64, level: row["level_db"] as Double, weekday: row["home_weekday"] as Int,
              status: CheckInStatus(rawValue: row["status"]) ?? .accepted)
@@ -255,15 +265,18 @@ public struct SQLiteRepository: Repository {
             spans.insert(LocalHour(weekday: LoudnessAggregate.everyWeekday, hour: hour.hour))
             spans.insert(LocalHour(weekday: LoudnessAggregate.everyWeekday, hour: LoudnessAggregate.everyHour))
         }
+        let upsert = try db.cachedStatement(
+            sql: """
+                INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET checkins = excluded.checkins, samples = excluded.samples, energy = excluded.energy
+                """)
+        let delete = try db.cachedStatement(sql: "DELETE FROM loudness WHERE venue_id = ? AND weekday = ? AND hour = ?")
         for span in spans.sorted() {
             let aggregate = try computeAggregate(venueID: venueID, span: span, in: db)
             if aggregate.checkins > 0 {
-                try LoudnessRecord(
-                    venueId: venueID, weekday: span.weekday, hour: span.hour, checkins: aggregate.checkins,
-                    samples: aggregate.samples, energy: aggregate.energy
-                ).save(db)
+                try upsert.execute(arguments: [venueID, span.weekday, span.hour, aggregate.checkins, aggregate.samples, aggregate.energy])
             } else {
-                try LoudnessRecord.deleteOne(db, key: ["venue_id": venueID, "weekday": span.weekday, "hour": span.hour])
+                try delete.execute(arguments: [venueID, span.weekday, span.hour])
             }
         }
     }
@@ -272,18 +285,18 @@ public struct SQLiteRepository: Repository {
     static func computeAggregate(venueID: String, span: LocalHour, in db: GRDB.Database) throws -> LoudnessAggregate {
         let anyWeekday = span.weekday == LoudnessAggregate.everyWeekday
         let anyHour = span.hour == LoudnessAggregate.everyHour
-        let row = try SQLRequest<Row>(
-            """
-                SELECT COUNT(DISTINCT h.checkin_seq) AS checkins, COALESCE(SUM(h.samples), 0) AS samples,
-                       COALESCE(SUM(h.energy), 0) AS energy
-                FROM checkin_hour h
-                JOIN checkin c ON c.seq = h.checkin_seq
-                JOIN device d ON d.id = c.device_id
-                WHERE h.venue_id = \(venueID) AND (\(anyWeekday) OR h.weekday = \(span.weekday))
-                  AND (\(anyHour) OR h.hour = \(span.hour))
-                  AND c.status = \(CheckInStatus.accepted.rawValue) AND d.banned = 0
-                """
-        ).fetchOne(db)!
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT COUNT(DISTINCT h.checkin_seq) AS checkins, COALESCE(SUM(h.samples), 0) AS samples,
+                           COALESCE(SUM(h.energy), 0) AS energy
+                    FROM checkin_hour h
+                    JOIN checkin c ON c.seq = h.checkin_seq
+                    JOIN device d ON d.id = c.device_id
+                    WHERE h.venue_id = ? AND (? OR h.weekday = ?) AND (? OR h.hour = ?)
+                      AND c.status = 'accepted' AND d.banned = 0
+                    """),
+            arguments: [venueID, anyWeekday, span.weekday, anyHour, span.hour])!
         return LoudnessAggregate(
             weekday: span.weekday, hour: span.hour, checkins: row["checkins"], samples: row["samples"], energy: row["energy"])
     }
@@ -336,6 +349,24 @@ public struct SQLiteRepository: Repository {
         let hoursWithSamples = try SQLRequest<Row>("SELECT DISTINCT weekday, hour FROM checkin_hour WHERE venue_id = \(venueID)")
             .fetchAll(db).map { LocalHour(weekday: $0["weekday"], hour: $0["hour"]) }
         try refreshLoudness(venueID: venueID, hours: hoursWithSamples, in: db)
+    }
+}
+
+/// Counts changes per venue (and for all at once), so caches of encoded answers know when to let
+/// go. Counted in memory: only writes through this process are seen.
+final class VenueChanges: Sendable {
+    private let counts = Mutex<(all: UInt64, venues: [String: UInt64])>((0, [:]))
+
+    func touch(_ venueID: String) {
+        counts.withLock { $0.venues[venueID, default: 0] += 1 }
+    }
+
+    func touchAll() {
+        counts.withLock { $0.all += 1 }
+    }
+
+    func count(for venueID: String) -> UInt64 {
+        counts.withLock { $0.all << 32 | ($0.venues[venueID] ?? 0) }
     }
 }
 

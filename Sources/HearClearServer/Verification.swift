@@ -46,6 +46,7 @@ extension SQLiteRepository {
                 try Self.refreshVenue(venue, in: db)
             }
         }
+        changes.touchAll()
     }
 
     private static func checkInDifferences(_ db: GRDB.Database) throws -> [String] {

@@ -47,23 +47,27 @@ struct Biquad: Sendable {
 /// dB up to 10 kHz and well inside class 1 tolerances up to 16 kHz at 44.1 and 48 kHz (see
 /// docs/levels.md). Filter state persists across calls, so intervals are seamless.
 public struct AWeightingFilter: Sendable {
-    private var sections: [Biquad]
+    // Four sections held as separate values, not an array, so the inner loop keeps every
+    // coefficient and state in registers. Without a correction the fourth passes samples through.
+    private var first: Biquad
+    private var second: Biquad
+    private var third: Biquad
+    private var correction: Biquad
     public let sampleRate: Double
 
     static let poles = (f1: 20.598997, f2: 107.65265, f3: 737.86223, f4: 12194.217)
+    static let passThrough = Biquad(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
 
     public init(sampleRate: Double) {
         self.sampleRate = sampleRate
         var sections = Self.bilinearSections(sampleRate: sampleRate)
-        if let correction = Self.fitCorrection(plain: sections, sampleRate: sampleRate) {
-            sections.append(correction)
-        }
+        sections.append(Self.fitCorrection(plain: sections, sampleRate: sampleRate) ?? Self.passThrough)
         // Normalise to exactly 0 dB at 1 kHz.
         let gain = sections.reduce(1.0) { $0 * $1.magnitude(at: 1000, sampleRate: sampleRate) }
         sections[0].b0 /= gain
         sections[0].b1 /= gain
         sections[0].b2 /= gain
-        self.sections = sections
+        (first, second, third, correction) = (sections[0], sections[1], sections[2], sections[3])
     }
 
     /// The analog A-weighting response in dB at `frequency` (0 dB at 1 kHz).
@@ -76,16 +80,20 @@ public struct AWeightingFilter: Sendable {
 
     /// The weighting this filter applies at `frequency`, in dB.
     public func response(at frequency: Double) -> Double {
-        20 * log10(sections.reduce(1.0) { $0 * $1.magnitude(at: frequency, sampleRate: sampleRate) })
+        20 * log10([first, second, third, correction].reduce(1.0) { $0 * $1.magnitude(at: frequency, sampleRate: sampleRate) })
     }
 
-    @inline(__always)
-    public mutating func process(_ sample: Double) -> Double {
-        var y = sample
-        for index in sections.indices {
-            y = sections[index].process(y)
+    /// Filters `samples`, returning the sum of squares and the largest magnitude of the output.
+    public mutating func accumulate(_ samples: UnsafeBufferPointer<Float>) -> (sumOfSquares: Double, largest: Double) {
+        var (a, b, c, d) = (first, second, third, correction)
+        var sum = 0.0, largest = 0.0
+        for sample in samples {
+            let y = d.process(c.process(b.process(a.process(Double(sample)))))
+            sum += y * y
+            largest = max(largest, abs(y))
         }
-        return y
+        (first, second, third, correction) = (a, b, c, d)
+        return (sum, largest)
     }
 
     private static func bilinearSections(sampleRate: Double) -> [Biquad] {

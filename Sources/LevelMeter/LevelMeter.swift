@@ -35,24 +35,10 @@ public struct LevelMeter: Sendable {
         var position = 0
         while position < samples.count {
             let take = min(samplesPerInterval - count, samples.count - position)
-            var squares = 0.0
-            var peak = largest
-            if var filter {
-                for offset in position..<(position + take) {
-                    let y = filter.process(Double(samples[offset]))
-                    squares += y * y
-                    peak = max(peak, abs(y))
-                }
-                self.filter = filter
-            } else {
-                for offset in position..<(position + take) {
-                    let y = Double(samples[offset])
-                    squares += y * y
-                    peak = max(peak, abs(y))
-                }
-            }
-            sumOfSquares += squares
-            largest = peak
+            let chunk = UnsafeBufferPointer(rebasing: samples[position..<(position + take)])
+            let measured = filter != nil ? filter!.accumulate(chunk) : Self.accumulate(chunk)
+            sumOfSquares += measured.sumOfSquares
+            largest = max(largest, measured.largest)
             count += take
             position += take
             if count == samplesPerInterval {
@@ -60,6 +46,16 @@ public struct LevelMeter: Sendable {
             }
         }
         return completed
+    }
+
+    /// Sum of squares and largest magnitude of unweighted samples.
+    private static func accumulate(_ samples: UnsafeBufferPointer<Float>) -> (sumOfSquares: Double, largest: Double) {
+        var sum = 0.0, largest: Float = 0
+        for sample in samples {
+            sum += Double(sample * sample)
+            largest = max(largest, abs(sample))
+        }
+        return (sum, Double(largest))
     }
 
     /// The last, partial interval, if it holds any samples.

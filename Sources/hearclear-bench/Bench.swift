@@ -21,6 +21,9 @@ struct Bench: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the results as Markdown here (docs/benchmarks.md).", valueName: "path"))
     var markdown: String?
 
+    @Option(help: ArgumentHelp("Run only these cases (ingest, query, meter, wire, memory), to profile one.", valueName: "case"))
+    var only: [String] = []
+
     @Option(help: ArgumentHelp("Scratch folder for databases and recordings.", valueName: "path"))
     var work: String = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-bench").path
 
@@ -29,15 +32,16 @@ struct Bench: AsyncParsableCommand {
         let cases = Cases(size: size == .full ? .full : .tiny, work: URL(fileURLWithPath: work), binaries: binaries)
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         var results: [CaseResult] = []
-        for (name, run) in [
-            ("ingest", { try cases.ingest() }), ("meter", { try cases.meter() }), ("wire size", { try cases.wireSize() }),
-            ("memory over time", { try cases.memoryOverTime() }),
-        ] as [(String, () throws -> CaseResult)] {
+        for name in ["ingest", "query", "meter", "wire", "memory"] where only.isEmpty || only.contains(name) {
             FileHandle.standardError.write(Data("running \(name)…\n".utf8))
-            results.append(try run())
+            switch name {
+            case "ingest": results.append(try cases.ingest())
+            case "query": results.append(try await cases.query())
+            case "meter": results.append(try cases.meter())
+            case "wire": results.append(try cases.wireSize())
+            default: results.append(try cases.memoryOverTime())
+            }
         }
-        FileHandle.standardError.write(Data("running query…\n".utf8))
-        results.insert(try await cases.query(), at: 1)
         let report = Report(results: results, size: size.rawValue)
         print(report.table)
         if let json { try report.json.write(to: URL(fileURLWithPath: json)) }

@@ -22,6 +22,7 @@ struct Measurement {
         defer { signals.cancel() }
         for try await block in capture.buffers {
             for sample in meter.process(block) { try onInterval(sample) }
+            capture.consumed()
         }
         if let last = meter.finish() { try onInterval(last) }
         return (signals.fired, (source as? ALSACapture)?.overruns ?? 0)

@@ -15,7 +15,7 @@ import Testing
 
     func store(_ database: TemporaryDatabase, _ checkIn: CheckIn, device: UUID) async throws -> StoredCheckIn {
         let outcome = try await database.repository.storeCheckIn(
-            checkIn, contentHash: try CheckInController.contentHash(checkIn), by: device, settings: settings, at: Date())
+            checkIn, contentHash: CheckInController.contentHash(checkIn), by: device, settings: settings, at: Date())
         switch outcome {
         case .created(let stored), .replayed(let stored): return stored
         default: Issue.record("unexpected outcome \(outcome)"); throw CancellationError()
@@ -122,7 +122,7 @@ import Testing
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
         let checkIn = makeCheckIn(venue: "venue-1", start: monday(1))
-        let hash = try CheckInController.contentHash(checkIn)
+        let hash = CheckInController.contentHash(checkIn)
         let first = try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: device, settings: settings, at: Date())
         let second = try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: device, settings: settings, at: Date())
         guard case .created(let stored) = first else { Issue.record("first store: \(first)"); return }
@@ -131,7 +131,7 @@ import Testing
         #expect(try await database.count("sample") == 60)
         var changed = checkIn
         changed.samples[0].avg -= 1
-        #expect(try await database.repository.storeCheckIn(changed, contentHash: try CheckInController.contentHash(changed), by: device, settings: settings, at: Date()) == .conflict)
+        #expect(try await database.repository.storeCheckIn(changed, contentHash: CheckInController.contentHash(changed), by: device, settings: settings, at: Date()) == .conflict)
         let otherDevice = try await database.registerDevice()
         #expect(try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: otherDevice, settings: settings, at: Date()) == .conflict)
     }

@@ -35,7 +35,7 @@ extension SQLiteRepository: AdminStore {
     public func checkInsPerDay(days: Int, until now: Date) async throws -> [(day: Date, count: Int)] {
         let today = (now.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
         let first = today - Double(days - 1) * 86_400
-        let counts = try await pool.read { db in
+        let counts = try await pool.read { db -> [Row] in
             try SQLRequest<Row>(
                 """
                 SELECT CAST(received_at / 86400 AS INTEGER) * 86400 AS day, COUNT(*) AS count
@@ -155,9 +155,9 @@ extension SQLiteRepository: AdminStore {
     // MARK: Changes
 
     public func setOutlierMark(checkIn: UUID, marked: Bool) async throws -> Bool {
-        try await pool.write { db in
-            guard var record = try CheckInRecord.filter(CheckInRecord.Columns.id == checkIn.wireString).fetchOne(db) else { return false }
-            guard record.markedOutlier != marked else { return true }
+        let venue = try await pool.write { db -> String? in
+            guard var record = try CheckInRecord.filter(CheckInRecord.Columns.id == checkIn.wireString).fetchOne(db) else { return nil }
+            guard record.markedOutlier != marked else { return record.venueId }
             record.markedOutlier = marked
             if marked {
                 record.status = CheckInStatus.outlier.rawValue
@@ -167,22 +167,26 @@ extension SQLiteRepository: AdminStore {
             try record.update(db)
             let changed = try Self.decideOutliers(venueID: record.venueId, hour: record.homeHour, in: db)
             try Self.refreshLoudness(venueID: record.venueId, of: changed.union([record.seq!]), in: db)
-            return true
+            return record.venueId
         }
+        if let venue { changes.touch(venue) }
+        return venue != nil
     }
 
     public func setBanned(device: UUID, banned: Bool) async throws -> Bool {
-        try await pool.write { db in
-            guard try DeviceRecord.exists(db, key: device.wireString) else { return false }
+        let venues = try await pool.write { db -> [String]? in
+            guard try DeviceRecord.exists(db, key: device.wireString) else { return nil }
             try db.execute(literal: "UPDATE device SET banned = \(banned) WHERE id = \(device.wireString)")
             let venues = try SQLRequest<String>("SELECT DISTINCT venue_id FROM checkin WHERE device_id = \(device.wireString)").fetchAll(db)
             for venue in venues { try Self.refreshVenue(venue, in: db) }
-            return true
+            return venues
         }
+        venues?.forEach(changes.touch)
+        return venues != nil
     }
 
     public func setCalibration(model: String, offsetDB: Double?, settings: ServerSettings, at now: Date) async throws {
-        try await pool.write { db in
+        let venues = try await pool.write { db -> Set<String> in
             if let offsetDB {
                 try CalibrationRecord(model: model, offsetDb: offsetDB, updatedAt: now.timeIntervalSince1970).save(db)
             } else {
@@ -197,8 +201,11 @@ extension SQLiteRepository: AdminStore {
             ).fetchAll(db)
             for index in affected.indices { affected[index].calibrationDb = offset }
             try Self.reanalyse(affected, in: db)
-            for venue in Set(affected.map(\.venueId)) { try Self.refreshVenue(venue, in: db) }
+            let venues = Set(affected.map(\.venueId))
+            for venue in venues { try Self.refreshVenue(venue, in: db) }
+            return venues
         }
+        venues.forEach(changes.touch)
     }
 
     // MARK: Listings

@@ -37,11 +37,36 @@ struct CheckInController {
         }
     }
 
-    /// Identifies the content of an upload whatever its formatting or key order, so a retry is recognised.
-    static func contentHash(_ checkIn: CheckIn) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return Data(SHA256.hash(data: try encoder.encode(checkIn)))
+    /// Identifies the content of an upload whatever its formatting, key order or compression, so a
+    /// retry is recognised: SHA-256 over its values in a fixed order (numbers as their bit patterns).
+    static func contentHash(_ checkIn: CheckIn) -> Data {
+        var hasher = SHA256()
+        func add(_ text: String) {
+            hasher.update(data: Data(text.utf8))
+            hasher.update(data: [0])
+        }
+        func add(_ number: Double) {
+            withUnsafeBytes(of: number.bitPattern.littleEndian) { hasher.update(bufferPointer: $0) }
+        }
+        add(checkIn.id.wireString)
+        add(checkIn.venueID)
+        add(checkIn.startedAt.timeIntervalSince1970)
+        add(checkIn.intervalS)
+        add(checkIn.weighting.rawValue)
+        add(checkIn.calibrationDB.map { "\($0.bitPattern)" } ?? "none")
+        add(Double(checkIn.samples.count))
+        for sample in checkIn.samples {
+            add(sample.t)
+            add(sample.avg)
+            add(sample.peak)
+        }
+        add(Double(checkIn.events.count))
+        for event in checkIn.events {
+            add(event.t)
+            add(event.peak)
+            add(event.durationS)
+        }
+        return Data(hasher.finalize())
     }
 
     private func receipt(_ stored: StoredCheckIn) -> CheckInReceipt {

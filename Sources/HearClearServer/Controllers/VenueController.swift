@@ -8,6 +8,7 @@ struct VenueController {
     let settings: ServerSettings
     /// Per-device and per-address write limits; nil when they are off.
     let limiter: RateLimiter?
+    let answers = LoudnessAnswers()
 
     static let defaultRadiusM = 1000.0
     static let maximumRadiusM = 100_000.0
@@ -76,11 +77,15 @@ struct VenueController {
         return VenueList(venues: try await repository.venues(matching: query).map(present))
     }
 
-    @Sendable func loudness(_ request: Request, context: APIRequestContext) async throws -> Loudness {
+    @Sendable func loudness(_ request: Request, context: APIRequestContext) async throws -> Response {
         let id = try venueID(context)
-        guard let aggregates = try await repository.loudness(venueID: id) else { throw APIError.notFound("venue \(id) not found") }
-        guard !aggregates.isEmpty else { throw APIError.notFound("venue \(id) has no usable check-in yet") }
-        return Loudness(venueID: id, aggregates: aggregates, scale: settings.scale)
+        // Read before the data, so a change that lands meanwhile makes the next request miss.
+        let changeCount = repository.changeCount(venueID: id)
+        return try await answers.answer(venueID: id, changeCount: changeCount, acceptsGzip: request.acceptsGzip) {
+            guard let aggregates = try await repository.loudness(venueID: id) else { throw APIError.notFound("venue \(id) not found") }
+            guard !aggregates.isEmpty else { throw APIError.notFound("venue \(id) has no usable check-in yet") }
+            return Loudness(venueID: id, aggregates: aggregates, scale: settings.scale)
+        }
     }
 
     private func venueID(_ context: APIRequestContext) throws -> String {

@@ -1,0 +1,51 @@
+import CompressNIO
+import Foundation
+import HearClearCore
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// Loudness answers kept encoded and gzipped, per venue, until the venue's data changes: most
+/// requests then cost a lookup instead of a database read and 200 cells of JSON. Bounded: past
+/// `capacity` venues, half the entries are let go.
+final class LoudnessAnswers: Sendable {
+    private struct Entry {
+        let changeCount: UInt64
+        let gzipped: ByteBuffer
+    }
+
+    let capacity: Int
+    private let entries = Mutex<[String: Entry]>([:])
+
+    init(capacity: Int = 20_000) {
+        self.capacity = capacity
+    }
+
+    /// The answer for a venue: from the cache when `changeCount` still matches, else made by `make`.
+    func answer(
+        venueID: String, changeCount: UInt64, acceptsGzip: Bool, make: () async throws -> Loudness
+    ) async throws -> Response {
+        var gzipped = entries.withLock { $0[venueID].flatMap { $0.changeCount == changeCount ? $0.gzipped : nil } }
+        if gzipped == nil {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .withoutEscapingSlashes
+            var plain = ByteBuffer(bytes: try encoder.encode(try await make()))
+            let compressed = try plain.compress(with: .gzip())
+            entries.withLock { entries in
+                if entries.count >= capacity {
+                    entries = Dictionary(uniqueKeysWithValues: entries.prefix(capacity / 2).map { ($0.key, $0.value) })
+                }
+                entries[venueID] = Entry(changeCount: changeCount, gzipped: compressed)
+            }
+            gzipped = compressed
+        }
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .vary: "Accept-Encoding"]
+        guard var body = gzipped else { throw HTTPError(.internalServerError) }
+        if acceptsGzip {
+            headers[.contentEncoding] = "gzip"
+        } else {
+            body = try body.decompress(with: .gzip())
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+    }
+}
