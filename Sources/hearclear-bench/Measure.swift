@@ -36,15 +36,38 @@ enum Measure {
         let start = ContinuousClock.now
         let spawned = posix_spawn(&pid, program, &actions, nil, argv, envp)
         guard spawned == 0 else { throw Failure(description: "cannot start \(program): error \(spawned)") }
+        // wait4's ru_maxrss would include this (large) process's memory, inherited through spawn and
+        // exec; the child's own high-water mark is VmHWM in /proc, watched until it exits.
+        let peak = Locked(0.0), running = Locked(true)
+        let child = pid
+        let watcher = Thread {
+            while running.withLock({ $0 }) {
+                let hwm = peakMemoryMB(of: child)
+                peak.withLock { $0 = max($0, hwm) }
+                usleep(2_000)
+            }
+        }
+        watcher.start()
         var status: Int32 = 0
         var usage = rusage()
+        // Peek first (WNOWAIT) so the last reading happens while /proc still describes the child.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        running.withLock { $0 = false }
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let wall = (ContinuousClock.now - start).seconds
         return Run(
             status: (status >> 8) & 0xFF, output: (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? "",
             wallSeconds: wall,
             userSeconds: Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
-            peakMemoryMB: Double(usage.ru_maxrss) / 1024)
+            peakMemoryMB: peak.withLock { $0 })
+    }
+
+    /// A running process's peak resident memory so far (VmHWM), MB; 0 once it has gone.
+    static func peakMemoryMB(of pid: pid_t) -> Double {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
     }
 
     static func median(_ values: [Double]) -> Double {
@@ -88,9 +111,7 @@ final class BenchServer {
 
     /// Peak resident memory so far (VmHWM), MB.
     func peakMemoryMB() -> Double {
-        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-        return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+        Measure.peakMemoryMB(of: process.processIdentifier)
     }
 
     func stop() {

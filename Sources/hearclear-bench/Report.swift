@@ -60,6 +60,9 @@ struct Report {
         for result in results {
             text += "\n## \(result.name)\n\n\(result.note). Reference: \(result.reference).\n\n| Measurement | Value |\n| --- | --- |\n"
             for metric in result.metrics { text += "| \(metric.name) | \(Self.format(metric.value)) \(metric.unit) |\n" }
+            for goal in result.goals where !goal.met && !goal.whenMissed.isEmpty {
+                text += "\n**Goal not met: \(goal.description) \(goal.target).** \(goal.whenMissed)\n"
+            }
         }
         return text
     }
