@@ -174,9 +174,18 @@ extension Hearclear {
     struct SyncCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "sync", abstract: "Upload every check-in waiting on disk.")
 
+        @Flag(help: "Print the server's answers as JSON (what is refused or still waiting goes to standard error).") var json = false
+
         func run() async throws {
             let setup = try Setup()
             let result = try await Sync(outbox: Outbox(paths: setup.paths), client: try setup.client(needsToken: true)).run()
+            if json {
+                try printJSON(result.uploaded)
+                for rejection in result.rejected { note("\(rejection.id.wireString): refused, \(rejection.message)") }
+                for waiting in result.waiting { note("\(waiting.id.wireString): still waiting, \(waiting.reason)") }
+                if !result.waiting.isEmpty { throw ExitCode.failure }
+                return
+            }
             for receipt in result.uploaded { print(describe(receipt)) }
             for rejection in result.rejected { print("\(rejection.id.wireString): refused, \(rejection.message)") }
             for waiting in result.waiting { print("\(waiting.id.wireString): still waiting, \(waiting.reason)") }
@@ -273,8 +282,11 @@ extension Hearclear {
     struct Devices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the ALSA devices that can capture.")
 
+        @Flag(help: "Print the devices as JSON.") var json = false
+
         func run() async throws {
             let devices = ALSACapture.captureDevices()
+            if json { return try printJSON(devices.map { ["name": $0.name, "description": $0.description] }) }
             if devices.isEmpty { print("No ALSA capture devices found (is a microphone plugged in?).") }
             for device in devices { print("\(device.name)\t\(device.description)") }
         }

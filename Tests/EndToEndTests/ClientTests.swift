@@ -73,9 +73,10 @@ import Testing
         #expect(waiting.status != 0 && waiting.output.contains("1 waiting"))
 
         server = try ServerProcess(database: database, port: port)
-        let synced = try hearclear("sync")
+        let synced = try hearclear("sync", "--json")
         #expect(synced.status == 0, "\(synced.errors)")
-        #expect(synced.output.contains("1 uploaded, 0 refused, 0 waiting"))
+        let receipts = try JSONDecoder().decode([CheckInReceipt].self, from: Data(synced.output.utf8))
+        #expect(receipts.count == 1 && receipts[0].venueID == "cafe" && receipts[0].status == .accepted)
         #expect(try hearclear("sync").output.contains("0 uploaded"))
         let loudness = try JSONDecoder().decode(Loudness.self, from: Data(try hearclear("loudness", "cafe", "--json").output.utf8))
         #expect(loudness.overall.checkins == 1 && loudness.overall.samples == 30)
@@ -88,6 +89,15 @@ import Testing
         #expect(refused.status != 0)
         #expect(refused.errors.contains("venue no-such-venue does not exist"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("data/hearclear/rejected").path).count == 2)
+    }
+
+    @Test func devicesListsWhatALSAKnowsAsTextOrJSON() throws {
+        let plain = try hearclear("devices")
+        #expect(plain.status == 0)
+        #expect(!plain.output.isEmpty)
+        let json = try hearclear("devices", "--json")
+        #expect(json.status == 0)
+        #expect(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) is [Any])
     }
 
     @Test func withoutAMicrophoneTheErrorSaysWhatToDo() throws {
@@ -340,5 +350,72 @@ import Testing
         server.stop()
         #expect(try sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
         #expect(try sqlite(database, "SELECT COUNT(*) FROM sample") == "20")
+    }
+}
+
+/// SIGKILL at moments chosen by a seeded generator, while checking in from a file and while syncing:
+/// the outbox never holds a corrupt entry and nothing is stored twice.
+@Suite struct RandomKillTests {
+    let folder: URL
+    let environment: [String: String]
+
+    init() throws {
+        folder = try temporaryFolder()
+        environment = clientEnvironment(in: folder)
+    }
+
+    var outbox: URL { folder.appendingPathComponent("data/hearclear/outbox") }
+
+    /// Starts the client, lets it run for `delay`, then kills it (the delay is the moment under test).
+    func killed(after delay: Duration, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = Executable.buildFolder.appendingPathComponent("hearclear")
+        process.arguments = arguments
+        process.environment = Executable.environment(adding: environment)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Every entry left in the outbox is a whole check-in or a journal that recovers.
+    func expectOutboxReadable() throws {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: outbox.path)) ?? []
+        for entry in entries where entry.hasSuffix(".json") {
+            let data = try Data(contentsOf: outbox.appendingPathComponent(entry))
+            #expect((try? JSONDecoder().decode(CheckIn.self, from: data)) != nil, "\(entry) is corrupt")
+        }
+        #expect(entries.allSatisfy { $0.hasSuffix(".json") || $0.hasSuffix(".recording") }, "\(entries)")
+    }
+
+    @Test(arguments: [11, 23, 37] as [UInt64])
+    func killedAtRandomMomentsTheClientLosesNothingAndDuplicatesNothing(seed: UInt64) throws {
+        var state = seed
+        func nextDelay() -> Duration {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return .milliseconds(Int64(state >> 33) % 400)
+        }
+        let database = folder.appendingPathComponent("kill.sqlite").path
+        let server = try ServerProcess(database: database)
+        #expect(try Executable.run("hearclear", ["register", "--server", server.url.absoluteString], environment: environment).status == 0)
+        #expect(try Executable.run("hearclear", ["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0)
+        let recording = try temporaryFile("pub.wav", WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -37, seconds: 40, sampleRate: 48_000), sampleRate: 48_000, format: .int16))
+
+        // During a check-in…
+        try killed(after: nextDelay(), ["checkin", "pub", "--file", recording])
+        try expectOutboxReadable()
+        // …and during the sync that follows.
+        try killed(after: nextDelay(), ["sync"])
+        try expectOutboxReadable()
+        let final = try Executable.run("hearclear", ["sync"], environment: environment)
+        #expect(final.status == 0, "\(final.output)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: outbox.path)) ?? []).isEmpty)
+        server.stop()
+        let stored = try sqlite(database, "SELECT COUNT(*), COALESCE(SUM(samples), 0) FROM checkin").split(separator: "|")
+        #expect(["0", "1"].contains(stored[0]), "stored \(stored)")  // killed before the first interval: nothing to send
+        #expect((Int(stored[1]) ?? -1) <= 40)
+        #expect(try sqlite(database, "SELECT COUNT(*) FROM sample") == String(stored[1]))
     }
 }
