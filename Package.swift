@@ -72,12 +72,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Raw HTTP/1.1 on loopback: the benchmarks' load generator, and tests' misbehaving clients.
+        .target(name: "LoopbackHTTP"),
         // make bench: every case against a reference measured in the same run.
         .executableTarget(
             name: "hearclear-bench",
             dependencies: [
                 "HearClearClient",
                 "HearClearServer",
+                "LoopbackHTTP",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -88,7 +91,7 @@ let package = Package(
         .testTarget(name: "LevelMeterTests", dependencies: ["LevelMeter", "AudioInput", "TestSignals"]),
         .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient"]),
         // Runs the built executables as people do; `swift build --build-tests` builds them first.
-        .testTarget(name: "EndToEndTests", dependencies: ["HearClearCore", "TestSignals"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["HearClearCore", "TestSignals", "LoopbackHTTP"]),
         .testTarget(
             name: "HearClearServerTests",
             dependencies: [

@@ -3,6 +3,7 @@ import GRDB
 import HearClearClient
 import HearClearCore
 import HearClearServer
+import LoopbackHTTP
 
 /// One benchmark's outcome: what was measured, against which reference, and the goals.
 struct CaseResult: Codable {
@@ -76,14 +77,14 @@ struct Cases {
 
     /// Registers a device and creates the venues through the API; returns the token.
     func prepare(server: BenchServer, venues: Int) throws -> String {
-        let connection = try KeepAliveConnection(port: server.port)
-        let registered = try connection.exchangeForBody(Self.request("POST", "/api/v1/devices", token: nil, body: Data(#"{"model": "bench", "platform": "linux"}"#.utf8)))
+        let connection = try LoopbackConnection(port: server.port)
+        let registered = try connection.exchange(Self.request("POST", "/api/v1/devices", token: nil, body: Data(#"{"model": "bench", "platform": "linux"}"#.utf8)))
         guard registered.status == 201, let credentials = try? JSONDecoder().decode(DeviceCredentials.self, from: registered.body) else {
             throw Measure.Failure(description: "cannot register a device (\(registered.status))")
         }
         for venue in 0..<venues {
             let json = try JSONEncoder().encode(VenueUpsert(name: "Venue \(venue)", latitude: 0, longitude: 0, timezone: "Europe/Paris"))
-            guard try connection.exchange(Self.request("PUT", "/api/v1/venues/v\(venue)", token: credentials.token, body: json)) == 201 else {
+            guard try connection.exchange(Self.request("PUT", "/api/v1/venues/v\(venue)", token: credentials.token, body: json)).status == 201 else {
                 throw Measure.Failure(description: "cannot create venue \(venue)")
             }
         }
@@ -123,11 +124,11 @@ struct Cases {
                 done.enter()
                 Thread {
                     defer { done.leave() }
-                    guard let connection = try? KeepAliveConnection(port: port) else { return failures.withLock { $0 += 1 } }
+                    guard let connection = try? LoopbackConnection(port: port) else { return failures.withLock { $0 += 1 } }
                     var mine: [Double] = []
                     for index in stride(from: worker, to: requests.count, by: 16) {
                         let sent = ContinuousClock.now
-                        let status = (try? connection.exchange(requests[index])) ?? 0
+                        let status = (try? connection.exchange(requests[index]).status) ?? 0
                         mine.append((ContinuousClock.now - sent).seconds * 1000)
                         if status != 201 { failures.withLock { $0 += 1 } }
                     }
@@ -255,7 +256,7 @@ struct Cases {
     /// One request per venue, so the measurement sees the steady state of the answer cache rather
     /// than its first fill (which the report states separately).
     func warm(port: Int, venues: Int) throws {
-        let connection = try KeepAliveConnection(port: port)
+        let connection = try LoopbackConnection(port: port)
         for venue in 0..<venues {
             _ = try connection.exchange(Array("GET /api/v1/venues/v\(venue)/loudness HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\n\r\n".utf8))
         }
@@ -411,17 +412,6 @@ enum BenchWAV {
             }
             handle.write(block)
         }
-    }
-}
-
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try lock.withLock { try body(&value) }
     }
 }
 

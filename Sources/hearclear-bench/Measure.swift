@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 
 /// Runs programs and measures what they cost: wall time, user CPU and peak memory (from wait4).
 enum Measure {
@@ -121,62 +122,4 @@ final class BenchServer {
     }
 
     deinit { stop() }
-}
-
-/// HTTP/1.1 over one kept-alive socket, for the load generator: no client library between the
-/// measurement and the server.
-final class KeepAliveConnection {
-    private let socket: Int32
-
-    init(port: Int) throws {
-        socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var noDelay: Int32 = 1
-        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Measure.Failure(description: "cannot connect to port \(port)") }
-    }
-
-    deinit { close(socket) }
-
-    /// Sends one request and returns the response's status code.
-    func exchange(_ request: [UInt8]) throws -> Int {
-        try exchangeForBody(request).status
-    }
-
-    func exchangeForBody(_ request: [UInt8]) throws -> (status: Int, body: Data) {
-        var sent = 0
-        while sent < request.count {
-            let count = request.withUnsafeBytes { Foundation.send(socket, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { throw Measure.Failure(description: "the server closed the connection") }
-            sent += count
-        }
-        var received = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let count = recv(socket, &buffer, buffer.count, 0)
-            guard count > 0 else { throw Measure.Failure(description: "the server closed the connection") }
-            received += buffer[0..<count]
-            guard let end = Self.headEnd(received) else { continue }
-            let head = String(decoding: received[..<end], as: UTF8.self)
-            let length = head.lowercased().split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                .flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
-            if received.count >= end + length {
-                return (Int(head.split(separator: " ")[1]) ?? 0, Data(received[end..<(end + length)]))
-            }
-        }
-    }
-
-    private static func headEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
-            return index + 4
-        }
-        return nil
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 import HearClearCore
 import Testing
 
@@ -19,7 +20,7 @@ import FoundationNetworking
         try Data(config.utf8).write(to: file)
         let server = try ServerProcess(
             database: folder.appendingPathComponent("abuse.sqlite").path, environment: ["HEARCLEAR_CONFIG": file.path, "HEARCLEAR_RATE_LIMIT": "0"])
-        let connection = try RawConnection(port: server.port)
+        let connection = try LoopbackConnection(port: server.port)
         let body = #"{"model": "abuser", "platform": "linux"}"#
         connection.send("POST /api/v1/devices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
         let response = connection.readResponse()
@@ -33,7 +34,7 @@ import FoundationNetworking
 
     @Test func aClientSendingOneByteAtATimeIsCutOff() throws {
         let (server, token) = try server(config: #"{"body_timeout_s": 1}"#)
-        let connection = try RawConnection(port: server.port)
+        let connection = try LoopbackConnection(port: server.port)
         connection.send(uploadHead(token: token, length: 1000))
         // A byte every 100 ms: the body would take 100 s; the server allows it one.
         let trickle = Thread {
@@ -46,7 +47,7 @@ import FoundationNetworking
         let response = connection.readResponse()
         #expect(response.hasPrefix("HTTP/1.1 408"), "\(response)")
         #expect(response.contains("took longer than"))
-        let health = try RawConnection(port: server.port)
+        let health = try LoopbackConnection(port: server.port)
         health.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(health.readResponse().hasPrefix("HTTP/1.1 200"))
     }
@@ -54,12 +55,12 @@ import FoundationNetworking
     @Test func uploadsPastTheCapAreTurnedAwayWithRetryAfter() throws {
         let (server, token) = try server(config: #"{"max_concurrent_uploads": 1, "body_timeout_s": 60}"#)
         // One upload that has started and stalls, holding the only place.
-        let stalled = try RawConnection(port: server.port)
+        let stalled = try LoopbackConnection(port: server.port)
         stalled.send(uploadHead(token: token, length: 1000) + "{")
         // The next upload is turned away once the stalled one is being handled (at most a few tries).
         var answer = ""
         for _ in 0..<200 where !answer.hasPrefix("HTTP/1.1 503") {
-            let second = try RawConnection(port: server.port)
+            let second = try LoopbackConnection(port: server.port)
             second.send(uploadHead(token: token, length: 2) + "{}")
             answer = second.readResponse()
         }

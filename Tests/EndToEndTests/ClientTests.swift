@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 import HearClearCore
 import TestSignals
 import Testing

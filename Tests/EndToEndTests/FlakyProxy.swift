@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 
 /// A proxy in front of a real server that spoils check-in uploads on purpose, one way per upload
 /// in turn, to show the client retries instead of losing or duplicating anything. Everything else
@@ -68,7 +69,7 @@ final class FlakyProxy: @unchecked Sendable {
             Self.write(client, Array("HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 41\r\nConnection: close\r\n\r\n{\"error\": {\"message\": \"spoiled on purpose\"}}".utf8))
             return
         }
-        guard let server = try? RawConnection(port: upstream) else { return }
+        guard let server = try? LoopbackConnection(port: upstream) else { return }
         var forwarded = request
         if let head = HTTPMessage.headEnd(forwarded) {  // one request per connection
             forwarded.insert(contentsOf: Array("Connection: close\r\n".utf8), at: head - 2)

@@ -132,20 +132,6 @@ func clientEnvironment(in folder: URL) -> [String: String] {
     ]
 }
 
-/// A value shared between tasks, behind a lock.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try lock.withLock { try body(&value) }
-    }
-}
-
 /// Text gathered by a reader thread.
 final class LogBuffer: @unchecked Sendable {
     private let condition = NSCondition()
@@ -181,70 +167,4 @@ func temporaryFolder() throws -> URL {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-e2e-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     return folder
-}
-
-/// A plain TCP connection to the server, for clients that misbehave on purpose (slow, stalled).
-final class RawConnection: @unchecked Sendable {
-    private let socket: Int32
-
-    init(port: Int) throws {
-        socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot connect to port \(port)"]) }
-    }
-
-    deinit {
-        close(socket)
-    }
-
-    /// Sends the text; false once the server has closed the connection.
-    @discardableResult
-    func send(_ text: String) -> Bool {
-        send(Array(text.utf8))
-    }
-
-    @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
-    }
-
-    func readResponse() -> String {
-        String(decoding: readResponseBytes(), as: UTF8.self)
-    }
-
-    /// Reads until the server closes the connection or has sent a whole response head and body.
-    func readResponseBytes() -> [UInt8] {
-        var received = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(socket, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received += buffer[0..<count]
-            if let end = HTTPMessage.headEnd(received), received.count >= end + HTTPMessage.contentLength(received[..<end]) { break }
-        }
-        return received
-    }
-}
-
-/// Just enough HTTP/1.1 framing for the raw test clients and the proxy.
-enum HTTPMessage {
-    /// Where the head ends (after its blank line), if it has arrived.
-    static func headEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
-            return index + 4
-        }
-        return nil
-    }
-
-    static func contentLength(_ head: ArraySlice<UInt8>) -> Int {
-        String(decoding: head, as: UTF8.self).lowercased().split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-    }
 }
