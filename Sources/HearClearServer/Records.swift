@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 
-// One record per table (Migrations/sql). Column names are the snake_case of the property names.
+// One record per table (Migrations/sql). Column names are the snake_case of the property names;
+// `Columns` names those the query interface filters on.
 
 struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "device"
@@ -15,14 +16,6 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     var banned: Bool
     var createdAt: Double
     var lastSeenAt: Double
-
-    enum Columns {
-        static let id = Column("id")
-        static let tokenHash = Column("token_hash")
-        static let model = Column("model")
-        static let createdAt = Column("created_at")
-        static let lastSeenAt = Column("last_seen_at")
-    }
 
     var device: Device? {
         UUID(uuidString: id).map { Device(id: $0, model: model, platform: platform, banned: banned) }
@@ -41,13 +34,6 @@ struct VenueRecord: Codable, FetchableRecord, PersistableRecord {
     var timezone: String
     var createdAt: Double
     var updatedAt: Double
-
-    enum Columns {
-        static let id = Column("id")
-        static let name = Column("name")
-        static let latitude = Column("latitude")
-        static let longitude = Column("longitude")
-    }
 }
 
 struct CheckInRecord: Codable, FetchableRecord, MutablePersistableRecord {
@@ -75,12 +61,8 @@ struct CheckInRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var markedOutlier = false
 
     enum Columns {
-        static let seq = Column("seq")
         static let id = Column("id")
         static let venueId = Column("venue_id")
-        static let deviceId = Column("device_id")
-        static let status = Column("status")
-        static let receivedAt = Column("received_at")
     }
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
@@ -103,8 +85,6 @@ struct LoudnessRecord: Codable, FetchableRecord, PersistableRecord {
 
     enum Columns {
         static let venueId = Column("venue_id")
-        static let weekday = Column("weekday")
-        static let hour = Column("hour")
     }
 
     var aggregate: LoudnessAggregate {
