@@ -26,9 +26,10 @@ enum Executable {
         try run(program: buildFolder.appendingPathComponent(name), arguments, environment: environment)
     }
 
-    static func run(program: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    static func run(program: URL, _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) throws -> Result {
         let process = Process()
         process.executableURL = program
+        if let directory { process.currentDirectoryURL = directory }
         process.arguments = arguments
         process.environment = Executable.environment(adding: environment)
         let output = Pipe(), errors = Pipe()
