@@ -54,15 +54,18 @@ import FoundationNetworking
 
     @Test func uploadsPastTheCapAreTurnedAwayWithRetryAfter() throws {
         let (server, token) = try server(config: #"{"max_concurrent_uploads": 1, "body_timeout_s": 60}"#)
-        // One upload that has started and stalls, holding the only place.
+        // One upload that has started and stalls, holding the only place (its connection must stay
+        // open for the whole test, hence the extended lifetime).
         let stalled = try LoopbackConnection(port: server.port)
         stalled.send(uploadHead(token: token, length: 1000) + "{")
         // The next upload is turned away once the stalled one is being handled (at most a few tries).
         var answer = ""
-        for _ in 0..<200 where !answer.hasPrefix("HTTP/1.1 503") {
-            let second = try LoopbackConnection(port: server.port)
-            second.send(uploadHead(token: token, length: 2) + "{}")
-            answer = second.readResponse()
+        try withExtendedLifetime(stalled) {
+            for _ in 0..<200 where !answer.hasPrefix("HTTP/1.1 503") {
+                let second = try LoopbackConnection(port: server.port)
+                second.send(uploadHead(token: token, length: 2) + "{}")
+                answer = second.readResponse()
+            }
         }
         #expect(answer.hasPrefix("HTTP/1.1 503"), "\(answer)")
         #expect(answer.lowercased().contains("retry-after: 1"))
