@@ -47,6 +47,13 @@ public final class LoopbackConnection: @unchecked Sendable {
         return true
     }
 
+    /// Whether the other side has sent something (or closed) within `timeout`.
+    public func isReadable(within timeout: Duration) -> Bool {
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        return poll(&descriptor, 1, milliseconds) > 0
+    }
+
     public func readResponse() -> String {
         String(decoding: readResponseBytes(), as: UTF8.self)
     }

@@ -54,19 +54,17 @@ import FoundationNetworking
 
     @Test func uploadsPastTheCapAreTurnedAwayWithRetryAfter() throws {
         let (server, token) = try server(config: #"{"max_concurrent_uploads": 1, "body_timeout_s": 60}"#)
-        // One upload that has started and stalls, holding the only place (its connection must stay
-        // open for the whole test, hence the extended lifetime).
-        let stalled = try LoopbackConnection(port: server.port)
-        stalled.send(uploadHead(token: token, length: 1000) + "{")
-        // The next upload is turned away once the stalled one is being handled (at most a few tries).
-        var answer = ""
-        try withExtendedLifetime(stalled) {
-            for _ in 0..<200 where !answer.hasPrefix("HTTP/1.1 503") {
-                let second = try LoopbackConnection(port: server.port)
-                second.send(uploadHead(token: token, length: 2) + "{}")
-                answer = second.readResponse()
-            }
+        // Two uploads that start and stall: whichever the server takes first holds the only place,
+        // so the other is answered at once, whatever order they arrive in.
+        let first = try LoopbackConnection(port: server.port), second = try LoopbackConnection(port: server.port)
+        for connection in [first, second] { connection.send(uploadHead(token: token, length: 1000) + "{") }
+        let deadline = ContinuousClock.now + .seconds(30)
+        var answered: [LoopbackConnection] = []
+        while answered.isEmpty && ContinuousClock.now < deadline {
+            answered = [first, second].filter { $0.isReadable(within: .milliseconds(100)) }
         }
+        #expect(answered.count == 1, "\(answered.count) of the two stalled uploads were answered")
+        let answer = answered.first?.readResponse() ?? ""
         #expect(answer.hasPrefix("HTTP/1.1 503"), "\(answer)")
         #expect(answer.lowercased().contains("retry-after: 1"))
         #expect(answer.contains("handling 1 uploads already"))

@@ -23,7 +23,16 @@ extension Request {
             throw APIError.unsupportedMediaType("Content-Encoding \(other) is not supported: send gzip or nothing")
         }
         let bytes = try await withThrowingTaskGroup(of: ByteBuffer.self) { group in
-            group.addTask { gzipped ? try await self.inflateBody(limit: limit) : try await self.collectBody(limit: limit) }
+            group.addTask {
+                do {
+                    return gzipped ? try await self.inflateBody(limit: limit) : try await self.collectBody(limit: limit)
+                } catch let error as HTTPError {
+                    throw error
+                } catch {
+                    // The client went away mid-body: its fault, not a server error.
+                    throw APIError.badRequest("the request body ended before it was complete")
+                }
+            }
             group.addTask {
                 try await Task.sleep(for: timeout)
                 throw HTTPError(.requestTimeout, headers: [.connection: "close"], message: "the request body took longer than \(timeout) to arrive")
