@@ -153,6 +153,7 @@ extension Hearclear {
                 progress.show(sample, interval: audio.interval, events: eventCount + (events.isOpen ? 1 : 0))
             }
             progress.end()
+            if outcome.stoppedBySignal { note("Stopped early: uploading what was measured.") }
             if outcome.overruns > 0 { note("\(outcome.overruns) capture overrun(s): the system dropped some audio.") }
             guard let checkIn = try recording.seal() else {
                 note("Nothing was measured; no check-in.")

@@ -272,8 +272,10 @@ import Testing
         let output = process.standardOutput as! Pipe
         kill(process.processIdentifier, SIGINT)
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let said = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
+        #expect(said.contains("Stopped early: uploading what was measured."))
         #expect(printed.contains("pub: 67.0 dB(A) quiet, 21 samples"), "\(printed)")
     }
 
