@@ -16,8 +16,6 @@ public final class WAVFile: AudioSource {
     public let sampleRate: Int
     public let channels: Int
     public let encoding: Encoding
-    /// Frames in the data chunk, as its header says.
-    public let frameCount: Int
     private let handle: FileHandle
     private let bytesPerFrame: Int
     private var framesLeft: Int
@@ -82,8 +80,7 @@ public final class WAVFile: AudioSource {
         bytesPerFrame = format.blockAlign
         // Streams written without knowing their length say 0 or 0xFFFFFFFF: read to the end of the file.
         let declared = dataSize ?? 0
-        frameCount = (declared == 0 || declared == 0xFFFF_FFFF) ? Int.max : declared / bytesPerFrame
-        framesLeft = frameCount
+        framesLeft = (declared == 0 || declared == 0xFFFF_FFFF) ? Int.max : declared / bytesPerFrame
     }
 
     deinit {

@@ -173,11 +173,7 @@ public struct SQLiteRepository: Repository {
             for event in checkIn.events {
                 try insertEvent.execute(arguments: [seq, event.t, event.peak, event.durationS])
             }
-            let insertHour = try db.cachedStatement(
-                sql: "INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy) VALUES (?, ?, ?, ?, ?, ?)")
-            for (hour, share) in analysis.hours {
-                try insertHour.execute(arguments: [seq, checkIn.venueID, hour.weekday, hour.hour, share.samples, share.energy])
-            }
+            try Self.storeHours(of: analysis, checkIn: seq, venueID: checkIn.venueID, in: db)
 
             if !analysis.isTooShort {
                 let changed = try Self.decideOutliers(venueID: checkIn.venueID, hour: analysis.homeHour.hour, in: db)
@@ -324,17 +320,20 @@ public struct SQLiteRepository: Repository {
                 samples: samples, startedAt: record.startedAt, intervalS: record.intervalS, venueID: record.venueId,
                 calibrationDB: record.calibrationDb, clock: clock)
             try db.execute(literal: "DELETE FROM checkin_hour WHERE checkin_seq = \(seq)")
-            for (hour, share) in analysis.hours {
-                try db.execute(
-                    literal: """
-                        INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy)
-                        VALUES (\(seq), \(record.venueId), \(hour.weekday), \(hour.hour), \(share.samples), \(share.energy))
-                        """)
-            }
+            try storeHours(of: analysis, checkIn: seq, venueID: record.venueId, in: db)
             record.levelDb = analysis.levelDB
             record.homeWeekday = analysis.homeHour.weekday
             record.homeHour = analysis.homeHour.hour
             try record.update(db)
+        }
+    }
+
+    /// A check-in's kept samples per local hour, the rows its venue's aggregates are summed from.
+    static func storeHours(of analysis: CheckInAnalysis, checkIn seq: Int64, venueID: String, in db: GRDB.Database) throws {
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy) VALUES (?, ?, ?, ?, ?, ?)")
+        for (hour, share) in analysis.hours {
+            try insert.execute(arguments: [seq, venueID, hour.weekday, hour.hour, share.samples, share.energy])
         }
     }
 

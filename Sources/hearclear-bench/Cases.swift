@@ -159,7 +159,7 @@ struct Cases {
             goals: [
                 .init(
                     description: "end-to-end samples/s ÷ raw import", value: ratio, target: "≥ 0.40", met: ratio >= 0.4,
-                    whenMissed: "The reference only inserts rows. Each upload is also inflated, decoded from JSON (Foundation's JSONDecoder is about a fifth of the server's CPU in a perf profile), validated, hashed, run through the spike filter, and stored with its per-hour sums, the outlier decisions of its hour and the venue's aggregates in the same transaction; the load generator shares the two cores. What would close the gap: a JSON decoder specialised for check-ins, and group commit of concurrent uploads in one transaction.")
+                    whenMissed: "The reference only inserts rows. Each upload is also inflated, decoded from JSON by Foundation's general-purpose JSONDecoder, validated, hashed, run through the spike filter, and stored with its per-hour sums, the outlier decisions of its hour and the venue's aggregates in the same transaction; the load generator shares the two cores. What would close the gap: a JSON decoder specialised for check-ins, and group commit of concurrent uploads in one transaction.")
             ],
             note: "\(checkIns.count) gzipped check-ins of 300 samples over 200 venues, 16 kept-alive connections")
     }
@@ -338,7 +338,7 @@ struct Cases {
             goals: [
                 .init(
                     description: "bytes per sample", value: perSample, target: "≤ 4", met: perSample <= 4,
-                    whenMissed: "API v1 sends each sample as a JSON object with three keys. After gzip the repeated structure still costs 2 to 3 bytes a sample and the two levels, to 0.1 dB, about 3 more (hundredths cost 1.5 more still). Reaching 4 bytes needs a columnar body (arrays of t, avg and peak, or deltas between intervals): a change of wire format left for API v2.")
+                    whenMissed: "API v1 sends each sample as a JSON object with three keys. After gzip the keys and punctuation repeated on every sample still cost bytes, on top of the two levels (already rounded to 0.1 dB). Reaching 4 bytes needs a columnar body (arrays of t, avg and peak, or deltas between intervals): a change of wire format left for API v2.")
             ],
             note: "5-minute check-ins as the client uploads them (levels to 0.1 dB, gzip)")
     }

@@ -27,7 +27,7 @@ import Testing
         _ = try await client.putVenue("v1", token: token, timezone: "UTC", name: venueName)
         var ids: [UUID] = []
         for week in 0..<7 {
-            let start = Timestamp.format(Timestamp.parse("2026-11-16T20:00:00Z")!.addingTimeInterval(Double(-week) * 7 * 86_400))
+            let start = mondayEvening(weeksBefore: week)
             let checkIn = makeCheckIn(venue: "v1", start: start, level: week == 6 ? -30 : -50)
             ids.append(checkIn.id)
             #expect(try await client.postCheckIn(checkIn, token: token).status == .created)

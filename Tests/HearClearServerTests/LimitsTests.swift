@@ -71,7 +71,7 @@ import Testing
         let device = try await database.registerDevice()
         _ = try await database.repository.saveVenue(id: "v1", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "UTC"), by: device, at: Date())
         for week in 0..<7 {
-            let start = Timestamp.format(Timestamp.parse("2026-11-16T20:00:00Z")!.addingTimeInterval(Double(-week) * 7 * 86_400))
+            let start = mondayEvening(weeksBefore: week)
             let checkIn = makeCheckIn(venue: "v1", start: start, level: week == 6 ? -30 : -50)
             _ = try await database.repository.storeCheckIn(checkIn, contentHash: Data([UInt8(week)]), by: device, settings: ServerSettings(), at: Date())
         }

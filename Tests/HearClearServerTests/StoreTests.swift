@@ -22,21 +22,15 @@ import Testing
         }
     }
 
-    /// Mondays at 20:00 UTC, one week apart.
-    func monday(_ week: Int) -> String {
-        let start = Timestamp.parse("2026-11-16T20:00:00Z")!.addingTimeInterval(Double(-week) * 7 * 86_400)
-        return Timestamp.format(start)
-    }
-
     @Test func aLoudCheckInAmongQuietOnesIsAnOutlierUntilTheVenueChanges() async throws {
         let database = try TemporaryDatabase()
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
         // Five check-ins at 60 dB(A) (−50 dBFS + 110), then one at 80.
         for week in 1...5 {
-            #expect(try await store(database, makeCheckIn(venue: "venue-1", start: monday(week), level: -50), device: device).status == .accepted)
+            #expect(try await store(database, makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: week), level: -50), device: device).status == .accepted)
         }
-        let loud = makeCheckIn(venue: "venue-1", start: monday(6), level: -30)
+        let loud = makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 6), level: -30)
         let stored = try await store(database, loud, device: device)
         #expect(stored.status == .outlier)
         #expect(abs(try #require(stored.levelDB) - 80) < 0.1)
@@ -46,7 +40,7 @@ import Testing
 
         // The venue gets louder: six more check-ins at 80 dB. The first loud one is usable again.
         for week in 7...12 {
-            _ = try await store(database, makeCheckIn(venue: "venue-1", start: monday(week), level: -30), device: device)
+            _ = try await store(database, makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: week), level: -30), device: device)
         }
         #expect(try await database.status(of: loud.id) == .accepted)
         #expect(try await database.repository.aggregateMismatches() == [])
@@ -71,7 +65,7 @@ import Testing
         let database = try TemporaryDatabase()
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
-        let stored = try await store(database, makeCheckIn(venue: "venue-1", start: monday(1), seconds: 10), device: device)
+        let stored = try await store(database, makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 1), seconds: 10), device: device)
         #expect(stored.status == .tooShort)
         #expect(try await database.count("sample") == 10)
         #expect(try await database.repository.loudness(venueID: "venue-1") == [])
@@ -81,7 +75,7 @@ import Testing
         let database = try TemporaryDatabase()
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
-        var checkIn = makeCheckIn(venue: "venue-1", start: monday(1), seconds: 60, level: -50)
+        var checkIn = makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 1), seconds: 60, level: -50)
         checkIn.samples[30] = Sample(t: 30, avg: -5, peak: -1)
         let stored = try await store(database, checkIn, device: device)
         #expect(stored.droppedSamples == 1 && stored.samples == 60)
@@ -94,7 +88,7 @@ import Testing
         let database = try TemporaryDatabase()
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
-        let stored = try await store(database, makeCheckIn(venue: "venue-1", start: monday(1), level: -50, calibration: nil), device: device)
+        let stored = try await store(database, makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 1), level: -50, calibration: nil), device: device)
         #expect(abs(try #require(stored.levelDB) - (-50 + settings.defaultCalibrationDB)) < 0.1)
         let source = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT calibration_source FROM checkin") }
         #expect(source == "default")
@@ -121,7 +115,7 @@ import Testing
         let database = try TemporaryDatabase()
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
-        let checkIn = makeCheckIn(venue: "venue-1", start: monday(1))
+        let checkIn = makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 1))
         let hash = CheckInController.contentHash(checkIn)
         let first = try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: device, settings: settings, at: Date())
         let second = try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: device, settings: settings, at: Date())
@@ -140,7 +134,7 @@ import Testing
         let database = try TemporaryDatabase()
         let device = try await database.registerDevice()
         let outcome = try await database.repository.storeCheckIn(
-            makeCheckIn(venue: "nowhere", start: monday(1)), contentHash: Data([1]), by: device, settings: settings, at: Date())
+            makeCheckIn(venue: "nowhere", start: mondayEvening(weeksBefore: 1)), contentHash: Data([1]), by: device, settings: settings, at: Date())
         #expect(outcome == .unknownVenue)
         #expect(try await database.count("checkin") == 0)
         #expect(try await database.count("sample") == 0)

@@ -63,6 +63,12 @@ func makeCheckIn(
         })
 }
 
+/// 20:00 UTC on Monday 2026-11-16, or on the Monday `weeks` weeks before: the same local
+/// weekday-hour each time, so the check-ins are compared with each other.
+func mondayEvening(weeksBefore weeks: Int) -> String {
+    Timestamp.format(Timestamp.parse("2026-11-16T20:00:00Z")!.addingTimeInterval(Double(-weeks) * 7 * 86_400))
+}
+
 func json(_ value: some Encodable) throws -> ByteBuffer {
     ByteBuffer(data: try JSONEncoder().encode(value))
 }

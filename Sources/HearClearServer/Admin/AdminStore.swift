@@ -66,7 +66,6 @@ public struct VenueListing: Sendable, Equatable {
     public var timezone: String
     public var checkIns: Int
     public var latestCheckIn: Date?
-    public var createdAt: Date
 }
 
 public struct DeviceListing: Sendable, Equatable {

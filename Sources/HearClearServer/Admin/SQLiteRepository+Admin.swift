@@ -213,7 +213,7 @@ extension SQLiteRepository: AdminStore {
     private static func venueListings(_ db: GRDB.Database, literal clause: SQL) throws -> [VenueListing] {
         try SQLRequest<Row>(
             """
-            SELECT v.id, v.name, v.timezone, v.created_at,
+            SELECT v.id, v.name, v.timezone,
                    (SELECT COUNT(*) FROM checkin c WHERE c.venue_id = v.id) AS checkins,
                    (SELECT MAX(c.received_at) FROM checkin c WHERE c.venue_id = v.id) AS latest
             FROM venue v \(clause)
@@ -221,8 +221,7 @@ extension SQLiteRepository: AdminStore {
         ).fetchAll(db).map { row in
             VenueListing(
                 id: row["id"], name: row["name"], timezone: row["timezone"], checkIns: row["checkins"],
-                latestCheckIn: (row["latest"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                createdAt: Date(timeIntervalSince1970: row["created_at"]))
+                latestCheckIn: (row["latest"] as Double?).map(Date.init(timeIntervalSince1970:)))
         }
     }
 
