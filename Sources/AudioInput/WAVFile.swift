@@ -2,7 +2,9 @@ import Foundation
 
 /// A WAV file read as a stream of mono samples in [−1, 1]: PCM 16, 24 or 32-bit integer or 32-bit
 /// float (also in WAVE_FORMAT_EXTENSIBLE), any number of channels mixed down, any sample rate.
-/// Only one block is held in memory at a time.
+/// Only one block is held in memory at a time. Pipes and FIFOs work too; a source that delivers
+/// nothing for `stallTimeout` is an error rather than a wait forever. A file that ends before its
+/// header said is measured as far as it goes, and `shortfall` says what was missing.
 public final class WAVFile: AudioSource {
     public enum Encoding: Sendable, Equatable {
         case integer(bits: Int)
@@ -16,32 +18,39 @@ public final class WAVFile: AudioSource {
     public let sampleRate: Int
     public let channels: Int
     public let encoding: Encoding
-    private let handle: FileHandle
+    /// When the data ended before the header said it would, or in the middle of a frame: in words.
+    public private(set) var shortfall: String?
+    private let handle: PatientReader
+    private let path: String
     private let bytesPerFrame: Int
     private var framesLeft: Int
+    /// Frames the header declares; nil for streams written without knowing their length.
+    private let declaredFrames: Int?
+    private var framesRead = 0
 
-    public init(path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw Invalid(description: "cannot open \(path)")
-        }
+    public init(path: String, stallTimeout: Duration = .seconds(10)) throws {
+        let handle = try PatientReader(path: path, stallTimeout: stallTimeout)
         self.handle = handle
+        self.path = path
         func fail(_ why: String) -> Invalid { Invalid(description: "\(path): \(why)") }
 
-        let header = try handle.read(upToCount: 12) ?? Data()
+        let header = try handle.read(upToCount: 12)
         guard header.count == 12, header.prefix(4) == Data("RIFF".utf8), header.suffix(4) == Data("WAVE".utf8) else {
             throw fail("not a WAV file (no RIFF/WAVE header)")
         }
         var format: (tag: Int, channels: Int, rate: Int, blockAlign: Int, bits: Int)?
         var dataSize: Int?
         while dataSize == nil {
-            guard let chunkHeader = try handle.read(upToCount: 8), chunkHeader.count == 8 else {
+            let chunkHeader = try handle.read(upToCount: 8)
+            guard chunkHeader.count == 8 else {
                 throw fail(format == nil ? "no fmt chunk" : "no data chunk")
             }
             let id = String(decoding: chunkHeader.prefix(4), as: UTF8.self)
             let size = Int(chunkHeader.littleEndian(UInt32.self, at: 4))
             switch id {
             case "fmt ":
-                guard size >= 16, let body = try handle.read(upToCount: size + size % 2), body.count >= 16 else {
+                let body = size >= 16 ? try handle.read(upToCount: size + size % 2) : Data()
+                guard body.count >= 16 else {
                     throw fail("the fmt chunk is truncated")
                 }
                 var tag = Int(body.littleEndian(UInt16.self, at: 0))
@@ -58,7 +67,7 @@ public final class WAVFile: AudioSource {
             default:
                 // Read past it rather than seek, so pipes and FIFOs work too.
                 var skip = size + size % 2
-                while skip > 0, let piece = try handle.read(upToCount: min(skip, 65_536)), !piece.isEmpty {
+                while skip > 0, case let piece = try handle.read(upToCount: min(skip, 65_536)), !piece.isEmpty {
                     skip -= piece.count
                 }
             }
@@ -80,23 +89,25 @@ public final class WAVFile: AudioSource {
         bytesPerFrame = format.blockAlign
         // Streams written without knowing their length say 0 or 0xFFFFFFFF: read to the end of the file.
         let declared = dataSize ?? 0
-        framesLeft = (declared == 0 || declared == 0xFFFF_FFFF) ? Int.max : declared / bytesPerFrame
-    }
-
-    deinit {
-        try? handle.close()
+        declaredFrames = (declared == 0 || declared == 0xFFFF_FFFF) ? nil : declared / bytesPerFrame
+        framesLeft = declaredFrames ?? Int.max
     }
 
     /// Up to `maxFrames` frames mixed to mono; `nil` at the end of the data.
     public func read(maxFrames: Int) throws -> [Float]? {
         guard framesLeft > 0 else { return nil }
         let frames = min(maxFrames, framesLeft)
-        guard let data = try handle.read(upToCount: frames * bytesPerFrame), data.count >= bytesPerFrame else {
-            framesLeft = 0
-            return nil
-        }
+        let data = try handle.read(upToCount: frames * bytesPerFrame)
         let got = data.count / bytesPerFrame
-        framesLeft -= got
+        if data.count < frames * bytesPerFrame {
+            // The data ended: a short read is the end of the file (or of the pipe).
+            noteShortfall(leftoverBytes: data.count % bytesPerFrame, framesRead: framesRead + got)
+            framesLeft = 0
+            guard got > 0 else { return nil }
+        } else {
+            framesLeft -= got
+        }
+        framesRead += got
         if encoding == .integer(bits: 16) && channels == 1 {
             // The common case, and the one long recordings are made of: no per-sample dispatch.
             return data.withUnsafeBytes { raw in
@@ -117,6 +128,32 @@ public final class WAVFile: AudioSource {
             }
         }
         return mono
+    }
+
+    private func noteShortfall(leftoverBytes: Int, framesRead: Int) {
+        var problems: [String] = []
+        if let declaredFrames, framesRead < declaredFrames {
+            let declaredBytes = Double(declaredFrames * bytesPerFrame)
+            problems.append(
+                "the file ends after \(Self.duration(Double(framesRead) / Double(sampleRate))) of the \(Self.duration(Double(declaredFrames) / Double(sampleRate))) (\(Self.size(declaredBytes))) its header declares")
+        }
+        if leftoverBytes > 0 {
+            problems.append("it ends in the middle of a sample frame (the last \(leftoverBytes) byte(s) are ignored)")
+        }
+        if !problems.isEmpty {
+            shortfall = "\(path): \(problems.joined(separator: ", and ")); measured what is there"
+        }
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        if seconds < 60 { return String(format: "%.2f s", seconds) }
+        let whole = Int(seconds.rounded())
+        if whole < 3600 { return "\(whole / 60) min \(String(format: "%02d", whole % 60)) s" }
+        return "\(whole / 3600) h \(String(format: "%02d", whole / 60 % 60)) min"
+    }
+
+    static func size(_ bytes: Double) -> String {
+        bytes >= 1e9 ? String(format: "%.1f GB", bytes / 1e9) : bytes >= 1e6 ? String(format: "%.1f MB", bytes / 1e6) : String(format: "%.0f bytes", bytes)
     }
 
     @inline(__always)

@@ -7,26 +7,45 @@ import NIOCore
 import FoundationNetworking
 #endif
 
-/// API v1 over HTTP (URLSession, libcurl on Linux).
+/// API v1 over HTTP (URLSession, libcurl on Linux). Redirects are never followed: the token goes
+/// to the configured server and nowhere else, whatever a captive portal or a proxy answers.
 public struct APIClient: Sendable {
     public enum Failure: Error, CustomStringConvertible, Equatable {
-        /// The server answered with an error; `message` is its own.
-        case server(status: Int, message: String)
+        /// The HearClear server answered with one of its own error documents.
+        case server(status: Int, message: String, retryAfter: Double?)
         /// The server could not be reached or the answer was cut off.
         case network(String)
+        /// Something other than the HearClear API answered: a redirect, a portal's or proxy's page
+        /// (a 3xx or 4xx without the server's error document, or a 2xx that is not the document asked for).
+        case foreign(String)
 
         public var description: String {
             switch self {
-            case .server(let status, let message): "server answered \(status): \(message)"
+            case .server(let status, let message, _): "server answered \(status): \(message)"
             case .network(let reason): "cannot reach the server: \(reason)"
+            case .foreign(let reason): reason
             }
         }
 
-        /// Worth trying again later: the network, or a server error (5xx).
+        /// The server refused the check-in itself, for good: its content (400, 409, 413, 415, 422).
+        /// Anything else leaves it waiting: the device (401, 403), the network, a foreign answer.
+        public var rejectsCheckIn: Bool {
+            guard case .server(let status, _, _) = self else { return false }
+            return [400, 409, 413, 415, 422].contains(status)
+        }
+
+        /// How long the server asked to wait before trying again (408, 429, 503): nothing was stored.
+        public var retryAfter: Double? {
+            guard case .server(let status, _, let seconds) = self, [408, 429, 503].contains(status) else { return nil }
+            return seconds ?? 1
+        }
+
+        /// Worth trying again at once, after a short pause: the network, or a server error (5xx).
         public var isTransient: Bool {
             switch self {
             case .network: true
-            case .server(let status, _): status >= 500
+            case .server(let status, _, _): status >= 500 && status != 503
+            case .foreign: false
             }
         }
     }
@@ -40,15 +59,20 @@ public struct APIClient: Sendable {
         self.token = token
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
-        self.session = URLSession(configuration: configuration)
+        self.session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
     }
 
     public func register(_ registration: DeviceRegistration) async throws -> DeviceCredentials {
         try await send("POST", "devices", body: try JSONEncoder().encode(registration)).decoded()
     }
 
+    /// Deletes this device and everything it uploaded.
+    public func forget() async throws {
+        _ = try await send("DELETE", "devices/me", authorized: true)
+    }
+
     public func saveVenue(id: String, _ venue: VenueUpsert) async throws -> Venue {
-        try await send("PUT", "venues/\(try Self.pathComponent(id))", body: try JSONEncoder().encode(venue)).decoded()
+        try await send("PUT", "venues/\(try Self.pathComponent(id))", body: try JSONEncoder().encode(venue), authorized: true).decoded()
     }
 
     public func venue(id: String) async throws -> Venue {
@@ -75,7 +99,7 @@ public struct APIClient: Sendable {
 
     /// Uploads a check-in gzip-compressed.
     public func upload(_ checkIn: CheckIn) async throws -> CheckInReceipt {
-        try await send("POST", "checkins", body: try Self.uploadBody(checkIn), gzipped: true).decoded()
+        try await send("POST", "checkins", body: try Self.uploadBody(checkIn), gzipped: true, authorized: true).decoded()
     }
 
     /// The bytes an upload sends: the check-in's JSON, gzip-compressed.
@@ -85,39 +109,29 @@ public struct APIClient: Sendable {
         return Data(compressed.readableBytesView)
     }
 
-    /// Uploads with a few bounded retries, backing off, for network errors and 5xx; a 4xx is final.
-    public func uploadRetrying(_ checkIn: CheckIn, attempts: Int = 3, firstDelay: Duration = .milliseconds(500)) async throws -> CheckInReceipt {
-        var delay = firstDelay
-        for attempt in 1...attempts {
-            do {
-                return try await upload(checkIn)
-            } catch let failure as Failure where failure.isTransient && attempt < attempts {
-                try await Task.sleep(for: delay)
-                delay *= 2
-            }
-        }
-        preconditionFailure("the last attempt returns or throws")
-    }
-
     struct Answer {
         let body: Data
+        let contentType: String
 
         func decoded<Value: Decodable>() throws -> Value {
             do {
                 return try JSONDecoder().decode(Value.self, from: body)
             } catch {
-                throw Failure.network("the answer is not what API v1 sends: \(error)")
+                throw Failure.foreign("the answer is not what a HearClear server sends (\(contentType.isEmpty ? "no content type" : contentType)): is the server URL right?")
             }
         }
     }
 
-    private func send(_ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, gzipped: Bool = false) async throws -> Answer {
+    /// Sends a request; the token only on requests that need it, and only to the configured server.
+    private func send(
+        _ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, gzipped: Bool = false, authorized: Bool = false
+    ) async throws -> Answer {
         var components = URLComponents(url: server.appendingPathComponent("api/v1/\(path)"), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.queryItems = query }
         var request = URLRequest(url: components.url!)
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if authorized, let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let body {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -131,54 +145,44 @@ public struct APIClient: Sendable {
             throw Failure.network(error.localizedDescription)
         }
         guard let http = response as? HTTPURLResponse else { throw Failure.network("not an HTTP answer") }
+        let contentType = http.value(forHTTPHeaderField: "Content-Type") ?? ""
         guard (200..<300).contains(http.statusCode) else {
-            let message = (try? JSONDecoder().decode(APIErrorBody.self, from: data).error.message)
-                ?? HTTPURLResponse.localizedString(forStatusCode: http.statusCode)
-            throw Failure.server(status: http.statusCode, message: message)
+            // Only the server's own error document is its word; a portal's or a proxy's page is not.
+            if let message = try? JSONDecoder().decode(APIErrorBody.self, from: data).error.message {
+                throw Failure.server(
+                    status: http.statusCode, message: message, retryAfter: http.value(forHTTPHeaderField: "Retry-After").flatMap(Double.init))
+            }
+            if http.statusCode >= 500 {
+                // A proxy's 502 or 504 (the server down behind it) is worth retrying like the server's own 5xx.
+                throw Failure.server(
+                    status: http.statusCode, message: HTTPURLResponse.localizedString(forStatusCode: http.statusCode),
+                    retryAfter: http.value(forHTTPHeaderField: "Retry-After").flatMap(Double.init))
+            }
+            if (300..<400).contains(http.statusCode) {
+                let target = http.value(forHTTPHeaderField: "Location") ?? "somewhere"
+                throw Failure.foreign(
+                    "\(server.absoluteString) redirected to \(target) (\(http.statusCode)); not followed, as the device token goes only to the server configured: check the server URL")
+            }
+            throw Failure.foreign(
+                "\(server.absoluteString) answered \(http.statusCode) without a HearClear error (\(contentType.isEmpty ? "no content type" : contentType)): is the server URL right, or is a proxy or a network login page in the way?")
         }
-        return Answer(body: data)
+        return Answer(body: data, contentType: contentType)
     }
 
     static func pathComponent(_ id: String) throws -> String {
         guard let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_"))) else {
-            throw Failure.server(status: 400, message: "bad venue id")
+            throw Failure.foreign("bad venue id \(id)")
         }
         return escaped
     }
 }
 
-/// Sends every check-in waiting in the outbox; what the server accepted leaves it, what it refused
-/// moves aside, what could not go up stays for next time.
-public struct Sync: Sendable {
-    public struct Result: Sendable {
-        public var uploaded: [CheckInReceipt] = []
-        public var rejected: [(id: UUID, message: String)] = []
-        public var waiting: [(id: UUID, reason: String)] = []
-    }
-
-    public let outbox: Outbox
-    public let client: APIClient
-
-    public init(outbox: Outbox, client: APIClient) {
-        self.outbox = outbox
-        self.client = client
-    }
-
-    public func run(attempts: Int = 3) async throws -> Result {
-        try outbox.recoverInterruptedRecordings()
-        var result = Result()
-        for (file, checkIn) in try outbox.pending() {
-            do {
-                let receipt = try await client.uploadRetrying(checkIn, attempts: attempts)
-                try outbox.remove(file)
-                result.uploaded.append(receipt)
-            } catch let failure as APIClient.Failure where !failure.isTransient {
-                try outbox.moveAside(file, reason: failure.description)
-                result.rejected.append((checkIn.id, failure.description))
-            } catch let failure as APIClient.Failure {
-                result.waiting.append((checkIn.id, failure.description))
-            }
-        }
-        return result
+/// Declines every redirect, so its target never receives a request (nor the token).
+final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }

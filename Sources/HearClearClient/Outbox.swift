@@ -9,7 +9,8 @@ import LevelMeter
 /// is sealed: written to `<id>.json` atomically and the recording removed. A recording whose lock
 /// nobody holds is left over from a client that was killed: it is sealed with what it holds, so a
 /// crash loses at most the interval being measured. A check-in leaves the outbox only when the
-/// server answered 200 or 201, or moves to `rejected/` when it answered another 4xx.
+/// server answered 200 or 201, or moves to `rejected/` when the server itself refused its content
+/// (`APIClient.Failure.rejectsCheckIn`); `hearclear outbox --retry` puts it back.
 public struct Outbox: Sendable {
     public let folder: URL
     public let rejectedFolder: URL
@@ -125,7 +126,8 @@ public struct Outbox: Sendable {
     /// The sealed check-ins waiting to go up, oldest first.
     public func pending() throws -> [(file: URL, checkIn: CheckIn)] {
         try contents(withExtension: "json").compactMap { file in
-            guard let checkIn = try? JSONDecoder.outbox.decode(CheckIn.self, from: Data(contentsOf: file)) else {
+            guard let data = try? Data(contentsOf: file) else { return nil }  // gone meanwhile: uploaded by another process
+            guard let checkIn = try? JSONDecoder.outbox.decode(CheckIn.self, from: data) else {
                 try moveAside(file, reason: "the file is not a readable check-in")
                 return nil
             }
@@ -134,8 +136,11 @@ public struct Outbox: Sendable {
         .sorted { $0.checkIn.startedAt < $1.checkIn.startedAt }
     }
 
+    /// Removes an uploaded check-in; one already gone (another process uploaded it too) is no error.
     public func remove(_ file: URL) throws {
-        try FileManager.default.removeItem(at: file)
+        guard unlink(file.path) == 0 || errno == ENOENT else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: file.path])
+        }
         DurableFile.syncFolder(folder)
     }
 
@@ -143,9 +148,76 @@ public struct Outbox: Sendable {
     public func moveAside(_ file: URL, reason: String) throws {
         try FileManager.default.createDirectory(at: rejectedFolder, withIntermediateDirectories: true)
         let target = rejectedFolder.appendingPathComponent(file.lastPathComponent)
-        try? FileManager.default.removeItem(at: target)
-        try FileManager.default.moveItem(at: file, to: target)
         try DurableFile.write(Data((reason + "\n").utf8), to: target.deletingPathExtension().appendingPathExtension("reason.txt"))
+        // rename() replaces a previous copy at once; a file already gone was handled by another process.
+        guard rename(file.path, target.path) == 0 || errno == ENOENT else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: target.path])
+        }
+        DurableFile.syncFolder(folder)
+        DurableFile.syncFolder(rejectedFolder)
+    }
+
+    /// A check-in the server refused, with its reason.
+    public struct Rejected: Sendable {
+        public let id: String
+        public let file: URL
+        public let reason: String
+    }
+
+    /// The check-ins set aside in `rejected/`, by file name.
+    public func rejected() throws -> [Rejected] {
+        guard FileManager.default.fileExists(atPath: rejectedFolder.path) else { return [] }
+        return try FileManager.default.contentsOfDirectory(at: rejectedFolder, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "json" && !$0.lastPathComponent.hasPrefix(".") }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+            .map { file in
+                let reason = (try? String(contentsOf: file.deletingPathExtension().appendingPathExtension("reason.txt"), encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                return Rejected(id: file.deletingPathExtension().lastPathComponent, file: file, reason: reason ?? "no reason recorded")
+            }
+    }
+
+    /// Puts a rejected check-in back in the queue; `false` when no rejected check-in has that id.
+    public func retry(_ id: String) throws -> Bool {
+        guard let entry = try rejected().first(where: { $0.id == id.lowercased() }) else { return false }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        guard rename(entry.file.path, folder.appendingPathComponent(entry.file.lastPathComponent).path) == 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: entry.file.path])
+        }
+        unlink(entry.file.deletingPathExtension().appendingPathExtension("reason.txt").path)
+        DurableFile.syncFolder(folder)
+        DurableFile.syncFolder(rejectedFolder)
+        return true
+    }
+
+    /// Deletes every check-in, waiting or rejected (when the device forgets itself).
+    public func clear() throws {
+        for folder in [folder, rejectedFolder] where FileManager.default.fileExists(atPath: folder.path) {
+            try FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    /// The sync lock, held until `release()`; nil when another process holds it.
+    public func lockForSync() throws -> SyncLock? {
+        // Next to the outbox, not in it: the outbox holds check-ins only.
+        let lockFile = folder.deletingLastPathComponent().appendingPathComponent("sync.lock")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let descriptor = open(lockFile.path, O_RDWR | O_CREAT, 0o600)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: lockFile.path]) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return SyncLock(descriptor: descriptor)
+    }
+
+    /// The outbox's sync lock (flock: the system releases it if the process dies).
+    public struct SyncLock: Sendable {
+        let descriptor: Int32
+
+        public func release() {
+            close(descriptor)
+        }
     }
 
     private func contents(withExtension fileExtension: String) throws -> [URL] {
@@ -157,7 +229,7 @@ public struct Outbox: Sendable {
 }
 
 extension JSONEncoder {
-    static var outbox: JSONEncoder {
+    public static var outbox: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
@@ -166,7 +238,7 @@ extension JSONEncoder {
 }
 
 extension JSONDecoder {
-    static var outbox: JSONDecoder {
+    public static var outbox: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder

@@ -56,12 +56,17 @@ public struct Terminal: Sendable {
     }
 
     /// The one-line live meter: elapsed / total, a bar for the average level, peak, events so far.
-    public func meterLine(elapsed: Double, total: Double?, average: Double, peak: Double, calibrationDB: Double, events: Int) -> String {
-        let level = average + calibrationDB
-        let filled = max(0, min(30, Int(((level - 30) / 90 * 30).rounded())))
+    /// Calibrated levels are dB (the bar spans 30–120 dB); without a calibration they are dBFS,
+    /// said so, and the bar spans −90–0 dBFS.
+    public func meterLine(elapsed: Double, total: Double?, average: Double, peak: Double, calibrationDB: Double?, events: Int) -> String {
+        let offset = calibrationDB ?? 0
+        let unit = calibrationDB == nil ? "dBFS" : "dB"
+        let level = average + offset
+        let floor = calibrationDB == nil ? -90.0 : 30
+        let filled = max(0, min(30, Int(((level - floor) / 90 * 30).rounded())))
         let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: 30 - filled)
         let time = total.map { "\(Self.clock(elapsed)) / \(Self.clock($0))" } ?? Self.clock(elapsed)
-        return "\(time)  [\(bar)]  avg \(String(format: "%5.1f", level)) dB  peak \(String(format: "%5.1f", peak + calibrationDB)) dB  events \(events)"
+        return "\(time)  [\(bar)]  avg \(String(format: "%5.1f", level)) \(unit)  peak \(String(format: "%5.1f", peak + offset)) \(unit)  events \(events)"
     }
 
     public static func clock(_ seconds: Double) -> String {

@@ -3,6 +3,8 @@ import GRDB
 import HearClearCore
 import Hummingbird
 import Logging
+import NIOCore
+import ServiceLifecycle
 
 /// Everything `hearclear-server serve` needs to know.
 public struct ServerConfiguration: Sendable {
@@ -29,21 +31,43 @@ public struct ServerConfiguration: Sendable {
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     let pool = try SQLiteDatabase.openPool(path: configuration.databasePath)
     let schemaVersion = try SQLiteDatabase.migrate(pool)
-    let router = try await buildRouter(repository: SQLiteRepository(pool: pool), settings: configuration.settings, publicFolder: configuration.publicFolder)
+    let repository = SQLiteRepository(pool: pool)
+    let router = try await buildRouter(repository: repository, settings: configuration.settings, publicFolder: configuration.publicFolder)
     if configuration.settings.adminPassword == nil {
         logger.notice("The admin pages are off: set HEARCLEAR_ADMIN_PASSWORD (or admin_password in the config file) to turn them on.")
     }
     let databasePath = configuration.databasePath
+    var services: [any Service] = []
+    if let days = configuration.settings.retentionDays {
+        services.append(RetentionService(repository: repository, days: days, logger: logger))
+    }
     return Application(
         router: router,
         // Connections idle this long are closed; slow bodies are cut off by ServerSettings.bodyTimeout.
         server: .http1(configuration: .init(idleTimeout: .seconds(60))),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "hearclear"),
+        services: services,
         onServerRunning: { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? configuration.hostname):\($0.port ?? configuration.port)" } ?? "?"
             logger.notice("HearClear server listening on http://\(address), database \(databasePath), schema \(schemaVersion)")
         },
         logger: logger)
+}
+
+/// Builds the application and serves until SIGINT or SIGTERM; a port taken by another process is
+/// said in words rather than as the socket error.
+public func serve(_ configuration: ServerConfiguration, logger: Logger) async throws {
+    let app = try await buildApplication(configuration, logger: logger)
+    do {
+        try await app.runService()
+    } catch let error as IOError where error.errnoCode == EADDRINUSE {
+        throw StartFailure(
+            description: "port \(configuration.port) on \(configuration.hostname) is already in use (another hearclear-server?): stop it, or choose another port with --port")
+    }
+}
+
+public struct StartFailure: Error, CustomStringConvertible {
+    public let description: String
 }
 
 /// The routes of API v1 and, when a password is set, the admin pages, on a store. Tests build it
@@ -57,8 +81,13 @@ public func buildRouter(
     router.add(
         middleware: FileMiddleware(
             publicFolder, urlBasePath: "/public",
-            cacheControl: CacheControl([(MediaType(type: .text, subType: "css"), [.public, .maxAge(3600)])])))
+            cacheControl: CacheControl([
+                (MediaType(type: .text, subType: "css"), [.public, .maxAge(3600)]),
+                (MediaType(type: .image, subType: "svg+xml"), [.public, .maxAge(86_400)]),
+            ])))
 
+    // Browsers ask for /favicon.ico whatever the pages link to.
+    router.get("favicon.ico") { _, _ in Response.redirect(to: "/public/favicon.svg", type: .permanent) }
     router.get("healthz") { _, _ in "ok" }
         .methodNotAllowed("healthz", allowing: [.get])
 

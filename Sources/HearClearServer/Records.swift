@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HearClearCore
 
 // One record per table (Migrations/sql). Column names are the snake_case of the property names;
 // `Columns` names those the query interface filters on.
@@ -34,6 +35,36 @@ struct VenueRecord: Codable, FetchableRecord, PersistableRecord {
     var timezone: String
     var createdAt: Double
     var updatedAt: Double
+    /// The device that created it; nil when no device may change it (only operators).
+    var ownerDeviceId: String?
+
+    var upsert: VenueUpsert {
+        VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone)
+    }
+}
+
+/// A row of a venue's history (`venue_change`).
+struct VenueChangeRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "venue_change"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+
+    var venueId: String
+    var changedAt: Double
+    var actor: String
+    var action: String
+    var before: String?
+    var after: String?
+}
+
+/// A venue id merged into another venue.
+struct VenueAliasRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "venue_alias"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+
+    var id: String
+    var venueId: String
 }
 
 struct CheckInRecord: Codable, FetchableRecord, MutablePersistableRecord {
@@ -59,6 +90,8 @@ struct CheckInRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var status: String
     var receivedAt: Double
     var markedOutlier = false
+    /// When retention dropped its samples; its per-hour sums and level stay.
+    var samplesPrunedAt: Double?
 
     enum Columns {
         static let id = Column("id")

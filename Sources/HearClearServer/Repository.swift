@@ -9,9 +9,11 @@ public protocol Repository: Sendable {
     func registerDevice(_ registration: DeviceRegistration, tokenHash: Data, at now: Date) async throws -> UUID
     func device(tokenHash: Data) async throws -> Device?
 
-    /// Creates or updates a venue; `true` when it was created.
-    func saveVenue(id: String, _ venue: VenueUpsert, by device: UUID, at now: Date) async throws -> Bool
+    /// Creates a venue owned by `device`, or updates it when `device` owns it.
+    func saveVenue(id: String, _ venue: VenueUpsert, by device: UUID, at now: Date) async throws -> VenueSaveOutcome
     func venue(id: String) async throws -> VenueSummary?
+    /// The venue an id merged into another now leads to; nil when the id was never merged.
+    func mergedVenue(id: String) async throws -> String?
     func venues(matching query: VenueQuery) async throws -> [VenueSummary]
 
     func storeCheckIn(_ checkIn: CheckIn, contentHash: Data, by device: UUID, settings: ServerSettings, at now: Date) async throws -> CheckInOutcome
@@ -19,6 +21,23 @@ public protocol Repository: Sendable {
     func loudness(venueID: String) async throws -> [LoudnessAggregate]?
     /// A number that changes whenever the venue's loudness may have (cheap: no database access).
     func changeCount(venueID: String) -> UInt64
+
+    /// Deletes a device with its check-ins, samples and events, recomputing the aggregates of the
+    /// venues they counted in, in one transaction; the venues it created lose their owner, and its
+    /// id leaves their history. `false` when there is no such device.
+    func deleteDevice(_ id: UUID) async throws -> Bool
+    /// Drops the samples and events of check-ins that started before `cutoff` (retention), keeping
+    /// their per-hour sums so no aggregate changes; returns how many check-ins were pruned.
+    func pruneSamples(startedBefore cutoff: Date, at now: Date) async throws -> Int
+}
+
+public enum VenueSaveOutcome: Sendable, Equatable {
+    case created
+    case updated
+    /// Another device created the venue (or none did): only it, and operators, may change it.
+    case notOwner
+    /// The id was merged into this venue; change that one.
+    case merged(into: String)
 }
 
 public struct Device: Sendable, Equatable {

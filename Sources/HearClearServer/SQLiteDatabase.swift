@@ -11,7 +11,13 @@ public enum SQLiteDatabase {
             // Safe with WAL: a power cut can lose the last commits but never corrupts the file.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
-        return try DatabasePool(path: path, configuration: configuration)
+        do {
+            return try DatabasePool(path: path, configuration: configuration)
+        } catch let error as DatabaseError {
+            // SQLite's own words ("SQLite error 14: unable to open database file") lack the path.
+            throw StartFailure(
+                description: "cannot open the database \(path): \(error.message ?? "\(error.resultCode)") (does its folder exist, and may this user write there?)")
+        }
     }
 
     /// One registered migration per numbered file in `Migrations/sql`.

@@ -38,31 +38,29 @@ public struct SQLiteRepository: Repository {
 
     // MARK: Venues
 
-    public func saveVenue(id: String, _ venue: VenueUpsert, by device: UUID, at now: Date) async throws -> Bool {
+    public func saveVenue(id: String, _ venue: VenueUpsert, by device: UUID, at now: Date) async throws -> VenueSaveOutcome {
         // Counted after the commit, so no cache keeps an answer computed from the old rows as new.
         defer { changes.touch(id) }
         return try await pool.write { db in
             try Self.touch(device: device, at: now, in: db)
-            if var record = try VenueRecord.fetchOne(db, key: id) {
-                record.name = venue.name
-                record.latitude = venue.latitude
-                record.longitude = venue.longitude
-                record.updatedAt = now.timeIntervalSince1970
-                let zoneChanged = record.timezone != venue.timezone
-                record.timezone = venue.timezone
-                try record.update(db)
-                if zoneChanged {
-                    // Local weekdays and hours moved: place every check-in again.
-                    try Self.reanalyseVenue(id, in: db)
-                }
-                return false
+            if let alias = try VenueAliasRecord.fetchOne(db, key: id) { return .merged(into: alias.venueId) }
+            if let record = try VenueRecord.fetchOne(db, key: id) {
+                guard record.ownerDeviceId == device.wireString else { return .notOwner }
+                try Self.change(record, to: venue, by: .device(device), at: now, in: db)
+                return .updated
             }
-            try VenueRecord(
+            let record = VenueRecord(
                 id: id, name: venue.name, latitude: venue.latitude, longitude: venue.longitude,
-                timezone: venue.timezone, createdAt: now.timeIntervalSince1970, updatedAt: now.timeIntervalSince1970
-            ).insert(db)
-            return true
+                timezone: venue.timezone, createdAt: now.timeIntervalSince1970, updatedAt: now.timeIntervalSince1970,
+                ownerDeviceId: device.wireString)
+            try record.insert(db)
+            try Self.recordChange(of: id, .create, by: .device(device), before: nil, after: record, at: now, in: db)
+            return .created
         }
+    }
+
+    public func mergedVenue(id: String) async throws -> String? {
+        try await pool.read { db in try VenueAliasRecord.fetchOne(db, key: id)?.venueId }
     }
 
     public func venue(id: String) async throws -> VenueSummary? {
@@ -138,13 +136,14 @@ public struct SQLiteRepository: Repository {
         _ checkIn: CheckIn, contentHash: Data, by device: UUID, settings: ServerSettings, at now: Date
     ) async throws -> CheckInOutcome {
         let deviceID = device.wireString
-        defer { changes.touch(checkIn.venueID) }
-        return try await pool.write { db in
+        let stored = try await pool.write { db -> CheckInOutcome in
             if let existing = try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE id = ?"), arguments: [checkIn.id.wireString]) {
                 guard existing.contentHash == contentHash, existing.deviceId == deviceID else { return .conflict }
                 return .replayed(existing.stored)
             }
-            guard let venue = try VenueRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM venue WHERE id = ?"), arguments: [checkIn.venueID]),
+            // A venue merged into another: the check-in counts there.
+            let venueID = try String.fetchOne(db.cachedStatement(sql: "SELECT venue_id FROM venue_alias WHERE id = ?"), arguments: [checkIn.venueID]) ?? checkIn.venueID
+            guard let venue = try VenueRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM venue WHERE id = ?"), arguments: [venueID]),
                 let clock = VenueClock(timeZoneIdentifier: venue.timezone)
             else { return .unknownVenue }
 
@@ -152,7 +151,7 @@ public struct SQLiteRepository: Repository {
             let calibration = try checkIn.calibrationDB ?? Self.serverCalibration(forDevice: deviceID, settings: settings, in: db)
             let analysis = CheckInAnalysis(checkIn: checkIn, calibrationDB: calibration, clock: clock)
             var record = CheckInRecord(
-                seq: nil, id: checkIn.id.wireString, venueId: checkIn.venueID, deviceId: deviceID,
+                seq: nil, id: checkIn.id.wireString, venueId: venueID, deviceId: deviceID,
                 contentHash: contentHash, startedAt: checkIn.startedAt.timeIntervalSince1970,
                 intervalS: checkIn.intervalS, weighting: checkIn.weighting.rawValue, calibrationDb: calibration,
                 calibrationSource: checkIn.calibrationDB == nil ? "default" : "checkin",
@@ -173,14 +172,17 @@ public struct SQLiteRepository: Repository {
             for event in checkIn.events {
                 try insertEvent.execute(arguments: [seq, event.t, event.peak, event.durationS])
             }
-            try Self.storeHours(of: analysis, checkIn: seq, venueID: checkIn.venueID, in: db)
+            try Self.storeHours(of: analysis, checkIn: seq, venueID: venueID, in: db)
 
             if !analysis.isTooShort {
-                let changed = try Self.decideOutliers(venueID: checkIn.venueID, hour: analysis.homeHour.hour, in: db)
-                try Self.refreshLoudness(venueID: checkIn.venueID, of: changed.union([seq]), in: db)
+                let changed = try Self.decideOutliers(venueID: venueID, hour: analysis.homeHour.hour, in: db)
+                try Self.refreshLoudness(venueID: venueID, of: changed.union([seq]), in: db)
             }
             return .created(try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE seq = ?"), arguments: [seq])!.stored)
         }
+        // Counted after the commit, so no cache keeps an answer computed from the old rows as new.
+        if case .created(let checkIn) = stored { changes.touch(checkIn.venueID) }
+        return stored
     }
 
     // MARK: Loudness
@@ -307,10 +309,17 @@ public struct SQLiteRepository: Repository {
     /// Recomputes what check-ins contribute (their hours, energies, level and home hour) from their
     /// samples, with each one's recorded calibration and its venue's time zone. Spikes do not depend
     /// on either, so the dropped flags stay. Aggregates are left to `refreshVenue`.
+    ///
+    /// A check-in whose samples retention dropped keeps its local hours (they cannot be placed
+    /// again); a new calibration still applies, as every energy scales by the same factor.
     static func reanalyse(_ checkIns: [CheckInRecord], in db: GRDB.Database) throws {
         var clocks: [String: VenueClock] = [:]
         for var record in checkIns {
             guard let seq = record.seq else { continue }
+            if record.samplesPrunedAt != nil {
+                try recalibratePruned(record, in: db)
+                continue
+            }
             if clocks[record.venueId] == nil {
                 clocks[record.venueId] = try VenueRecord.fetchOne(db, key: record.venueId).flatMap { VenueClock(timeZoneIdentifier: $0.timezone) }
             }
@@ -326,6 +335,18 @@ public struct SQLiteRepository: Repository {
             record.homeHour = analysis.homeHour.hour
             try record.update(db)
         }
+    }
+
+    /// Applies a pruned check-in's new calibration to its stored level and per-hour energies.
+    private static func recalibratePruned(_ record: CheckInRecord, in db: GRDB.Database) throws {
+        guard let seq = record.seq,
+            let stored = try Double.fetchOne(db, sql: "SELECT calibration_db FROM checkin WHERE seq = ?", arguments: [seq])
+        else { return }
+        let shift = record.calibrationDb - stored
+        var updated = record
+        updated.levelDb = record.levelDb.map { $0 + shift }
+        try updated.update(db)
+        try db.execute(literal: "UPDATE checkin_hour SET energy = energy * \(Level.energy(shift)) WHERE checkin_seq = \(seq)")
     }
 
     /// A check-in's kept samples per local hour, the rows its venue's aggregates are summed from.

@@ -5,7 +5,7 @@ import HearClearCore
 ///
 ///     {"scale": {"unit": "dBA", "bands": [{"label": "quiet", "max_db": 70}, ...]},
 ///      "max_body_bytes": 4194304, "default_calibration_db": 110, "admin_password": "...",
-///      "rate_limit": 60, "max_concurrent_uploads": 64, "body_timeout_s": 30}
+///      "rate_limit": 60, "max_concurrent_uploads": 64, "body_timeout_s": 30, "retention_days": 365}
 public struct ServerSettings: Sendable, Equatable {
     public var scale: LabelScale
     /// The largest request body accepted, counted after decompression.
@@ -20,10 +20,13 @@ public struct ServerSettings: Sendable, Equatable {
     public var maxConcurrentUploads: Int
     /// How long a request body may take to arrive, so slow senders cannot hold the server.
     public var bodyTimeout: Duration
+    /// Days raw samples are kept (counted from a check-in's start); nil keeps them forever.
+    public var retentionDays: Int?
 
     public init(
         scale: LabelScale = .standard, maxBodyBytes: Int = 4 * 1024 * 1024, defaultCalibrationDB: Double = Level.defaultCalibrationDB,
-        adminPassword: String? = nil, rateLimit: Int = 60, maxConcurrentUploads: Int = 64, bodyTimeout: Duration = .seconds(30)
+        adminPassword: String? = nil, rateLimit: Int = 60, maxConcurrentUploads: Int = 64, bodyTimeout: Duration = .seconds(30),
+        retentionDays: Int? = nil
     ) {
         self.scale = scale
         self.maxBodyBytes = maxBodyBytes
@@ -32,6 +35,7 @@ public struct ServerSettings: Sendable, Equatable {
         self.rateLimit = rateLimit
         self.maxConcurrentUploads = maxConcurrentUploads
         self.bodyTimeout = bodyTimeout
+        self.retentionDays = retentionDays
     }
 
     struct File: Decodable {
@@ -42,6 +46,7 @@ public struct ServerSettings: Sendable, Equatable {
         var rateLimit: Int?
         var maxConcurrentUploads: Int?
         var bodyTimeoutS: Double?
+        var retentionDays: Int?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case scale
@@ -51,6 +56,7 @@ public struct ServerSettings: Sendable, Equatable {
             case rateLimit = "rate_limit"
             case maxConcurrentUploads = "max_concurrent_uploads"
             case bodyTimeoutS = "body_timeout_s"
+            case retentionDays = "retention_days"
         }
     }
 
@@ -109,6 +115,10 @@ public struct ServerSettings: Sendable, Equatable {
         if let seconds = file.bodyTimeoutS {
             guard seconds.isFinite, seconds > 0, seconds <= 3600 else { throw invalid("body_timeout_s must be more than 0 and at most 3600") }
             settings.bodyTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+        if let days = file.retentionDays {
+            guard days >= 1 else { throw invalid("retention_days must be at least 1 (leave it out to keep samples forever)") }
+            settings.retentionDays = days
         }
         return settings
     }

@@ -7,15 +7,6 @@ enum Validation {
     static let maximumCheckInSeconds: Double = 12 * 3600
     static let maximumClockSkew: TimeInterval = 15 * 60
 
-    static func isVenueID(_ id: String) -> Bool {
-        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
-    }
-
-    static let venueIDRule = "1 to 64 of the characters A-Z a-z 0-9 _ -"
-
     /// Names, models and platforms: trimmed, not empty, no control characters, at most `maximumLength` characters.
     static func text(_ value: String, field: String, maximumLength: Int = 200) throws -> String {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -41,17 +32,22 @@ enum Validation {
             throw APIError.unprocessable("longitude must be between -180 and 180")
         }
         guard isTimeZone(venue.timezone) else {
-            throw APIError.unprocessable("timezone \"\(venue.timezone)\" is not an IANA time zone name like Europe/Paris")
+            throw APIError.unprocessable("timezone \"\(venue.timezone)\" is not a time zone of the tz database, like Europe/Paris or Etc/UTC")
         }
         return VenueUpsert(name: try text(venue.name, field: "name"), latitude: venue.latitude, longitude: venue.longitude, timezone: venue.timezone)
     }
 
+    /// A name of the system's tz database (`Asia/Kolkata`, `Etc/GMT+5`, `US/Eastern`, `UTC`).
+    /// `knownTimeZoneIdentifiers` is not the test: on Linux it lacks many of them. Foundation also
+    /// makes zones of offsets like `GMT+5`, which it renames (`GMT+0500`); those are not tz names,
+    /// and `GMT+5` means the opposite offset of `Etc/GMT+5`, so they are refused.
     static func isTimeZone(_ identifier: String) -> Bool {
-        (identifier == "UTC" || TimeZone.knownTimeZoneIdentifiers.contains(identifier)) && TimeZone(identifier: identifier) != nil
+        guard let zone = TimeZone(identifier: identifier) else { return false }
+        return zone.identifier == identifier || identifier == "UTC"
     }
 
     static func checkIn(_ checkIn: CheckIn, now: Date) throws {
-        guard isVenueID(checkIn.venueID) else { throw APIError.unprocessable("venue_id must be \(venueIDRule)") }
+        guard VenueID.isValid(checkIn.venueID) else { throw APIError.unprocessable("venue_id must be \(VenueID.rule)") }
         guard checkIn.startedAt.timeIntervalSince(now) <= maximumClockSkew else {
             throw APIError.unprocessable("started_at is more than 15 minutes in the future")
         }

@@ -4,8 +4,9 @@ import HearClearCore
 
 extension SQLiteRepository {
     /// Recomputes everything derived from the raw rows (samples, check-ins, devices, venues) and
-    /// compares it with what is stored: each check-in's spikes, level, home hour and per-hour sums,
-    /// every outlier decision, and every cached aggregate. One line per difference; none when all agree.
+    /// compares it with what is stored: each check-in's spikes, level, home hour and per-hour sums
+    /// (for check-ins whose samples retention has not dropped), every outlier decision, and every
+    /// cached aggregate. One line per difference; none when all agree.
     public func verify() async throws -> [String] {
         try await pool.read { db in
             var differences = try Self.checkInDifferences(db)
@@ -24,7 +25,8 @@ extension SQLiteRepository {
     public func rebuild() async throws {
         try await pool.write { db in
             let setDropped = try db.cachedStatement(sql: "UPDATE sample SET dropped = ? WHERE checkin_seq = ? AND t = ?")
-            for var record in try CheckInRecord.fetchAll(db) {
+            // Check-ins whose samples retention dropped keep what was derived from them.
+            for var record in try CheckInRecord.filter(sql: "samples_pruned_at IS NULL").fetchAll(db) {
                 let samples = try SQLRequest<Row>("SELECT t, avg FROM sample WHERE checkin_seq = \(record.seq!) ORDER BY t").fetchAll(db)
                 let spikes = Analysis.spikes(in: samples.map { $0["avg"] })
                 for (index, sample) in samples.enumerated() {
@@ -52,7 +54,7 @@ extension SQLiteRepository {
     private static func checkInDifferences(_ db: GRDB.Database) throws -> [String] {
         var differences: [String] = []
         var clocks: [String: VenueClock] = [:]
-        for record in try CheckInRecord.fetchAll(db) {
+        for record in try CheckInRecord.filter(sql: "samples_pruned_at IS NULL").fetchAll(db) {
             let seq = record.seq!
             if clocks[record.venueId] == nil {
                 clocks[record.venueId] = try VenueRecord.fetchOne(db, key: record.venueId).flatMap { VenueClock(timeZoneIdentifier: $0.timezone) }

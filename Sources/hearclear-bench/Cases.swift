@@ -170,7 +170,7 @@ struct Cases {
         _ = try Measure.run(binaries.appendingPathComponent("hearclear-server").path, ["migrate", "--database", database])
         var sql = "PRAGMA journal_mode = WAL;\nPRAGMA synchronous = NORMAL;\nBEGIN;\n"
         sql += "INSERT INTO device VALUES ('d', x'00', 'bench', 'linux', 0, 0, 0);\n"
-        for venue in 0..<200 { sql += "INSERT INTO venue VALUES ('v\(venue)', 'Venue \(venue)', 0, 0, 'Europe/Paris', 0, 0);\n" }
+        for venue in 0..<200 { sql += "INSERT INTO venue (id, name, latitude, longitude, timezone, created_at, updated_at) VALUES ('v\(venue)', 'Venue \(venue)', 0, 0, 'Europe/Paris', 0, 0);\n" }
         for (index, checkIn) in checkIns.enumerated() {
             sql += "INSERT INTO checkin (seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db, calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at) VALUES (\(index + 1), '\(checkIn.id.wireString)', '\(checkIn.venueID)', 'd', x'00', \(checkIn.startedAt.timeIntervalSince1970), 1, 'A', 110, 'checkin', 300, 0, 60, 0, 0, 'accepted', 0);\n"
             sql += "INSERT INTO sample VALUES " + checkIn.samples.map { "(\(index + 1), \($0.t), \($0.avg), \($0.peak), 0)" }.joined(separator: ",") + ";\n"

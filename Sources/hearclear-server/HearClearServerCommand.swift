@@ -8,7 +8,7 @@ struct HearClearServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearclear-server",
         abstract: "The HearClear server: venue loudness from crowd-sourced measurements (API v1 over SQLite).",
-        subcommands: [Serve.self, Migrate.self, Seed.self, Verify.self, Rebuild.self, Backup.self],
+        subcommands: [Serve.self, Migrate.self, Seed.self, Verify.self, Rebuild.self, Backup.self, Prune.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -64,8 +64,7 @@ extension HearClearServerCommand {
             configuration.publicFolder = publicFolder ?? Self.defaultPublicFolder()
             var logger = Logger(label: "hearclear")
             logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-            let app = try await buildApplication(configuration, logger: logger)
-            try await app.runService()
+            try await serve(configuration, logger: logger)
         }
 
         /// `Public` in the working directory (a checkout), else where `make install` puts it, else
@@ -144,6 +143,32 @@ extension HearClearServerCommand {
             try SQLiteDatabase.migrate(pool)
             try await SQLiteRepository(pool: pool).rebuild()
             print("\(database.path): rebuilt")
+        }
+    }
+
+    struct Prune: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Drop the raw samples of check-ins older than the retention (what `serve` does daily when retention_days is set).",
+            discussion: "Each check-in keeps its level and per-hour sums, so no answer changes and `verify` still passes.")
+
+        @Option(help: "Keep this many days of samples (default: retention_days of the config file).")
+        var days: Int?
+
+        @Option(help: ArgumentHelp("The server's JSON config file (env HEARCLEAR_CONFIG).", valueName: "path"))
+        var config: String?
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let settings = try (config ?? ProcessInfo.processInfo.environment["HEARCLEAR_CONFIG"]).map(ServerSettings.load(contentsOf:))
+            guard let days = days ?? settings?.retentionDays else {
+                throw ValidationError("say how many days of samples to keep: --days N, or retention_days in the config file")
+            }
+            guard days >= 1 else { throw ValidationError("--days must be at least 1") }
+            let pool = try SQLiteDatabase.openPool(path: database.path)
+            try SQLiteDatabase.migrate(pool)
+            let pruned = try await SQLiteRepository(pool: pool).pruneSamples(startedBefore: Date().addingTimeInterval(-Double(days) * 86_400), at: Date())
+            print("\(database.path): dropped the samples of \(pruned) check-in(s) older than \(days) days")
         }
     }
 

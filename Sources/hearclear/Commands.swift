@@ -37,24 +37,31 @@ extension Hearclear {
             abstract: "Save this microphone's calibration: dB added to dBFS to estimate dB SPL.",
             discussion: "Play a steady sound, read a sound level meter (dB A) and `hearclear meter` (dBFS) side by side; the calibration is their difference.")
 
-        @Argument(help: "Calibration in dB (e.g. 112.5).")
+        @Argument(help: "Calibration in dB (e.g. 112.5); without one, shows the saved calibration.")
         var db: Double?
 
         @Flag(help: "Forget the saved calibration (the server's default applies).")
         var clear = false
 
         func validate() throws {
-            if clear == (db != nil) { throw ValidationError("give a calibration in dB, or --clear") }
+            if clear && db != nil { throw ValidationError("give a calibration in dB, or --clear, not both") }
             if let db, !(db.isFinite && (0...200).contains(db)) { throw ValidationError("the calibration must be between 0 and 200 dB") }
         }
 
         func run() async throws {
             let setup = try Setup()
             var config = setup.config
-            config.calibrationDB = clear ? nil : db
+            guard clear || db != nil else {
+                print(config.calibrationDB.map { "Calibration: \(Self.format($0)) dB (saved in \(setup.paths.configFile.path))." }
+                    ?? "No calibration saved: the server applies its default (\(Self.format(Level.defaultCalibrationDB)) dB unless its operators set one). `hearclear calibrate DB` saves one.")
+                return
+            }
+            config.calibrationDB = db
             try config.save(to: setup.paths.configFile)
-            print(clear ? "Calibration cleared." : "Calibration \(db!) dB saved.")
+            print(db.map { "Calibration \(Self.format($0)) dB saved." } ?? "Calibration cleared.")
         }
+
+        static func format(_ db: Double) -> String { String(format: "%g", db) }
     }
 
     struct VenueCommand: AsyncParsableCommand {
@@ -95,13 +102,14 @@ extension Hearclear {
         struct Near: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Venues near a place, nearest first.")
             // All unrecognised input: "-33.87,151.21" starts with a minus sign, like an option.
+            // Several words too: "-33.87, 151.21" pasted with a space arrives as two.
             @Argument(parsing: .allUnrecognized, help: "LATITUDE,LONGITUDE") var location: [String]
             @Option(help: "Metres around the place.") var radius: Double = 1000
             @Option(help: "At most this many venues.") var limit: Int = 20
             @Flag(help: "Print the server's JSON.") var json = false
 
             func run() async throws {
-                let parts = location.count == 1 ? location[0].split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } : []
+                let parts = location.joined().split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
                 guard parts.count == 2 else { throw ValidationError("give the place as LATITUDE,LONGITUDE, e.g. -33.87,151.21") }
                 let list = try await Setup().client().venues(near: parts[0], parts[1], radius: radius, limit: limit)
                 if json { return try printJSON(list) }
@@ -116,7 +124,8 @@ extension Hearclear {
     struct CheckInCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "checkin",
-            abstract: "Measure a venue and upload the check-in (5 minutes unless told; Ctrl-C ends early and still uploads).")
+            abstract: "Measure a venue and upload the check-in (5 minutes unless told; Ctrl-C ends early and still uploads).",
+            discussion: "Check-ins are A-weighted: venue loudness is kept in dB(A).")
 
         @Argument(help: "The venue's id.") var venueID: String
         @Option(help: "How long to measure: 90s, 5m, 2h.") var duration = DurationArgument(seconds: 300)
@@ -124,62 +133,92 @@ extension Hearclear {
         @Flag(help: "Print the server's answer as JSON.") var json = false
 
         func validate() throws {
-            guard audio.weighting == .a else { throw ValidationError("check-ins are A-weighted: venue loudness is kept in dB(A)") }
+            guard VenueID.isValid(venueID) else { throw ValidationError("\"\(venueID)\" is not a venue id: it must be \(VenueID.rule)") }
         }
 
         func run() async throws {
             let setup = try Setup()
             let client = try setup.client(needsToken: true)
-            let outbox = Outbox(paths: setup.paths)
-            let sync = Sync(outbox: outbox, client: client)
-            if !(try outbox.pending().isEmpty) {
-                let earlier = try await sync.run(attempts: 1)
-                if !earlier.uploaded.isEmpty { note("Uploaded \(earlier.uploaded.count) earlier check-in(s).") }
-            }
+            try await checkVenue(setup)
 
             let source = try audio.openSource()
             let calibration = audio.calibrationDB(setup.config)
+            let outbox = Outbox(paths: setup.paths)
             let header = Outbox.Header(
                 venueID: venueID, startedAt: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)),
                 intervalS: audio.interval, calibrationDB: calibration)
             let recording = try outbox.begin(header)
-            var events = LoudEventDetector(calibrationDB: calibration ?? Level.defaultCalibrationDB)
-            var eventCount = 0
-            var progress = Progress(total: duration.seconds, calibrationDB: calibration ?? Level.defaultCalibrationDB)
+            var progress = Progress(total: duration.seconds, calibrationDB: calibration, interval: audio.interval)
             note("Checking in at \(venueID) for \(Terminal.clock(duration.seconds)); Ctrl-C ends early.")
             let outcome = try await Measurement(source: source, interval: audio.interval, weighting: .a, duration: duration.seconds).run { sample in
                 try recording.append(sample)
-                if events.add(sample, interval: audio.interval) != nil { eventCount += 1 }
-                progress.show(sample, interval: audio.interval, events: eventCount + (events.isOpen ? 1 : 0))
+                progress.show(sample, interval: audio.interval)
             }
             progress.end()
+            noteShortfall(of: source)
             if outcome.stoppedBySignal { note("Stopped early: uploading what was measured.") }
             if outcome.overruns > 0 { note("\(outcome.overruns) capture overrun(s): the system dropped some audio.") }
             guard let checkIn = try recording.seal() else {
                 note("Nothing was measured; no check-in.")
                 throw ExitCode.failure
             }
-            let result = try await sync.run()
-            if let receipt = result.uploaded.first(where: { $0.id == checkIn.id }) {
+
+            // One try for this check-in, whatever waits: ending a check-in stays quick offline.
+            // A sync running meanwhile may send it too; the server stores it once.
+            let sync = Sync(outbox: outbox, client: client)
+            let result = try await sync.run(.once, only: [checkIn.id], exclusive: false)
+            if let receipt = result.uploaded.first {
                 if json { try printJSON(receipt) } else { print(describe(receipt)) }
-            } else if let rejection = result.rejected.first(where: { $0.id == checkIn.id }) {
-                note("The server refused the check-in: \(rejection.message). It is kept in \(outbox.rejectedFolder.path).")
+                // The server is there: what waited from before may go up too, as far as it goes at once.
+                _ = try? await sync.run(.once)
+            } else if let rejection = result.rejected.first {
+                note("The server refused the check-in: \(rejection.message). It is kept in \(outbox.rejectedFolder.path) (`hearclear outbox`).")
                 throw ExitCode.failure
             } else {
-                let reason = result.waiting.first { $0.id == checkIn.id }?.reason ?? "not uploaded"
-                print("Saved \(checkIn.samples.count) intervals; \(reason). The check-in waits in \(outbox.folder.path): run `hearclear sync` later.")
+                let reason = result.waiting.first?.reason ?? "not uploaded"
+                print("Saved \(checkIn.samples.count) intervals; \(reason). The check-in waits in \(outbox.folder.path).")
+            }
+            let waiting = try outbox.pending().count
+            if waiting > 0 { print("\(waiting) check-in(s) wait: `hearclear sync` uploads them.") }
+        }
+
+        /// Before minutes of measuring: is the venue known? Offline, measure anyway.
+        func checkVenue(_ setup: Setup) async throws {
+            do {
+                _ = try await setup.client(timeout: 10).venue(id: venueID)
+            } catch let failure as APIClient.Failure {
+                if case .server(let status, let message, _) = failure {
+                    if status == 404 {
+                        throw ValidationError(
+                            "the server does not know venue \(venueID): add it first with `hearclear venue add \(venueID) --name NAME --lat LATITUDE --lng LONGITUDE`, or find it with `hearclear venue near`")
+                    }
+                    if status == 308 { return note("\(message): the check-in counts there.") }
+                }
+                note("Cannot check venue \(venueID) now (\(failure)); measuring anyway, the venue is checked at upload.")
             }
         }
     }
 
     struct SyncCommand: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "sync", abstract: "Upload every check-in waiting on disk.")
+        static let configuration = CommandConfiguration(
+            commandName: "sync", abstract: "Upload every check-in waiting on disk.",
+            discussion: "Waits as long as the server asks (Retry-After, up to 15 minutes in all), so a backlog goes up whole. Only one sync runs at a time; another one started meanwhile says so and exits 0.")
 
         @Flag(help: "Print the server's answers as JSON (what is refused or still waiting goes to standard error).") var json = false
 
         func run() async throws {
             let setup = try Setup()
-            let result = try await Sync(outbox: Outbox(paths: setup.paths), client: try setup.client(needsToken: true)).run()
+            var lastNote = -Double.infinity
+            let result = try await Sync(outbox: Outbox(paths: setup.paths), client: try setup.client(needsToken: true)).run(.sync) { seconds, done, total in
+                let now = Date().timeIntervalSince1970
+                guard now - lastNote >= 10 else { return }
+                lastNote = now
+                note("The server asked to slow down: waiting \(String(format: "%g", seconds)) s at a time (\(done) of \(total) uploaded so far).")
+            }
+            if result.anotherSyncRunning {
+                note("Another hearclear sync is running: it uploads the waiting check-ins.")
+                return
+            }
             if json {
                 try printJSON(result.uploaded)
                 for rejection in result.rejected { note("\(rejection.id.wireString): refused, \(rejection.message)") }
@@ -191,6 +230,7 @@ extension Hearclear {
             for rejection in result.rejected { print("\(rejection.id.wireString): refused, \(rejection.message)") }
             for waiting in result.waiting { print("\(waiting.id.wireString): still waiting, \(waiting.reason)") }
             print("\(result.uploaded.count) uploaded, \(result.rejected.count) refused, \(result.waiting.count) waiting.")
+            if !result.rejected.isEmpty { print("Refused check-ins are kept: `hearclear outbox` lists them, `hearclear outbox --retry ID` sends one again.") }
             if !result.waiting.isEmpty { throw ExitCode.failure }
         }
     }
@@ -217,6 +257,7 @@ extension Hearclear {
         static let configuration = CommandConfiguration(abstract: "The level meter alone: nothing is saved or uploaded.")
 
         @OptionGroup var audio: AudioOptions
+        @Option(help: "Frequency weighting: A or Z.") var weighting: Weighting = .a
         @Option(help: "Stop after this long: 90s, 5m, 2h (default: until Ctrl-C or the end of the file).") var duration: DurationArgument?
         @Flag(help: "Print the intervals as JSON at the end.") var json = false
 
@@ -225,19 +266,23 @@ extension Hearclear {
             let calibration = audio.calibrationDB(try Setup().config)
             var samples: [Sample] = []
             let interactive = isatty(STDOUT_FILENO) == 1 && !json
-            let terminal = Terminal.standardOutput
-            try await Measurement(source: source, interval: audio.interval, weighting: audio.weighting, duration: duration?.seconds).run { sample in
+            var live = LiveMeter(terminal: Terminal.standardOutput, total: duration?.seconds, calibrationDB: calibration, interval: audio.interval)
+            try await Measurement(source: source, interval: audio.interval, weighting: weighting, duration: duration?.seconds).run { sample in
+                let line = live.line(after: sample)
                 if json {
                     samples.append(sample)
                 } else if interactive {
-                    let line = terminal.meterLine(elapsed: sample.t + audio.interval, total: duration?.seconds, average: sample.avg, peak: sample.peak, calibrationDB: calibration ?? 0, events: 0)
                     FileHandle.standardOutput.write(Data(("\r\u{1B}[2K" + line).utf8))
                 } else {
                     print(String(format: "%.1f %.2f %.2f", sample.t, sample.avg, sample.peak))
                 }
             }
             if interactive { print("") }
-            if json { try printJSON(Analysis(sampleRate: source.sampleRate, weighting: audio.weighting, interval: audio.interval, calibrationDB: calibration, samples: samples)) }
+            noteShortfall(of: source)
+            if json {
+                return try printJSON(Analysis(sampleRate: source.sampleRate, weighting: weighting, interval: audio.interval, calibrationDB: calibration, samples: samples))
+            }
+            if let summary = live.summary { print(summary) }
         }
     }
 
@@ -258,6 +303,7 @@ extension Hearclear {
 
         func run() async throws {
             let file = try WAVFile(path: path)
+            defer { noteShortfall(of: file) }
             var meter = LevelMeter(sampleRate: file.sampleRate, interval: interval, weighting: weighting)
             var samples: [Sample] = []
             while let block = try file.read(maxFrames: 65_536) { samples += meter.process(block) }
@@ -273,7 +319,9 @@ extension Hearclear {
             print("\(path): \(file.sampleRate) Hz, \(samples.count) intervals of \(interval) s, \(weighting.rawValue)-weighted dBFS")
             print("     t     avg    peak")
             for sample in samples { print(String(format: "%6g  %6.2f  %6.2f", sample.t, sample.avg, sample.peak)) }
-            if let leq = Level.energyMean(samples.map(\.avg)) { print(String(format: "Leq %.2f dBFS", leq)) }
+            if let leq = analysis.leq {
+                print(String(format: "Leq %.2f dBFS", leq) + (calibrationDB.map { String(format: " (%.1f dB with the calibration of %g dB)", leq + $0, $0) } ?? ""))
+            }
             for event in analysis.events {
                 print(String(format: "Loud event at %gs: peak %.2f dBFS, %gs", event.t, event.peak, event.durationS))
             }
@@ -306,8 +354,11 @@ struct Analysis: Encodable {
         LoudEventDetector.events(in: samples, interval: interval, calibrationDB: calibrationDB ?? Level.defaultCalibrationDB)
     }
 
+    /// The run's equivalent level, dBFS: the energy mean of the intervals.
+    var leq: Double? { Level.energyMean(samples.map(\.avg)) }
+
     enum CodingKeys: String, CodingKey {
-        case sampleRate = "sample_rate", weighting, interval = "interval_s", calibrationDB = "calibration_db", samples, events
+        case sampleRate = "sample_rate", weighting, interval = "interval_s", calibrationDB = "calibration_db", leq, samples, events
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -316,6 +367,7 @@ struct Analysis: Encodable {
         try container.encode(weighting, forKey: .weighting)
         try container.encode(interval, forKey: .interval)
         try container.encode(calibrationDB, forKey: .calibrationDB)
+        try container.encode(leq, forKey: .leq)
         try container.encode(samples, forKey: .samples)
         try container.encode(events, forKey: .events)
     }

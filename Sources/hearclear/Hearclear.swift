@@ -11,12 +11,12 @@ struct Hearclear: AsyncParsableCommand {
         abstract: "Measure how loud a venue is and share it with a HearClear server.",
         discussion: "Only per-interval levels ever leave the program: no audio is stored or sent.",
         subcommands: [
-            Register.self, Calibrate.self, VenueCommand.self, CheckInCommand.self, SyncCommand.self,
-            LoudnessCommand.self, Meter.self, Analyze.self, Devices.self,
+            Register.self, Calibrate.self, VenueCommand.self, CheckInCommand.self, SyncCommand.self, OutboxCommand.self,
+            LoudnessCommand.self, Meter.self, Analyze.self, Devices.self, Forget.self,
         ])
 }
 
-/// Where audio comes from and how it is measured; the same in `checkin`, `meter` and `analyze`.
+/// Where audio comes from and how it is measured; the same in `checkin` and `meter`.
 struct AudioOptions: ParsableArguments {
     @Option(name: [.customShort("D"), .long], help: "ALSA capture device, as arecord -D names it (default: default).")
     var device: String?
@@ -26,9 +26,6 @@ struct AudioOptions: ParsableArguments {
 
     @Option(help: "Capture sample rate in Hz (default: 48000, else 44100).")
     var rate: Int?
-
-    @Option(help: "Frequency weighting: A or Z.")
-    var weighting: Weighting = .a
 
     @Option(help: "dB added to dBFS to estimate dB SPL (default: the one saved with `hearclear calibrate`).")
     var calibration: Double?
@@ -87,12 +84,17 @@ struct Setup {
         config = try ClientConfig.load(from: paths.configFile)
     }
 
-    func client(needsToken: Bool = false) throws -> APIClient {
+    func client(needsToken: Bool = false, timeout: TimeInterval = 30) throws -> APIClient {
         if needsToken && config.token == nil {
             throw ValidationError("this device is not registered: run `hearclear register --server URL` first")
         }
-        return APIClient(server: try config.serverURL(), token: config.token)
+        return APIClient(server: try config.serverURL(), token: config.token, timeout: timeout)
     }
+}
+
+/// Says on standard error when a file held less audio than its header declared.
+func noteShortfall(of source: any AudioSource) {
+    if let shortfall = (source as? WAVFile)?.shortfall { note(shortfall) }
 }
 
 func printJSON(_ value: some Encodable) throws {

@@ -61,22 +61,20 @@ final class SignalWatch: @unchecked Sendable {
     }
 }
 
-/// Shows the meter while measuring: a live line on a terminal, else a plain line every 10 s.
+/// Shows the meter while measuring, on standard error: a live line on a terminal, else a plain
+/// line every 10 s.
 struct Progress {
-    let terminal = Terminal.standardOutput
     let interactive = isatty(STDERR_FILENO) == 1
-    let total: Double?
-    let calibrationDB: Double
+    private var meter: LiveMeter
     private var lastPlain = -Double.infinity
 
-    init(total: Double?, calibrationDB: Double) {
-        self.total = total
-        self.calibrationDB = calibrationDB
+    init(total: Double?, calibrationDB: Double?, interval: Double) {
+        meter = LiveMeter(terminal: Terminal.standardOutput, total: total, calibrationDB: calibrationDB, interval: interval)
     }
 
-    mutating func show(_ sample: Sample, interval: Double, events: Int) {
+    mutating func show(_ sample: Sample, interval: Double) {
+        let line = meter.line(after: sample)
         let elapsed = sample.t + interval
-        let line = terminal.meterLine(elapsed: elapsed, total: total, average: sample.avg, peak: sample.peak, calibrationDB: calibrationDB, events: events)
         if interactive {
             note("\r\u{1B}[2K" + line, terminator: "")
         } else if elapsed - lastPlain >= 10 {

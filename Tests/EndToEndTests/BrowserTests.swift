@@ -34,6 +34,8 @@ import FoundationNetworking
     /// The page's DOM after it rendered, and screenshots of it at 375 and 1280 pixels wide.
     func render(_ url: URL, name: String) throws -> String {
         for width in [375, 1280] {
+            // A screenshot left by an earlier run must not pass for this one's.
+            try? FileManager.default.removeItem(at: Self.screenshots.appendingPathComponent("\(name)-\(width).png"))
             _ = try chromium(["--window-size=\(width),1600", "--screenshot=\(Self.screenshots.appendingPathComponent("\(name)-\(width).png").path)"], url: url)
         }
         return try chromium(["--window-size=1280,1600", "--dump-dom"], url: url)
@@ -89,6 +91,8 @@ import FoundationNetworking
         #expect(checkInPage.contains(#"<svg class="chart session""#))
         #expect(checkInPage.contains(#"<polyline class="avg""#) && checkInPage.contains(#"<polyline class="peak""#))
         #expect(checkInPage.contains("Mark as outlier"))
+        // Every page and what it links to (stylesheet, icon) was found.
+        #expect(!server.log.contains(" 404 "), "\(server.log.split(separator: "\n").filter { $0.contains(" 404 ") })")
         for name in ["dashboard", "venue", "checkin"] {
             for width in [375, 1280] {
                 #expect(FileManager.default.fileExists(atPath: Self.screenshots.appendingPathComponent("\(name)-\(width).png").path))

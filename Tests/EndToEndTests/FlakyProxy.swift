@@ -17,9 +17,9 @@ final class FlakyProxy: @unchecked Sendable {
         case pass
     }
 
-    let port: Int
+    var port: Int { listener.port }
     private let upstream: Int
-    private let listener: Int32
+    private var listener: LoopbackListener!
     private let spoils: Locked<[Spoil]>
     let uploads = Locked(0)
     private let held = DispatchSemaphore(value: 0)
@@ -28,27 +28,7 @@ final class FlakyProxy: @unchecked Sendable {
     init(upstream: Int, spoils: [Spoil]) throws {
         self.upstream = upstream
         self.spoils = Locked(spoils)
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        guard bound else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "the proxy cannot listen"]) }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        Thread { [self] in
-            while case let client = accept(listener, nil, nil), client >= 0 {
-                Thread { self.serve(client) }.start()
-            }
-        }.start()
-    }
-
-    deinit {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        listener = try LoopbackListener { [unowned self] client in self.serve(client) }
     }
 
     /// Blocks until an upload is being held.
@@ -57,8 +37,7 @@ final class FlakyProxy: @unchecked Sendable {
     func release() { held.signal() }
 
     private func serve(_ client: Int32) {
-        defer { close(client) }
-        guard let request = Self.readRequest(client) else { return }
+        guard let request = LoopbackListener.readRequest(client) else { return }
         var spoil = Spoil.pass
         if request.starts(with: Array("POST /api/v1/checkins".utf8)) {
             uploads.withLock { $0 += 1 }
@@ -66,7 +45,7 @@ final class FlakyProxy: @unchecked Sendable {
         }
         if case .dropRequest = spoil { return }
         if case .serverError = spoil {
-            Self.write(client, Array("HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 41\r\nConnection: close\r\n\r\n{\"error\": {\"message\": \"spoiled on purpose\"}}".utf8))
+            LoopbackListener.write(client, Array("HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 44\r\nConnection: close\r\n\r\n{\"error\": {\"message\": \"spoiled on purpose\"}}".utf8))
             return
         }
         guard let server = try? LoopbackConnection(port: upstream) else { return }
@@ -83,24 +62,7 @@ final class FlakyProxy: @unchecked Sendable {
             held.wait()
         default: break
         }
-        Self.write(client, answer)
+        LoopbackListener.write(client, answer)
     }
 
-    /// The request head and its Content-Length body.
-    private static func readRequest(_ client: Int32) -> [UInt8]? {
-        var received = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            if let end = HTTPMessage.headEnd(received), received.count >= end + HTTPMessage.contentLength(received[..<end]) {
-                return received
-            }
-            let count = recv(client, &buffer, buffer.count, 0)
-            if count <= 0 { return nil }
-            received += buffer[0..<count]
-        }
-    }
-
-    private static func write(_ client: Int32, _ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    }
 }

@@ -41,6 +41,25 @@ import FoundationNetworking
         #expect(result.errors.contains("unknown key \"max_body_bytez\""))
     }
 
+    @Test func aBusyPortIsSaidInWords() throws {
+        let first = try ServerProcess(database: folder.appendingPathComponent("e.sqlite").path)
+        let second = try Executable.run(
+            "hearclear-server", ["serve", "--port", "\(first.port)", "--database", folder.appendingPathComponent("f.sqlite").path])
+        #expect(second.status != 0)
+        #expect(second.errors.contains("port \(first.port) on 127.0.0.1 is already in use"), "\(second.errors)")
+        #expect(!second.errors.contains("errno"))
+    }
+
+    @Test func aDatabaseThatCannotBeOpenedIsNamed() throws {
+        let path = folder.appendingPathComponent("no-such-folder/g.sqlite").path
+        for command in [["serve", "--port", "0"], ["migrate"], ["verify"]] {
+            let result = try Executable.run("hearclear-server", command + ["--database", path])
+            #expect(result.status != 0)
+            #expect(result.errors.contains("cannot open the database \(path)"), "\(command): \(result.errors)")
+            #expect(!result.errors.contains("SQLite error 14"))
+        }
+    }
+
     @Test func serveAnnouncesItselfAndAnswers() async throws {
         let server = try ServerProcess(database: folder.appendingPathComponent("d.sqlite").path)
         #expect(server.startLine.contains("d.sqlite") && server.startLine.contains("schema \(Self.latestSchema)"))

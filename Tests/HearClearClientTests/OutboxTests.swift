@@ -139,6 +139,27 @@ func temporaryPaths() throws -> ClientPaths {
     @Test func theMeterLineShowsTimeBarPeakAndEvents() {
         let line = Terminal(colors: false).meterLine(elapsed: 75, total: 300, average: -45, peak: -20, calibrationDB: 110, events: 2)
         #expect(line.hasPrefix("01:15 / 05:00  ["))
-        #expect(line.contains("avg  65.0 dB") && line.contains("peak  90.0 dB") && line.hasSuffix("events 2"))
+        #expect(line.contains("avg  65.0 dB ") && line.contains("peak  90.0 dB ") && line.hasSuffix("events 2"))
+    }
+
+    /// Was: uncalibrated levels labelled dB, and a bar that stayed empty.
+    @Test func uncalibratedTheMeterSaysDBFSAndItsBarMoves() {
+        let line = Terminal(colors: false).meterLine(elapsed: 1, total: nil, average: -30, peak: -12, calibrationDB: nil, events: 0)
+        #expect(line.contains("avg -30.0 dBFS") && line.contains("peak -12.0 dBFS"))
+        #expect(line.filter { $0 == "█" }.count == 20)
+    }
+
+    /// Was: the live meter's event count stayed 0.
+    @Test func theLiveMeterCountsLoudEvents() {
+        var meter = LiveMeter(terminal: Terminal(colors: false), total: nil, calibrationDB: 110, interval: 1)
+        // Peaks at 90 dB from second 3 to 5, and again from second 40: two events 20 s apart or more.
+        var last = ""
+        for second in 0..<45 {
+            let loud = (3...5).contains(second) || second >= 40
+            last = meter.line(after: Sample(t: Double(second), avg: -50, peak: loud ? -20 : -40))
+        }
+        #expect(meter.events == 2)
+        #expect(last.hasSuffix("events 2"))
+        #expect(meter.summary == "Leq -50.00 dBFS over 00:45 (60.0 dB with the calibration of 110 dB), 2 loud event(s)")
     }
 }

@@ -247,6 +247,21 @@ import Testing
         }
     }
 
+    /// Without an icon, every page load logged a 404 for /favicon.ico.
+    @Test func pagesHaveAnIconSoBrowsersAskForNothingMissing() async throws {
+        try await withAdmin { client, _ in
+            #expect(String(buffer: try await get(client, "/admin").body).contains(#"<link rel="icon" href="/public/favicon.svg""#))
+            try await client.execute(uri: "/public/favicon.svg", method: .get) { response throws in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("image/svg+xml") == true)
+            }
+            try await client.execute(uri: "/favicon.ico", method: .get) { response throws in
+                #expect(response.status == .movedPermanently)
+                #expect(response.headers[.location] == "/public/favicon.svg")
+            }
+        }
+    }
+
     @Test func theStylesheetIsServedWithCachingHeaders() async throws {
         try await withAdmin { client, _ throws in
             try await client.execute(uri: "/public/admin.css", method: .get) { response throws in

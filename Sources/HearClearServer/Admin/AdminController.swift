@@ -34,9 +34,40 @@ struct AdminController<Store: AdminStore> {
         group.get("venues/:venue_id") { _, context in
             let id = try context.parameters.require("venue_id")
             guard let model = try await VenuePage.model(store: store, id: id, scale: settings.scale, session: try session(context)) else {
+                if let target = try await store.mergedVenue(id: id) { return Response.redirect(to: "/admin/venues/\(target)", type: .permanent) }
                 throw APIError.notFound("venue \(id) not found")
             }
             return try render("venue", model)
+        }
+        group.post("venues/:venue_id/edit") { request, context in
+            let form = try await checkedForm(request, context)
+            let id = try context.parameters.require("venue_id")
+            func number(_ field: String) throws -> Double {
+                guard let value = form[field].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) else {
+                    throw APIError.unprocessable("\(field) must be a number")
+                }
+                return value
+            }
+            let venue = try Validation.venue(
+                VenueUpsert(name: form["name"] ?? "", latitude: try number("latitude"), longitude: try number("longitude"), timezone: form["timezone"] ?? ""))
+            guard try await store.editVenue(id: id, venue, at: Date()) else { throw APIError.notFound("venue \(id) not found") }
+            return Response.redirect(to: "/admin/venues/\(id)", type: .normal)
+        }
+        group.post("venues/:venue_id/transfer") { request, context in
+            let form = try await checkedForm(request, context)
+            let id = try context.parameters.require("venue_id")
+            guard let device = form["device"].flatMap({ UUID(uuidString: $0.trimmingCharacters(in: .whitespaces)) }) else {
+                throw APIError.unprocessable("device must be a device id, as the devices page lists them")
+            }
+            try venueChange(try await store.transferVenue(id: id, to: device, at: Date()), id: id)
+            return Response.redirect(to: "/admin/venues/\(id)", type: .normal)
+        }
+        group.post("venues/:venue_id/merge") { request, context in
+            let form = try await checkedForm(request, context)
+            let id = try context.parameters.require("venue_id")
+            let target = (form["into"] ?? "").trimmingCharacters(in: .whitespaces)
+            try venueChange(try await store.mergeVenue(id: id, into: target, at: Date()), id: id, target: target)
+            return Response.redirect(to: "/admin/venues/\(target)", type: .normal)
         }
         group.get("checkins/:checkin_id") { _, context in
             let id = try checkInID(context)
@@ -58,6 +89,13 @@ struct AdminController<Store: AdminStore> {
             let form = try await checkedForm(request, context)
             guard let id = UUID(uuidString: try context.parameters.require("device_id")) else { throw APIError.notFound("no such device") }
             guard try await store.setBanned(device: id, banned: form["banned"] == "1") else { throw APIError.notFound("device \(id.wireString) not found") }
+            return Response.redirect(to: "/admin/devices", type: .normal)
+        }
+        group.post("devices/:device_id/delete") { request, context in
+            let form = try await checkedForm(request, context)
+            guard let id = UUID(uuidString: try context.parameters.require("device_id")) else { throw APIError.notFound("no such device") }
+            guard form["confirm"] == "1" else { throw APIError.unprocessable("tick the box to confirm: the device's check-ins and samples are deleted for good") }
+            guard try await store.deleteDevice(id) else { throw APIError.notFound("device \(id.wireString) not found") }
             return Response.redirect(to: "/admin/devices", type: .normal)
         }
         group.get("calibration") { _, context in
@@ -90,14 +128,26 @@ struct AdminController<Store: AdminStore> {
         return id
     }
 
+    /// Refuses what an operator's change to a venue could not do.
+    private func venueChange(_ outcome: VenueAdminOutcome, id: String, target: String = "") throws {
+        switch outcome {
+        case .done: return
+        case .noSuchVenue: throw APIError.notFound("venue \(id) not found")
+        case .noSuchDevice: throw APIError.unprocessable("no device has that id: copy it from the devices page")
+        case .noSuchTarget: throw APIError.unprocessable("venue \(target) not found: give the id of the venue to keep")
+        case .sameVenue: throw APIError.unprocessable("a venue cannot be merged into itself")
+        }
+    }
+
     /// The fields of an urlencoded form, once its CSRF token is checked.
     private func checkedForm(_ request: Request, _ context: APIRequestContext) async throws -> [String: String] {
         var body = try await request.body.collect(upTo: 64 * 1024)
         let text = body.readString(length: body.readableBytes) ?? ""
-        var fields: [String: String] = [:]
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
-            if let key = parts.first { fields[key] = parts.count > 1 ? parts[1] : "" }
+        let fields: [String: String]
+        do {
+            fields = try URLEncodedFormDecoder().decode([String: String].self, from: text)
+        } catch {
+            throw APIError.badRequest("the form is not urlencoded")
         }
         try session(context).check(fields)
         return fields

@@ -1,9 +1,10 @@
 import Foundation
 import HearClearCore
 
-/// What the admin pages read and change. Like `Repository`, a protocol so that another store can
-/// serve the same pages; every change keeps the loudness aggregates in step in its transaction.
-public protocol AdminStore: Sendable {
+/// What the admin pages read and change, besides what the API does (deleting a device). Like
+/// `Repository`, a protocol so that another store can serve the same pages; every change keeps the
+/// loudness aggregates in step in its transaction.
+public protocol AdminStore: Repository {
     func totals() async throws -> AdminTotals
     func recentVenues(limit: Int) async throws -> [VenueListing]
     func recentDevices(limit: Int) async throws -> [DeviceListing]
@@ -29,6 +30,13 @@ public protocol AdminStore: Sendable {
     func setBanned(device: UUID, banned: Bool) async throws -> Bool
     /// Sets (or, with `nil`, removes) a model's calibration, recalibrating the check-ins it applies to.
     func setCalibration(model: String, offsetDB: Double?, settings: ServerSettings, at now: Date) async throws
+
+    /// Changes any venue (a new time zone places its check-ins again); `false` when there is no such venue.
+    func editVenue(id: String, _ venue: VenueUpsert, at now: Date) async throws -> Bool
+    /// Gives a venue to another device, which may then change it through the API.
+    func transferVenue(id: String, to device: UUID, at now: Date) async throws -> VenueAdminOutcome
+    /// Merges a duplicate venue into another: its check-ins move, aggregates follow, its id leads there.
+    func mergeVenue(id: String, into target: String, at now: Date) async throws -> VenueAdminOutcome
 }
 
 /// Local weekday (nil: every weekday) and hours (`hours.lowerBound` to `hours.upperBound`, inclusive).
@@ -97,9 +105,23 @@ public struct CheckInListing: Sendable, Equatable {
 public struct VenueDetail: Sendable {
     public var id: String
     public var venue: VenueUpsert
+    /// The device that may change it through the API; nil when only operators may.
+    public var owner: UUID?
     public var aggregates: [LoudnessAggregate]
     /// Latest first.
     public var checkIns: [CheckInListing]
+    /// Every change, latest first.
+    public var history: [VenueChange]
+}
+
+/// One change to a venue: who (`device:<id>`, `admin` or `deleted device`), when, and the venue
+/// before and after (`before` of a merge is the venue merged in).
+public struct VenueChange: Sendable, Equatable {
+    public var changedAt: Date
+    public var actor: String
+    public var action: String
+    public var before: VenueSnapshot?
+    public var after: VenueSnapshot?
 }
 
 public struct CheckInDetail: Sendable {

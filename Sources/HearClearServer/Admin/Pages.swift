@@ -255,6 +255,18 @@ enum VenuePage {
         let overallLabel: String
         let spread: String
         let checkInRows: [CheckInRow]
+        /// Who may change it through the API.
+        let owner: String
+        let history: [HistoryRow]
+        /// The form's values: as stored, unformatted.
+        let latitudeValue: String
+        let longitudeValue: String
+    }
+
+    struct HistoryRow {
+        let when: String
+        let who: String
+        let what: String
     }
 
     static func model(store: some AdminStore, id: String, scale: LabelScale, session: AdminSession) async throws -> Model? {
@@ -270,7 +282,33 @@ enum VenuePage {
             outliers: detail.checkIns.filter { $0.status == .outlier }.count,
             tooShort: detail.checkIns.filter { $0.status == .tooShort }.count,
             overall: Formatting.level(loudness.overall.levelDB), overallLabel: loudness.overall.label ?? "",
-            spread: spread(usableLevels), checkInRows: detail.checkIns.map { CheckInRow($0, scale: scale) })
+            spread: spread(usableLevels), checkInRows: detail.checkIns.map { CheckInRow($0, scale: scale) },
+            owner: detail.owner.map { "device \($0.wireString)" } ?? "no device (only operators may change it)",
+            history: detail.history.map { HistoryRow(when: Formatting.utc($0.changedAt), who: $0.actor, what: describe($0)) },
+            latitudeValue: "\(detail.venue.latitude)", longitudeValue: "\(detail.venue.longitude)")
+    }
+
+    /// A change in words: what was created, which fields went from what to what, what was merged.
+    static func describe(_ change: VenueChange) -> String {
+        switch change.action {
+        case "create":
+            guard let after = change.after else { return "created" }
+            return "created “\(after.name)” at \(after.latitude), \(after.longitude) in \(after.timezone)"
+        case "merge":
+            return "merged venue \(change.before?.id ?? "?") (“\(change.before?.name ?? "")”) into this one"
+        case "merged_into":
+            return "merged into another venue"
+        default:
+            guard let before = change.before, let after = change.after else { return change.action }
+            var parts: [String] = []
+            if before.name != after.name { parts.append("name “\(before.name)” → “\(after.name)”") }
+            if before.latitude != after.latitude || before.longitude != after.longitude {
+                parts.append("place \(before.latitude), \(before.longitude) → \(after.latitude), \(after.longitude)")
+            }
+            if before.timezone != after.timezone { parts.append("time zone \(before.timezone) → \(after.timezone)") }
+            if before.owner != after.owner { parts.append("owner \(before.owner ?? "none") → \(after.owner ?? "none")") }
+            return parts.isEmpty ? "no change" : parts.joined(separator: "; ")
+        }
     }
 
     /// The middle half of the usable check-ins' levels (25th to 75th percentile).

@@ -116,11 +116,18 @@ extension SQLiteRepository: AdminStore {
     public func venueDetail(id: String) async throws -> VenueDetail? {
         try await pool.read { db -> VenueDetail? in
             guard let venue = try VenueRecord.fetchOne(db, key: id) else { return nil }
+            let decoder = JSONDecoder()
+            let history = try SQLRequest<VenueChangeRecord>("SELECT * FROM venue_change WHERE venue_id = \(id) ORDER BY seq DESC").fetchAll(db).map { change in
+                VenueChange(
+                    changedAt: Date(timeIntervalSince1970: change.changedAt), actor: change.actor, action: change.action,
+                    before: change.before.flatMap { try? decoder.decode(VenueSnapshot.self, from: Data($0.utf8)) },
+                    after: change.after.flatMap { try? decoder.decode(VenueSnapshot.self, from: Data($0.utf8)) })
+            }
             return VenueDetail(
-                id: id,
-                venue: VenueUpsert(name: venue.name, latitude: venue.latitude, longitude: venue.longitude, timezone: venue.timezone),
+                id: id, venue: venue.upsert, owner: venue.ownerDeviceId.flatMap(UUID.init(uuidString:)),
                 aggregates: try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == id).fetchAll(db).map(\.aggregate),
-                checkIns: try Self.checkInListings(db, literal: "WHERE c.venue_id = \(id) ORDER BY c.started_at DESC, c.seq DESC"))
+                checkIns: try Self.checkInListings(db, literal: "WHERE c.venue_id = \(id) ORDER BY c.started_at DESC, c.seq DESC"),
+                history: history)
         }
     }
 

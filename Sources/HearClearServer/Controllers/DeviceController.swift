@@ -11,8 +11,17 @@ struct DeviceController {
 
     func addRoutes(to group: RouterGroup<APIRequestContext>) {
         group.methodNotAllowed("", allowing: [.post])
+        group.methodNotAllowed("me", allowing: [.delete])
         if let limiter { group.add(middleware: AddressRateLimitMiddleware(limiter: limiter)) }
         group.post(use: register)
+        group.group("me").add(middleware: DeviceAuthenticator(repository: repository, limiter: limiter, admitsBanned: true)).delete(use: forget)
+    }
+
+    /// The device takes its data back: it, its check-ins and their samples are deleted, and its token stops working.
+    @Sendable func forget(_ request: Request, context: APIRequestContext) async throws -> HTTPResponse.Status {
+        let device = try context.requireDevice()
+        guard try await repository.deleteDevice(device.id) else { throw APIError.unauthorized("unknown device token") }
+        return .noContent
     }
 
     @Sendable func register(_ request: Request, context: APIRequestContext) async throws -> EditedResponse<DeviceCredentials> {

@@ -31,15 +31,33 @@ struct VenueController {
         let device = try context.requireDevice()
         let id = try venueID(context)
         let venue = try Validation.venue(try await request.decodeJSON(VenueUpsert.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout))
-        let created = try await repository.saveVenue(id: id, venue, by: device.id, at: Date())
+        let status: HTTPResponse.Status
+        switch try await repository.saveVenue(id: id, venue, by: device.id, at: Date()) {
+        case .created: status = .created
+        case .updated: status = .ok
+        case .notOwner:
+            throw APIError.forbidden(
+                "venue \(id) can be changed only by the device that created it, and by the server's operators: ask them to correct it")
+        case .merged(let target): throw merged(id, into: target, path: "")
+        }
         guard let summary = try await repository.venue(id: id) else { throw APIError.notFound("venue \(id) not found") }
-        return EditedResponse(status: created ? .created : .ok, response: present(summary))
+        return EditedResponse(status: status, response: present(summary))
     }
 
     @Sendable func show(_ request: Request, context: APIRequestContext) async throws -> Venue {
         let id = try venueID(context)
-        guard let summary = try await repository.venue(id: id) else { throw APIError.notFound("venue \(id) not found") }
+        guard let summary = try await repository.venue(id: id) else { throw try await notFound(id, path: "") }
         return present(summary)
+    }
+
+    /// 404 for an unknown venue; 308 to its new id for a venue merged into another.
+    private func notFound(_ id: String, path: String) async throws -> HTTPError {
+        if let target = try await repository.mergedVenue(id: id) { return merged(id, into: target, path: path) }
+        return APIError.notFound("venue \(id) not found")
+    }
+
+    private func merged(_ id: String, into target: String, path: String) -> HTTPError {
+        HTTPError(.permanentRedirect, headers: [.location: "/api/v1/venues/\(target)\(path)"], message: "venue \(id) was merged into \(target)")
     }
 
     static let listParameters: Set<String> = ["near", "radius", "limit", "q"]
@@ -82,7 +100,7 @@ struct VenueController {
         // Read before the data, so a change that lands meanwhile makes the next request miss.
         let changeCount = repository.changeCount(venueID: id)
         return try await answers.answer(venueID: id, changeCount: changeCount, acceptsGzip: request.acceptsGzip) {
-            guard let aggregates = try await repository.loudness(venueID: id) else { throw APIError.notFound("venue \(id) not found") }
+            guard let aggregates = try await repository.loudness(venueID: id) else { throw try await notFound(id, path: "/loudness") }
             guard !aggregates.isEmpty else { throw APIError.notFound("venue \(id) has no usable check-in yet") }
             return Loudness(venueID: id, aggregates: aggregates, scale: settings.scale)
         }
@@ -90,7 +108,7 @@ struct VenueController {
 
     private func venueID(_ context: APIRequestContext) throws -> String {
         let id = try context.parameters.require("venue_id")
-        guard Validation.isVenueID(id) else { throw APIError.badRequest("venue_id must be \(Validation.venueIDRule)") }
+        guard VenueID.isValid(id) else { throw APIError.badRequest("venue_id must be \(VenueID.rule)") }
         return id
     }
 

@@ -44,6 +44,8 @@ struct DeviceAuthenticator: RouterMiddleware {
     typealias Context = APIRequestContext
     let repository: any Repository
     let limiter: RateLimiter?
+    /// A banned device may still delete itself and its data.
+    var admitsBanned = false
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let authorization = request.headers[.authorization] else {
@@ -56,7 +58,7 @@ struct DeviceAuthenticator: RouterMiddleware {
         guard let device = try await repository.device(tokenHash: DeviceToken.hash(String(parts[1]))) else {
             throw APIError.unauthorized("unknown device token")
         }
-        guard !device.banned else { throw APIError.forbidden("this device is banned") }
+        guard !device.banned || admitsBanned else { throw APIError.forbidden("this device is banned") }
         if let limiter, let wait = limiter.take("device:\(device.id.wireString)", perMinute: limiter.perMinute) {
             throw RateLimiter.tooManyRequests(retryAfter: wait, who: "device")
         }

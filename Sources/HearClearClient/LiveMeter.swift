@@ -1,0 +1,46 @@
+import HearClearCore
+import LevelMeter
+
+/// What `meter` and `checkin` show while measuring: each interval's meter line with the loud
+/// events so far, and the run's Leq at the end.
+public struct LiveMeter: Sendable {
+    let terminal: Terminal
+    let total: Double?
+    /// dB added to dBFS; nil shows dBFS.
+    let calibrationDB: Double?
+    let interval: Double
+    private var detector: LoudEventDetector
+    private var closedEvents = 0
+    private var energy = 0.0
+    private var intervals = 0
+
+    public init(terminal: Terminal, total: Double?, calibrationDB: Double?, interval: Double) {
+        self.terminal = terminal
+        self.total = total
+        self.calibrationDB = calibrationDB
+        self.interval = interval
+        // Loud is judged in dB, so an uncalibrated meter uses the default calibration, as check-ins do.
+        detector = LoudEventDetector(calibrationDB: calibrationDB ?? Level.defaultCalibrationDB)
+    }
+
+    /// Loud events so far, the one still going included.
+    public var events: Int { closedEvents + (detector.isOpen ? 1 : 0) }
+
+    /// Takes an interval and returns the meter line after it.
+    public mutating func line(after sample: Sample) -> String {
+        if detector.add(sample, interval: interval) != nil { closedEvents += 1 }
+        energy += Level.energy(sample.avg)
+        intervals += 1
+        return terminal.meterLine(
+            elapsed: sample.t + interval, total: total, average: sample.avg, peak: sample.peak, calibrationDB: calibrationDB, events: events)
+    }
+
+    /// The run's equivalent level: `Leq -40.52 dBFS over 00:30`, with the calibrated level when there is one.
+    public var summary: String? {
+        guard intervals > 0 else { return nil }
+        let leq = Level.level(energy: energy / Double(intervals))
+        let duration = Terminal.clock(Double(intervals) * interval)
+        let calibrated = calibrationDB.map { String(format: " (%.1f dB with the calibration of %g dB)", leq + $0, $0) } ?? ""
+        return String(format: "Leq %.2f dBFS over %@%@, %d loud event(s)", leq, duration, calibrated, events)
+    }
+}

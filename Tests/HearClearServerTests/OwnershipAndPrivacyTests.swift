@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import HearClearCore
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import HearClearServer
+
+/// Who may change a venue, valid time zones, and a device taking its data back.
+@Suite struct OwnershipAndPrivacyTests {
+    func withApp(
+        settings: ServerSettings = ServerSettings(),
+        _ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void
+    ) async throws {
+        let database = try TemporaryDatabase()
+        let app = Application(router: try await buildRouter(repository: database.repository, settings: settings))
+        try await app.test(.router) { client in try await test(client, database) }
+    }
+
+    // MARK: Time zones
+
+    /// Zones Linux's `knownTimeZoneIdentifiers` lacks, though its tz database has them.
+    @Test(arguments: ["Asia/Kolkata", "Etc/UTC", "US/Eastern", "Etc/GMT+5", "UTC", "Europe/Paris", "America/Argentina/Buenos_Aires"])
+    func everyZoneOfTheTimeZoneDatabaseIsAccepted(zone: String) async throws {
+        try await withApp { client, _ in
+            let token = try await client.registerDevice()
+            let created = try await client.putVenue("v1", token: token, timezone: zone)
+            #expect(created.status == .created, "\(zone): \(String(buffer: created.body))")
+            #expect(try decode(Venue.self, created).timezone == zone)
+        }
+    }
+
+    @Test(arguments: ["Mars/Olympus_Mons", "GMT+5", "europe/paris", "", "../../etc/passwd"])
+    func namesThatAreNotZonesAreRefused(zone: String) async throws {
+        try await withApp { client, database in
+            let token = try await client.registerDevice()
+            let refused = try await client.putVenue("v1", token: token, timezone: zone)
+            #expect(refused.status == .unprocessableContent)
+            #expect(try errorMessage(refused).contains("time zone"))
+            #expect(try await database.count("venue") == 0)
+        }
+    }
+
+    // MARK: Ownership
+
+    @Test func onlyTheDeviceThatCreatedAVenueMayChangeIt() async throws {
+        try await withApp { client, database in
+            let owner = try await client.registerDevice()
+            let stranger = try await client.registerDevice()
+            #expect(try await client.putVenue("v1", token: owner, timezone: "Europe/Paris", name: "Chez Nous").status == .created)
+            #expect(try await client.postCheckIn(makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: 0)), token: owner).status == .created)
+            let before = try await client.execute(uri: "/api/v1/venues/v1/loudness", method: .get) { try decode(Loudness.self, $0) }
+
+            // Renaming, moving and re-zoning by another device: 403, and nothing changes.
+            let refused = try await client.putVenue("v1", token: stranger, timezone: "Asia/Tokyo", name: "Taken Over", latitude: 10, longitude: 10)
+            #expect(refused.status == .forbidden)
+            #expect(try errorMessage(refused).contains("only by the device that created it"))
+            try await client.execute(uri: "/api/v1/venues/v1", method: .get) { response throws in
+                let venue = try decode(Venue.self, response)
+                #expect(venue.name == "Chez Nous" && venue.timezone == "Europe/Paris" && venue.latitude == -33.8688)
+            }
+            let after = try await client.execute(uri: "/api/v1/venues/v1/loudness", method: .get) { try decode(Loudness.self, $0) }
+            #expect(before == after)
+            #expect(try await database.count("venue_change") == 1)  // the creation only
+
+            // The owner still may.
+            #expect(try await client.putVenue("v1", token: owner, timezone: "Europe/Paris", name: "Chez Vous").status == .ok)
+            #expect(try await database.count("venue_change") == 2)
+        }
+    }
+
+    // MARK: Taking data back
+
+    @Test func aDeviceDeletesItselfItsCheckInsAndItsSamples() async throws {
+        try await withApp { client, database in
+            let leaving = try await client.registerDevice()
+            let staying = try await client.registerDevice()
+            #expect(try await client.putVenue("v1", token: leaving, timezone: "UTC").status == .created)
+            for week in 0..<3 {
+                #expect(try await client.postCheckIn(makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: week), level: -40), token: leaving).status == .created)
+            }
+            #expect(try await client.postCheckIn(makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: 3), level: -50), token: staying).status == .created)
+            let leavingID = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT owner_device_id FROM venue")! }
+
+            try await client.execute(uri: "/api/v1/devices/me", method: .delete, headers: bearer(leaving)) { response throws in
+                #expect(response.status == .noContent)
+            }
+            #expect(try await database.count("device") == 1)
+            #expect(try await database.count("checkin") == 1)
+            #expect(try await database.count("sample") == 60)
+            #expect(try await database.count("checkin_hour") == 1)
+            // The aggregates are those of the remaining check-in alone (60 dB(A) at calibration 110).
+            let overall = try await client.execute(uri: "/api/v1/venues/v1/loudness", method: .get) { try decode(Loudness.self, $0).overall }
+            #expect(overall.checkins == 1 && overall.levelDB == 60.0)
+            #expect(try await database.repository.verify().isEmpty)
+            // The venue stays, without an owner; its history no longer names the device.
+            let owner = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT owner_device_id FROM venue") }
+            #expect(owner == nil)
+            let history = try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT actor || COALESCE(before, '') || COALESCE(after, '') FROM venue_change") }
+            #expect(history.count == 1 && !history.contains { $0.contains(leavingID) })
+
+            // The token stops working.
+            try await client.execute(uri: "/api/v1/devices/me", method: .delete, headers: bearer(leaving)) { response throws in
+                #expect(response.status == .unauthorized)
+            }
+            #expect(try await client.postCheckIn(makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: 4)), token: leaving).status == .unauthorized)
+        }
+    }
+
+    /// Public answers (venues, loudness, scale) carry neither device ids nor check-in times.
+    @Test func publicAnswersCarryNoDeviceIdsNorCheckInTimes() async throws {
+        try await withApp { client, database in
+            let token = try await client.registerDevice()
+            #expect(try await client.putVenue("v1", token: token, timezone: "UTC").status == .created)
+            let checkIn = makeCheckIn(venue: "v1", start: "2026-11-16T20:17:42Z")
+            #expect(try await client.postCheckIn(checkIn, token: token).status == .created)
+            let device = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT id FROM device")! }
+            for path in ["/api/v1/venues/v1", "/api/v1/venues/v1/loudness", "/api/v1/venues?q=Quiet", "/api/v1/venues?near=-33.8688,151.2093", "/api/v1/scale"] {
+                try await client.execute(uri: path, method: .get) { response throws in
+                    #expect(response.status == .ok, "\(path)")
+                    let body = String(buffer: response.body)
+                    #expect(!body.contains(device), "\(path) names the device")
+                    #expect(!body.contains("2026-11-16"), "\(path) carries a check-in time")
+                    #expect(!body.contains(checkIn.id.wireString), "\(path) names the check-in")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import HearClearCore
+import Testing
+
+@testable import HearClearServer
+
+/// Retention drops old raw samples and keeps what they added to the aggregates.
+@Suite struct RetentionTests {
+    @Test func oldSamplesGoAndTheAggregatesAndVerifyStay() async throws {
+        let database = try TemporaryDatabase()
+        let device = try await database.registerDevice(model: "Cheap Mic")
+        _ = try await database.repository.saveVenue(id: "v1", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "UTC"), by: device, at: Date())
+        for week in 0..<6 {
+            let checkIn = makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: week), level: -50, calibration: nil)
+            _ = try await database.repository.storeCheckIn(checkIn, contentHash: CheckInController.contentHash(checkIn), by: device, settings: ServerSettings(), at: Date())
+        }
+        let before = try #require(try await database.repository.loudness(venueID: "v1"))
+
+        // Two of the six started before the cutoff: three weeks before the latest.
+        let cutoff = try #require(Timestamp.parse(mondayEvening(weeksBefore: 3)))
+        #expect(try await database.repository.pruneSamples(startedBefore: cutoff, at: Date()) == 2)
+        #expect(try await database.count("sample") == 4 * 60)
+        #expect(try await database.repository.pruneSamples(startedBefore: cutoff, at: Date()) == 0)
+        #expect(try await database.repository.loudness(venueID: "v1")?.map(Self.key).sorted() == before.map(Self.key).sorted())
+        #expect(try await database.repository.verify() == [])
+        try await database.repository.rebuild()
+        #expect(try await database.repository.loudness(venueID: "v1")?.map(Self.key).sorted() == before.map(Self.key).sorted())
+
+        // A new calibration for the model still applies to the pruned check-ins: 110 → 113 dB.
+        try await database.repository.setCalibration(model: "Cheap Mic", offsetDB: 113, settings: ServerSettings(), at: Date())
+        let overall = try #require(try await database.repository.loudness(venueID: "v1")?.first { $0.weekday == 7 && $0.hour == 24 })
+        #expect(abs((overall.levelDB ?? 0) - 63.02) < 0.01)
+        #expect(try await database.repository.verify() == [])
+    }
+
+    /// An aggregate as the answers show it (levels to a millionth of a dB, so summation order does not matter).
+    static func key(_ aggregate: LoudnessAggregate) -> String {
+        "\(aggregate.weekday)/\(aggregate.hour): \(aggregate.checkins) \(aggregate.samples) \(String(format: "%.6f", aggregate.levelDB ?? 0))"
+    }
+}
