@@ -10,15 +10,6 @@ import Testing
 
 /// Who may change a venue, valid time zones, and a device taking its data back.
 @Suite struct OwnershipAndPrivacyTests {
-    func withApp(
-        settings: ServerSettings = ServerSettings(),
-        _ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void
-    ) async throws {
-        let database = try TemporaryDatabase()
-        let app = Application(router: try await buildRouter(repository: database.repository, settings: settings))
-        try await app.test(.router) { client in try await test(client, database) }
-    }
-
     // MARK: Time zones
 
     /// Zones Linux's `knownTimeZoneIdentifiers` lacks, though its tz database has them.

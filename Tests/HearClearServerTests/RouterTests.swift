@@ -10,15 +10,6 @@ import Testing
 
 /// Every route of API v1 and every status it answers, through the router on a temporary database.
 @Suite struct RouterTests {
-    func withApp(
-        settings: ServerSettings = ServerSettings(),
-        _ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void
-    ) async throws {
-        let database = try TemporaryDatabase()
-        let app = Application(router: try await buildRouter(repository: database.repository, settings: settings))
-        try await app.test(.router) { client in try await test(client, database) }
-    }
-
     // MARK: Devices
 
     @Test func registeringADeviceReturnsATokenThatIsStoredOnlyAsAHash() async throws {

@@ -50,6 +50,16 @@ final class TemporaryDatabase: Sendable {
     }
 }
 
+/// The API's router on a temporary database, driven through HummingbirdTesting.
+func withApp(
+    settings: ServerSettings = ServerSettings(),
+    _ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void
+) async throws {
+    let database = try TemporaryDatabase()
+    let app = Application(router: try await buildRouter(repository: database.repository, settings: settings))
+    try await app.test(.router) { client in try await test(client, database) }
+}
+
 /// Builds check-ins: `seconds` samples around `level` dBFS (±0.5 dB, so spike windows are not flat).
 func makeCheckIn(
     venue: String, start: String, seconds: Int = 60, level: Double = -50, calibration: Double? = 110,
