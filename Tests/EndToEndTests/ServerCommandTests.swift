@@ -60,6 +60,20 @@ import FoundationNetworking
         }
     }
 
+    @Test func pruneDropsOldSamplesAndVerifyStillPasses() throws {
+        let path = folder.appendingPathComponent("h.sqlite").path
+        #expect(try Executable.run("hearclear-server", ["seed", "--demo", "--database", path]).status == 0)
+        let samples = try sqlite(path, "SELECT COUNT(*) FROM sample")
+        #expect(try Executable.run("hearclear-server", ["prune", "--database", path]).errors.contains("--days N, or retention_days in the config file"))
+        let pruned = try Executable.run("hearclear-server", ["prune", "--days", "7", "--database", path])
+        #expect(pruned.status == 0, "\(pruned.errors)")
+        #expect(pruned.output.contains("dropped the samples of"), "\(pruned.output)")
+        #expect(Int(try sqlite(path, "SELECT COUNT(*) FROM sample"))! < Int(samples)!)
+        #expect(try sqlite(path, "SELECT COUNT(*) FROM checkin WHERE samples_pruned_at IS NOT NULL AND started_at > strftime('%s', 'now') - 7 * 86400") == "0")
+        let verified = try Executable.run("hearclear-server", ["verify", "--database", path])
+        #expect(verified.status == 0, "\(verified.output)")
+    }
+
     @Test func serveAnnouncesItselfAndAnswers() async throws {
         let server = try ServerProcess(database: folder.appendingPathComponent("d.sqlite").path)
         #expect(server.startLine.contains("d.sqlite") && server.startLine.contains("schema \(Self.latestSchema)"))
