@@ -17,6 +17,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // Wire types of API v1, level arithmetic and the label scale: shared by server and client.
@@ -38,6 +41,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Resources/openapi.yaml"), .copy("Templates")]
         ),
@@ -46,6 +52,8 @@ let package = Package(
             dependencies: [
                 "HearClearServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // Per-interval average and peak levels, A-weighting, loud events: the meter, no I/O.
@@ -74,6 +82,8 @@ let package = Package(
         ),
         // Raw HTTP/1.1 on loopback: the benchmarks' load generator, and tests' misbehaving clients.
         .target(name: "LoopbackHTTP"),
+        // make bench's reference for per-request cost: Hummingbird alone, answering /healthz.
+        .executableTarget(name: "bare-hummingbird", dependencies: [.product(name: "Hummingbird", package: "hummingbird")]),
         // make bench: every case against a reference measured in the same run.
         .executableTarget(
             name: "hearclear-bench",

@@ -4,6 +4,7 @@ import HearClearCore
 import Hummingbird
 import Logging
 import NIOCore
+import Prometheus
 import ServiceLifecycle
 
 /// Everything `hearclear-server serve` needs to know.
@@ -14,6 +15,9 @@ public struct ServerConfiguration: Sendable {
     public var settings: ServerSettings
     /// The folder of static files served under `/public` (the admin pages' CSS).
     public var publicFolder: String
+    /// Where `GET /metrics` is served (same hostname, its own port), from the registry swift-metrics
+    /// was bootstrapped with; nil: nowhere.
+    public var metrics: (port: Int, registry: PrometheusCollectorRegistry)?
 
     public init(
         hostname: String = "127.0.0.1", port: Int = 8080, databasePath: String = "hearclear.sqlite", settings: ServerSettings = .init(),
@@ -37,9 +41,14 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         logger.notice("The admin pages are off: set HEARCLEAR_ADMIN_PASSWORD (or admin_password in the config file) to turn them on.")
     }
     let databasePath = configuration.databasePath
-    var services: [any Service] = []
+    // Shut down in reverse order, after the HTTP server has let the requests in flight finish:
+    // the store closes last.
+    var services: [any Service] = [StoreCloser(pool: pool)]
     if let days = configuration.settings.retentionDays {
         services.append(RetentionService(repository: repository, days: days, logger: logger))
+    }
+    if let metrics = configuration.metrics {
+        services.append(metricsApplication(hostname: configuration.hostname, port: metrics.port, registry: metrics.registry, logger: logger))
     }
     return Application(
         router: router,
@@ -54,12 +63,17 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         logger: logger)
 }
 
-/// Builds the application and serves until SIGINT or SIGTERM; a port taken by another process is
-/// said in words rather than as the socket error.
-public func serve(_ configuration: ServerConfiguration, logger: Logger) async throws {
+/// Builds the application and serves until SIGINT or SIGTERM. Then it stops accepting connections,
+/// lets the requests in flight finish for up to `shutdownGrace` (an upload either completes or gets
+/// no answer; none is acknowledged and lost), and closes the store. A port taken by another
+/// process is said in words rather than as the socket error.
+public func serve(_ configuration: ServerConfiguration, logger: Logger, shutdownGrace: Duration = .seconds(10)) async throws {
     let app = try await buildApplication(configuration, logger: logger)
+    var group = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    group.maximumGracefulShutdownDuration = shutdownGrace
     do {
-        try await app.runService()
+        try await ServiceGroup(configuration: group).run()
+        logger.notice("HearClear server stopped")
     } catch let error as IOError where error.errnoCode == EADDRINUSE {
         throw StartFailure(
             description: "port \(configuration.port) on \(configuration.hostname) is already in use (another hearclear-server?): stop it, or choose another port with --port")
@@ -70,12 +84,42 @@ public struct StartFailure: Error, CustomStringConvertible {
     public let description: String
 }
 
+/// `GET /metrics` in the Prometheus text format, on a listener of its own so that it stays off the
+/// public one (bind it to loopback, or let only the monitoring network reach it).
+func metricsApplication(hostname: String, port: Int, registry: PrometheusCollectorRegistry, logger: Logger) -> some Service {
+    let router = Router()
+    router.get("metrics") { _, _ -> Response in
+        var text: [UInt8] = []
+        registry.emit(into: &text)
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: text)))
+    }
+    return Application(
+        router: router, configuration: .init(address: .hostname(hostname, port: port), serverName: "hearclear-metrics"),
+        onServerRunning: { channel in
+            logger.notice("Metrics on http://\(channel.localAddress?.ipAddress ?? hostname):\(channel.localAddress?.port ?? port)/metrics")
+        },
+        logger: logger)
+}
+
+/// Closes the database when the server has stopped.
+struct StoreCloser: Service {
+    let pool: DatabasePool
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try pool.close()
+    }
+}
+
 /// The routes of API v1 and, when a password is set, the admin pages, on a store. Tests build it
 /// on a temporary database.
 public func buildRouter(
     repository: some Repository & AdminStore, settings: ServerSettings, publicFolder: String = "Public"
 ) async throws -> Router<APIRequestContext> {
     let router = Router(context: APIRequestContext.self, options: .autoGenerateHeadEndpoints)
+    router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: MetricsMiddleware())
     router.add(middleware: AccessLogMiddleware())
     router.add(middleware: ErrorMiddleware())
     router.add(

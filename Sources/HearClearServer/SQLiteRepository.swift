@@ -136,6 +136,8 @@ public struct SQLiteRepository: Repository {
         _ checkIn: CheckIn, contentHash: Data, by device: UUID, settings: ServerSettings, at now: Date
     ) async throws -> CheckInOutcome {
         let deviceID = device.wireString
+        let start = ContinuousClock.now
+        defer { ServerMetrics.storeTransaction("store_checkin", since: start) }
         let stored = try await pool.write { db -> CheckInOutcome in
             if let existing = try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE id = ?"), arguments: [checkIn.id.wireString]) {
                 guard existing.contentHash == contentHash, existing.deviceId == deviceID else { return .conflict }
@@ -216,6 +218,7 @@ public struct SQLiteRepository: Repository {
         var changed: Set<Int64> = []
         for decision in try outlierDecisions(venueID: venueID, hour: hour, in: db) where decision.stored != decision.decided {
             try db.cachedStatement(sql: "UPDATE checkin SET status = ? WHERE seq = ?").execute(arguments: [decision.decided.rawValue, decision.seq])
+            if decision.decided == .outlier { ServerMetrics.outliersDecided.increment() }
             changed.insert(decision.seq)
         }
         return changed

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import HearClearServer
 import Logging
+import Metrics
+import Prometheus
 
 @main
 struct HearClearServerCommand: AsyncParsableCommand {
@@ -40,6 +42,12 @@ extension HearClearServerCommand {
         @Option(help: ArgumentHelp("Folder of the static files (default: ./Public, else the installed share/hearclear/Public).", valueName: "path"))
         var publicFolder: String?
 
+        @Option(help: "Log lines as text or json (env HEARCLEAR_LOG_FORMAT; default text). LOG_LEVEL sets the level (default info).")
+        var logFormat: LogFormat?
+
+        @Option(help: "Serve GET /metrics (Prometheus) on this port, same hostname, off the API's listener (env HEARCLEAR_METRICS_PORT; default: off).")
+        var metricsPort: Int?
+
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
             var configuration = ServerConfiguration(databasePath: database.path)
@@ -62,9 +70,25 @@ extension HearClearServerCommand {
                 configuration.settings.adminPassword = password
             }
             configuration.publicFolder = publicFolder ?? Self.defaultPublicFolder()
-            var logger = Logger(label: "hearclear")
-            logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-            try await serve(configuration, logger: logger)
+            guard let format = logFormat ?? environment["HEARCLEAR_LOG_FORMAT"].map({ LogFormat(rawValue: $0) }) ?? .text else {
+                throw ValidationError("HEARCLEAR_LOG_FORMAT must be text or json")
+            }
+            if let port = metricsPort ?? environment["HEARCLEAR_METRICS_PORT"].flatMap(Int.init) {
+                guard (0...65535).contains(port) else { throw ValidationError("the metrics port must be between 0 and 65535") }
+                let registry = PrometheusCollectorRegistry()
+                MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+                configuration.metrics = (port, registry)
+            }
+            let level = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+            let writer = BufferedLogWriter()
+            LoggingSystem.bootstrap { label in
+                var handler = HearClearLogHandler(label: label, format: format, writer: writer)
+                handler.logLevel = level
+                return handler
+            }
+            // Whatever ends the server, every line logged reaches its destination.
+            defer { writer.flush() }
+            try await serve(configuration, logger: Logger(label: "hearclear"))
         }
 
         /// `Public` in the working directory (a checkout), else where `make install` puts it, else
@@ -188,3 +212,5 @@ extension HearClearServerCommand {
         }
     }
 }
+
+extension LogFormat: ExpressibleByArgument {}

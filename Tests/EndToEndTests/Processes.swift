@@ -60,9 +60,9 @@ final class ServerProcess: @unchecked Sendable {
     private let output = LogBuffer()
 
     /// Starts on `port` (0: a free one) and waits for the start line that names the address.
-    init(database: String, port: Int = 0, environment: [String: String] = [:]) throws {
+    init(database: String, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:]) throws {
         process.executableURL = Executable.buildFolder.appendingPathComponent("hearclear-server")
-        process.arguments = ["serve", "--port", "\(port)", "--database", database]
+        process.arguments = ["serve", "--port", "\(port)", "--database", database] + arguments
         process.environment = Executable.environment(adding: environment)
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -98,6 +98,11 @@ final class ServerProcess: @unchecked Sendable {
     /// Everything the server logged; once it has stopped, all of it.
     var log: String {
         output.text(waitingForEnd: !process.isRunning)
+    }
+
+    /// The first log line containing `text`, once the server has logged it (nil if it ends first).
+    func logLine(containing text: String) -> String? {
+        output.firstLine(containing: text)
     }
 
     /// Kills the server at once, as a crash or a power cut would.
@@ -140,13 +145,26 @@ final class LogBuffer: @unchecked Sendable {
     private var closed = false
 
     func append(_ text: String) {
-        condition.withLock { buffer += text }
+        condition.withLock {
+            buffer += text
+            condition.broadcast()
+        }
     }
 
     func close() {
         condition.withLock {
             closed = true
             condition.broadcast()
+        }
+    }
+
+    func firstLine(containing text: String) -> String? {
+        condition.withLock {
+            while true {
+                if let line = buffer.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+                if closed { return nil }
+                condition.wait()
+            }
         }
     }
 

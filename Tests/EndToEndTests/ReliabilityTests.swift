@@ -102,9 +102,11 @@ import FoundationNetworking
         try expectConsistent(database, checkIns: 3200, samples: 3200 * 30)
     }
 
-    @Test(arguments: [1, 2, 3])
-    func aServerKilledMidLoadKeepsEveryAcknowledgedCheckInOnce(round: Int) async throws {
-        let database = folder.appendingPathComponent("crash-\(round).sqlite").path
+    /// SIGKILL (a crash) at three moments, and SIGTERM (a deploy): the server stops mid-load and is
+    /// started again on the same file while the clients retry what was not acknowledged.
+    @Test(arguments: [(10, SIGKILL), (45, SIGKILL), (80, SIGKILL), (45, SIGTERM)])
+    func aServerStoppedMidLoadKeepsEveryAcknowledgedCheckInOnce(percent: Int, signal: Int32) async throws {
+        let database = folder.appendingPathComponent("crash-\(percent)-\(signal).sqlite").path
         let first = try Self.startServer(database)
         let server = Locked<ServerProcess?>(nil)
         let client = Client(server: first.url)
@@ -112,8 +114,7 @@ import FoundationNetworking
         let tokens = try await prepare(client)
         let perClient = 25
         let total = Self.clients * perClient
-        // A different moment each round: after 10%, 45% or 80% of the check-ins were acknowledged.
-        let killAfter = total * [10, 45, 80][round - 1] / 100
+        let killAfter = total * percent / 100
         let acknowledged = Locked<Set<UUID>>([])
         let (acks, ackContinuation) = AsyncStream.makeStream(of: Void.self)
 
@@ -124,7 +125,14 @@ import FoundationNetworking
                     count += 1
                     if count == killAfter { break }
                 }
-                first.kill()
+                if signal == SIGTERM {
+                    // Uploads in flight finish (or get no answer), the log is flushed, the store closed.
+                    first.stop()
+                    #expect(first.process.terminationStatus == 0)
+                    #expect(first.log.split(separator: "\n").last?.contains("HearClear server stopped") == true, "\(first.log.suffix(300))")
+                } else {
+                    first.kill()
+                }
                 let restarted = try Self.startServer(database, port: port)
                 server.withLock { $0 = restarted }
             }

@@ -27,6 +27,7 @@ struct CheckInController {
             checkIn, contentHash: Self.contentHash(checkIn), by: device.id, settings: settings, at: now)
         switch outcome {
         case .created(let stored):
+            ServerMetrics.checkInStored(status: stored.status, api: "v1", samples: stored.samples, dropped: stored.droppedSamples)
             return EditedResponse(status: .created, response: receipt(stored))
         case .replayed(let stored):
             return EditedResponse(status: .ok, response: receipt(stored))

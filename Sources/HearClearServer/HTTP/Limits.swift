@@ -45,6 +45,7 @@ struct AddressRateLimitMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let address = context.remoteAddress, let wait = limiter.take("address:\(address)", perMinute: limiter.perMinute * 10) {
+            ServerMetrics.rateLimitedAddress.increment()
             throw RateLimiter.tooManyRequests(retryAfter: wait, who: "address")
         }
         return try await next(request, context)
@@ -64,6 +65,7 @@ final class UploadGate: Sendable {
     func run<Value>(_ body: () async throws -> Value) async throws -> Value {
         guard inFlight.add(1, ordering: .relaxed).newValue <= capacity else {
             inFlight.subtract(1, ordering: .relaxed)
+            ServerMetrics.uploadsTurnedAway.increment()
             throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "1"], message: "the server is handling \(capacity) uploads already: retry in a second")
         }
         defer { inFlight.subtract(1, ordering: .relaxed) }

@@ -27,6 +27,7 @@ final class LoudnessAnswers: Sendable {
     ) async throws -> Response {
         var gzipped = entries.withLock { $0[venueID].flatMap { $0.changeCount == changeCount ? $0.gzipped : nil } }
         if gzipped == nil {
+            ServerMetrics.answerCacheMisses.increment()
             let encoder = JSONEncoder()
             encoder.outputFormatting = .withoutEscapingSlashes
             var plain = ByteBuffer(bytes: try encoder.encode(try await make()))
@@ -38,6 +39,8 @@ final class LoudnessAnswers: Sendable {
                 entries[venueID] = Entry(changeCount: changeCount, gzipped: compressed)
             }
             gzipped = compressed
+        } else {
+            ServerMetrics.answerCacheHits.increment()
         }
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .vary: "Accept-Encoding"]
         guard var body = gzipped else { throw HTTPError(.internalServerError) }

@@ -60,6 +60,7 @@ struct DeviceAuthenticator: RouterMiddleware {
         }
         guard !device.banned || admitsBanned else { throw APIError.forbidden("this device is banned") }
         if let limiter, let wait = limiter.take("device:\(device.id.wireString)", perMinute: limiter.perMinute) {
+            ServerMetrics.rateLimitedDevice.increment()
             throw RateLimiter.tooManyRequests(retryAfter: wait, who: "device")
         }
         var context = context

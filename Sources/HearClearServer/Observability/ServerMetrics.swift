@@ -1,0 +1,34 @@
+import Foundation
+import HearClearCore
+import Metrics
+
+/// The server's own measures, through swift-metrics (Prometheus in `hearclear-server serve`, a
+/// no-op where nothing is bootstrapped, as in the router tests). Requests by route and status and
+/// their durations come from Hummingbird's `MetricsMiddleware`.
+enum ServerMetrics {
+    static func checkInStored(status: CheckInStatus, api: String, samples: Int, dropped: Int) {
+        Counter(label: "hearclear_checkins_stored_total", dimensions: [("status", status.rawValue), ("api", api)]).increment()
+        samplesStored.increment(by: samples)
+        samplesDropped.increment(by: dropped)
+    }
+
+    static let samplesStored = Counter(label: "hearclear_samples_stored_total")
+    /// Spikes the filter left out.
+    static let samplesDropped = Counter(label: "hearclear_samples_dropped_total")
+    /// Check-ins whose status became "outlier" when the rule was applied again (at ingest, or after a change).
+    static let outliersDecided = Counter(label: "hearclear_outlier_decisions_total")
+
+    static let rateLimitedDevice = Counter(label: "hearclear_rate_limited_total", dimensions: [("scope", "device")])
+    static let rateLimitedAddress = Counter(label: "hearclear_rate_limited_total", dimensions: [("scope", "address")])
+    static let uploadsTurnedAway = Counter(label: "hearclear_uploads_turned_away_total")
+
+    static let answerCacheHits = Counter(label: "hearclear_answer_cache_total", dimensions: [("result", "hit")])
+    static let answerCacheMisses = Counter(label: "hearclear_answer_cache_total", dimensions: [("result", "miss")])
+
+    /// How long a store transaction took, by what it did.
+    static func storeTransaction(_ operation: String, since start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        Timer(label: "hearclear_store_transaction_seconds", dimensions: [("operation", operation)], preferredDisplayUnit: .seconds)
+            .recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+    }
+}
