@@ -99,7 +99,7 @@ let package = Package(
         // Test signals and WAV files, computed rather than recorded.
         .target(name: "TestSignals", path: "Tests/TestSignals"),
         .testTarget(name: "LevelMeterTests", dependencies: ["LevelMeter", "AudioInput", "TestSignals"]),
-        .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient"]),
+        .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient", "TestSignals"]),
         // Runs the built executables as people do; `swift build --build-tests` builds them first.
         .testTarget(name: "EndToEndTests", dependencies: ["HearClearCore", "TestSignals", "LoopbackHTTP"]),
         .testTarget(
@@ -107,6 +107,7 @@ let package = Package(
             dependencies: [
                 "HearClearServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ]

@@ -36,7 +36,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let pool = try SQLiteDatabase.openPool(path: configuration.databasePath)
     let schemaVersion = try SQLiteDatabase.migrate(pool)
     let repository = SQLiteRepository(pool: pool)
-    let router = try await buildRouter(repository: repository, settings: configuration.settings, publicFolder: configuration.publicFolder)
+    let router = try await buildRouter(repository: repository, settings: configuration.settings, publicFolder: configuration.publicFolder, logger: logger)
     if configuration.settings.adminPassword == nil {
         logger.notice("The admin pages are off: set HEARCLEAR_ADMIN_PASSWORD (or admin_password in the config file) to turn them on.")
     }
@@ -115,7 +115,7 @@ struct StoreCloser: Service {
 /// The routes of API v1 and, when a password is set, the admin pages, on a store. Tests build it
 /// on a temporary database.
 public func buildRouter(
-    repository: some Repository & AdminStore, settings: ServerSettings, publicFolder: String = "Public"
+    repository: some Repository & AdminStore, settings: ServerSettings, publicFolder: String = "Public", logger: Logger = Logger(label: "hearclear")
 ) async throws -> Router<APIRequestContext> {
     let router = Router(context: APIRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestIDMiddleware())
@@ -128,7 +128,8 @@ public func buildRouter(
             cacheControl: CacheControl([
                 (MediaType(type: .text, subType: "css"), [.public, .maxAge(3600)]),
                 (MediaType(type: .image, subType: "svg+xml"), [.public, .maxAge(86_400)]),
-            ])))
+            ]),
+            logger: logger))
 
     // Browsers ask for /favicon.ico whatever the pages link to.
     router.get("favicon.ico") { _, _ in Response.redirect(to: "/public/favicon.svg", type: .permanent) }

@@ -76,7 +76,7 @@ struct Cases {
     }
 
     /// Registers a device and creates the venues through the API; returns the token.
-    func prepare(server: BenchServer, venues: Int) throws -> String {
+    func prepare(server: ServerProcess, venues: Int) throws -> String {
         let connection = try LoopbackConnection(port: server.port)
         let registered = try connection.exchange(Self.request("POST", "/api/v1/devices", token: nil, body: Data(#"{"model": "bench", "platform": "linux"}"#.utf8)))
         guard registered.status == 201, let credentials = try? JSONDecoder().decode(DeviceCredentials.self, from: registered.body) else {
@@ -111,7 +111,10 @@ struct Cases {
         var rates: [Double] = [], p50s: [Double] = [], p99s: [Double] = [], memories: [Double] = [], raws: [Double] = []
         for _ in 0..<size.runs {
             let run = try folder("ingest")
-            let server = try BenchServer(database: run.appendingPathComponent("ingest.sqlite").path, executableFolder: binaries)
+            // The rate limit is off here only: one load generator on one address would be refused after
+            // 600 writes a minute. Everything else is as deployed: log level info, the access log on.
+            let server = try ServerProcess.hearclear(
+                database: run.appendingPathComponent("ingest.sqlite").path, binaries: binaries, environment: ["HEARCLEAR_RATE_LIMIT": "0"])
             let token = try prepare(server: server, venues: 200)
             let requests = bodies.map { Self.request("POST", "/api/v1/checkins", token: token, body: $0, gzipped: true) }
             let latencies = Locked<[Double]>([])
@@ -188,33 +191,41 @@ struct Cases {
     func query() async throws -> CaseResult {
         let big = try await seededDatabase(venues: size.queryVenues, checkIns: size.queryCheckIns, name: "query-big")
         let small = try await seededDatabase(venues: max(1, size.queryVenues / 100), checkIns: size.smallQueryCheckIns, name: "query-small")
-        var loudness: [Double] = [], health: [Double] = [], p99s: [Double] = [], smallRates: [Double] = []
+        var loudness: [Double] = [], health: [Double] = [], bare: [Double] = [], p99s: [Double] = [], smallRates: [Double] = []
         for _ in 0..<size.runs {
-            let server = try BenchServer(database: big.database, executableFolder: binaries)
+            let reference = try ServerProcess.bareHummingbird(binaries: binaries, logFile: work.appendingPathComponent("bare.log"))
+            bare.append(try wrk(port: reference.port, path: "/healthz").rate)
+            reference.stop()
+            let server = try ServerProcess.hearclear(database: big.database, binaries: binaries)
             try warm(port: server.port, venues: size.queryVenues)
             let bigRun = try wrk(port: server.port, script: big.script)
             loudness.append(bigRun.rate)
             p99s.append(bigRun.p99)
             health.append(try wrk(port: server.port, path: "/healthz").rate)
             server.stop()
-            let smallServer = try BenchServer(database: small.database, executableFolder: binaries)
+            let smallServer = try ServerProcess.hearclear(database: small.database, binaries: binaries)
             try warm(port: smallServer.port, venues: max(1, size.queryVenues / 100))
             smallRates.append(try wrk(port: smallServer.port, script: small.script).rate)
             smallServer.stop()
         }
-        let rate = Measure.median(loudness), healthRate = Measure.median(health), p99 = Measure.median(p99s)
+        let rate = Measure.median(loudness), healthRate = Measure.median(health), bareRate = Measure.median(bare), p99 = Measure.median(p99s)
         let growth = Measure.median(smallRates) / rate
         return CaseResult(
-            name: "Query", reference: "GET /healthz in the same run (wrk -t2 -c32, Accept-Encoding: gzip)",
+            name: "Query",
+            reference: "a bare Hummingbird server (the same version, no middleware) answering GET /healthz, in the same run (wrk -t2 -c32, Accept-Encoding: gzip); hearclear-server at its default settings, its log at info going to a file",
             metrics: [
                 .init(name: "loudness req/s", value: rate, unit: "1/s"), .init(name: "healthz req/s", value: healthRate, unit: "1/s"),
+                .init(name: "bare Hummingbird healthz req/s", value: bareRate, unit: "1/s"),
                 .init(name: "loudness p99", value: p99, unit: "ms"),
                 .init(name: "loudness req/s at \(size.smallQueryCheckIns) check-ins", value: Measure.median(smallRates), unit: "1/s"),
             ],
             goals: [
                 .init(
-                    description: "loudness ÷ healthz throughput", value: rate / healthRate, target: "≥ 0.50", met: rate / healthRate >= 0.5,
-                    whenMissed: "Answers are cached gzipped per venue until the venue changes, so a request costs a lookup and about a kilobyte of body where healthz sends two bytes; requests that miss the cache read 200 rows and encode 200 cells of JSON."),
+                    description: "healthz ÷ bare Hummingbird healthz", value: healthRate / bareRate, target: "≥ 0.80", met: healthRate / bareRate >= 0.8,
+                    whenMissed: "What a hearclear-server request adds to the framework's: the request id, metrics, access log and error middleware, the rate limiter's and the file middleware's lookups, the log line's formatting (its write is on another thread)."),
+                .init(
+                    description: "loudness ÷ bare Hummingbird healthz", value: rate / bareRate, target: "≥ 0.60", met: rate / bareRate >= 0.6,
+                    whenMissed: "Answers are cached gzipped per venue until the venue changes, so a request costs the middleware, a lookup and about a kilobyte of body where healthz sends two bytes; requests that miss the cache read 200 rows and encode 200 cells of JSON."),
                 .init(
                     description: "loudness p99 (ms)", value: p99, target: "< 5", met: p99 < 5,
                     whenMissed: "The slowest answers are cache misses: a database read and a JSON encoding, queued behind other requests on two cores shared with wrk."),
@@ -350,7 +361,7 @@ struct Cases {
         let long = run.appendingPathComponent("long.wav"), short = run.appendingPathComponent("short.wav")
         try BenchWAV.write(to: long, seconds: size.longCheckInSeconds, sampleRate: 16_000)
         try BenchWAV.write(to: short, seconds: size.shortCheckInSeconds, sampleRate: 16_000)
-        let server = try BenchServer(database: run.appendingPathComponent("memory.sqlite").path, executableFolder: binaries)
+        let server = try ServerProcess.hearclear(database: run.appendingPathComponent("memory.sqlite").path, binaries: binaries)
         let environment = ["HOME": run.path, "XDG_CONFIG_HOME": run.appendingPathComponent("config").path, "XDG_DATA_HOME": run.appendingPathComponent("data").path]
         guard try Measure.run(hearclear, ["register", "--server", "http://127.0.0.1:\(server.port)"], environment: environment).status == 0,
             try Measure.run(hearclear, ["venue", "add", "bench", "--name", "Bench", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0

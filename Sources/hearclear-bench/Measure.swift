@@ -66,9 +66,7 @@ enum Measure {
 
     /// A running process's peak resident memory so far (VmHWM), MB; 0 once it has gone.
     static func peakMemoryMB(of pid: pid_t) -> Double {
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-        return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+        Double(ServerProcess.peakMemoryKB(of: pid)) / 1024
     }
 
     static func median(_ values: [Double]) -> Double {
@@ -83,43 +81,25 @@ enum Measure {
     }
 }
 
-/// A `hearclear-server` next to this binary, on a free port.
-final class BenchServer {
-    let process = Process()
-    let port: Int
+extension ServerProcess {
+    /// `hearclear-server` next to this binary, on a free port, at its default settings (log level
+    /// info, the access log on) unless `environment` says otherwise; its log goes to a file.
+    static func hearclear(database: String, binaries: URL, environment: [String: String] = [:]) throws -> ServerProcess {
+        try ServerProcess(
+            executable: binaries.appendingPathComponent("hearclear-server"), arguments: ["serve", "--port", "0", "--database", database],
+            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARCLEAR_") && $0.key != "LOG_LEVEL" }.merging(environment) { $1 },
+            logFile: URL(fileURLWithPath: database + ".log"))
+    }
 
-    init(database: String, executableFolder: URL) throws {
-        process.executableURL = executableFolder.appendingPathComponent("hearclear-server")
-        process.arguments = ["serve", "--port", "0", "--database", database]
-        process.environment = ProcessInfo.processInfo.environment.merging(["HEARCLEAR_RATE_LIMIT": "0", "LOG_LEVEL": "notice"]) { $1 }
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = pipe
-        try process.run()
-        var text = ""
-        while !text.contains("listening on") {
-            let data = pipe.fileHandleForReading.availableData
-            guard !data.isEmpty else { throw Measure.Failure(description: "hearclear-server did not start: \(text)") }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        guard let address = text.split(separator: " ").first(where: { $0.hasPrefix("http://") }),
-            let port = Int(address.split(separator: ":").last?.trimmingCharacters(in: .punctuationCharacters) ?? "")
-        else { throw Measure.Failure(description: "no address in: \(text)") }
-        self.port = port
-        let reader = pipe.fileHandleForReading
-        Thread { while !reader.availableData.isEmpty {} }.start()
+    /// The framework's ceiling: Hummingbird alone answering /healthz (Sources/bare-hummingbird).
+    static func bareHummingbird(binaries: URL, logFile: URL) throws -> ServerProcess {
+        try ServerProcess(
+            executable: binaries.appendingPathComponent("bare-hummingbird"), arguments: ["0"], environment: ProcessInfo.processInfo.environment,
+            logFile: logFile)
     }
 
     /// Peak resident memory so far (VmHWM), MB.
     func peakMemoryMB() -> Double {
-        Measure.peakMemoryMB(of: process.processIdentifier)
+        Double(peakMemoryKB()) / 1024
     }
-
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
-    }
-
-    deinit { stop() }
 }

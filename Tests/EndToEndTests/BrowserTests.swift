@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 import HearClearCore
 import Testing
 
@@ -10,7 +11,7 @@ import FoundationNetworking
 /// and screenshots at phone and desktop widths kept in .build/screenshots for people to look at.
 @Suite struct BrowserTests {
     static let chromium = URL(fileURLWithPath: "/usr/bin/chromium")
-    static let screenshots = Executable.buildFolder.deletingLastPathComponent().appendingPathComponent("screenshots")
+    static let screenshots = Executable.packageFolder.appendingPathComponent(".build/screenshots")
     static let password = "browser-check-password"
     static let hostileName = #"<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>"#
 

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 import HearClearCore
 import Testing
 
@@ -9,10 +10,8 @@ import FoundationNetworking
 /// The whole API fuzzed from its OpenAPI document by schemathesis (installed by `make test` into
 /// .venv): no answer may be a server error or differ from the document.
 @Suite struct FuzzTests {
-    static let schemathesis = Executable.buildFolder.deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent(".venv/bin/schemathesis")
-    static let document = Executable.buildFolder.deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("docs/openapi.yaml")
+    static let schemathesis = Executable.packageFolder.appendingPathComponent(".venv/bin/schemathesis")
+    static let document = Executable.packageFolder.appendingPathComponent("docs/openapi.yaml")
 
     @Test func schemathesisFindsNoServerErrorAndNoAnswerOutsideTheDocument() async throws {
         let folder = try temporaryFolder()

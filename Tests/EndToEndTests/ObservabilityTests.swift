@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 import HearClearCore
 import Testing
 
@@ -77,7 +78,7 @@ import FoundationNetworking
         #expect(kept.value(forHTTPHeaderField: "X-Request-Id") == "trace-42.a_b:c")
         let (_, replaced, _) = try await send("GET", api.appendingPathComponent("venues/bar"), requestID: String(repeating: "x", count: 200))
         let generated = try #require(replaced.value(forHTTPHeaderField: "X-Request-Id"))
-        #expect(generated.count == 32 && generated != String(repeating: "x", count: 200))
+        #expect(generated.count >= 17 && generated.allSatisfy(\.isHexDigit), "\(generated)")
         server.stop()
 
         let lines = server.log.split(separator: "\n").map(String.init)

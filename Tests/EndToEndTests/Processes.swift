@@ -1,4 +1,6 @@
 import Foundation
+import LoopbackHTTP
+import TestSignals
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -6,9 +8,21 @@ import FoundationNetworking
 
 /// The package's built executables, run as separate processes.
 enum Executable {
-    static let buildFolder = URL(fileURLWithPath: #filePath)
+    /// The package's own folder (docs, .venv, .build).
+    static let packageFolder = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent(".build/debug")
+
+    /// Where the build that runs these tests put the executables: next to the test binary, so
+    /// `swift test -c release` runs the release ones.
+    static let buildFolder: URL = {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = testBinary.deletingLastPathComponent()
+        // Some runners start the binary inside the .xctest bundle.
+        while folder.path != "/" && !FileManager.default.fileExists(atPath: folder.appendingPathComponent("hearclear-server").path) {
+            folder = folder.deletingLastPathComponent()
+        }
+        return folder
+    }()
 
     struct Result {
         let status: Int32
@@ -51,81 +65,14 @@ enum Executable {
     }
 }
 
-/// A `hearclear-server` process on loopback, stopped at deinit. Its methods act on the process,
-/// which is safe from any thread.
-final class ServerProcess: @unchecked Sendable {
-    let process = Process()
-    let startLine: String
-    let url: URL
-    private let output = LogBuffer()
-
-    /// Starts on `port` (0: a free one) and waits for the start line that names the address.
-    init(database: String, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:]) throws {
-        process.executableURL = Executable.buildFolder.appendingPathComponent("hearclear-server")
-        process.arguments = ["serve", "--port", "\(port)", "--database", database] + arguments
-        process.environment = Executable.environment(adding: environment)
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        var text = ""
-        var found: String?
-        while found == nil {
-            let data = pipe.fileHandleForReading.availableData
-            guard !data.isEmpty else { break }  // the server ended before announcing itself
-            text += String(decoding: data, as: UTF8.self)
-            found = text.split(separator: "\n").first { $0.contains("HearClear server listening on") }.map(String.init)
-        }
-        guard let found else {
-            process.waitUntilExit()
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "hearclear-server did not start: \(text)"])
-        }
-        startLine = found
-        let address = found.split(separator: " ").first { $0.hasPrefix("http://") }!.trimmingCharacters(in: CharacterSet(charactersIn: ","))
-        url = URL(string: address)!
-        // Keep reading the log, so the server never blocks on a full pipe, and keep it for the tests.
-        let reader = pipe.fileHandleForReading, output = self.output
-        output.append(text)
-        Thread {
-            while case let data = reader.availableData, !data.isEmpty { output.append(String(decoding: data, as: UTF8.self)) }
-            output.close()
-        }.start()
-    }
-
-    var port: Int { url.port! }
-    var pid: Int32 { process.processIdentifier }
-
-    /// Everything the server logged; once it has stopped, all of it.
-    var log: String {
-        output.text(waitingForEnd: !process.isRunning)
-    }
-
-    /// The first log line containing `text`, once the server has logged it (nil if it ends first).
-    func logLine(containing text: String) -> String? {
-        output.firstLine(containing: text)
-    }
-
-    /// Kills the server at once, as a crash or a power cut would.
-    func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    /// The server's peak resident memory so far, in kB (VmHWM).
-    func peakMemoryKB() throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-    }
-
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
-    }
-
-    deinit {
-        stop()
+extension ServerProcess {
+    /// `hearclear-server serve` on `port` (0: a free one) over `database`, its log in a file next to it.
+    convenience init(database: String, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:]) throws {
+        try self.init(
+            executable: Executable.buildFolder.appendingPathComponent("hearclear-server"),
+            arguments: ["serve", "--port", "\(port)", "--database", database] + arguments,
+            environment: Executable.environment(adding: environment),
+            logFile: URL(fileURLWithPath: database + ".\(UUID().uuidString.prefix(8)).log"))
     }
 }
 
@@ -138,44 +85,6 @@ func clientEnvironment(in folder: URL) -> [String: String] {
     ]
 }
 
-/// Text gathered by a reader thread.
-final class LogBuffer: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var buffer = ""
-    private var closed = false
-
-    func append(_ text: String) {
-        condition.withLock {
-            buffer += text
-            condition.broadcast()
-        }
-    }
-
-    func close() {
-        condition.withLock {
-            closed = true
-            condition.broadcast()
-        }
-    }
-
-    func firstLine(containing text: String) -> String? {
-        condition.withLock {
-            while true {
-                if let line = buffer.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
-                if closed { return nil }
-                condition.wait()
-            }
-        }
-    }
-
-    func text(waitingForEnd: Bool) -> String {
-        condition.withLock {
-            while waitingForEnd && !closed { condition.wait() }
-            return buffer
-        }
-    }
-}
-
 /// Runs the sqlite3 shell on a database and returns its output, trimmed.
 func sqlite(_ database: String, _ sql: String) throws -> String {
     let result = try Executable.run(program: URL(fileURLWithPath: "/usr/bin/sqlite3"), [database, sql])
@@ -183,7 +92,5 @@ func sqlite(_ database: String, _ sql: String) throws -> String {
 }
 
 func temporaryFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-e2e-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
+    try temporaryFolder("e2e")
 }

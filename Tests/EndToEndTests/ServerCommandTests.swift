@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -1,12 +1,12 @@
 import Foundation
 import HearClearCore
+import TestSignals
 import Testing
 
 @testable import HearClearClient
 
 func temporaryPaths() throws -> ClientPaths {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-client-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let folder = try temporaryFolder("client")
     return ClientPaths(configFile: folder.appendingPathComponent("config/hearclear/config.json"), dataFolder: folder.appendingPathComponent("data/hearclear"))
 }
 

@@ -16,7 +16,7 @@ import Testing
     func withAdmin(_ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void) async throws {
         let database = try TemporaryDatabase()
         let settings = ServerSettings(adminPassword: Self.password)
-        let app = Application(router: try await buildRouter(repository: database.repository, settings: settings))
+        let app = Application(router: try await buildRouter(repository: database.repository, settings: settings, logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in try await test(client, database) }
     }
 
@@ -85,7 +85,7 @@ import Testing
 
     @Test func withoutAPasswordTheAdminPagesAreOff() async throws {
         let database = try TemporaryDatabase()
-        let app = Application(router: try await buildRouter(repository: database.repository, settings: ServerSettings()))
+        let app = Application(router: try await buildRouter(repository: database.repository, settings: ServerSettings(), logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in
             try await client.execute(uri: "/admin", method: .get, headers: [.authorization: Self.authorization]) { response throws in
                 #expect(response.status == .notFound)
@@ -215,7 +215,7 @@ import Testing
     @Test func aBanTakesTheDevicesCheckInsOutAndItsWritesAnswer403() async throws {
         try await withAdmin { client, database throws in
             let (token, _) = try await populate(client)
-            let device = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT id FROM device")! }
+            let device: String = try database.pool.read { db in try String.fetchOne(db, sql: "SELECT id FROM device")! }
             let (cookie, csrf) = try await session(client, page: "/admin/devices")
             let banned = try await post(client, "/admin/devices/\(device)/ban", form: "banned=1&csrf=\(csrf)", cookie: cookie)
             #expect(banned.status == .seeOther)

@@ -48,7 +48,7 @@ import Testing
 
     @Test func writesPastTheRateAre429WithRetryAfter() async throws {
         let database = try TemporaryDatabase()
-        let app = Application(router: try await buildRouter(repository: database.repository, settings: ServerSettings(rateLimit: 2)))
+        let app = Application(router: try await buildRouter(repository: database.repository, settings: ServerSettings(rateLimit: 2), logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in
             let token = try await client.registerDevice()
             #expect(try await client.putVenue("v1", token: token).status == .created)

@@ -22,7 +22,7 @@ import Testing
                 return try decode(DeviceCredentials.self, response)
             }
             #expect(credentials.token.count >= 22)  // base64url of ≥ 128 bits
-            let stored = try await database.pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM device")! }
+            let stored = try database.pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM device")! }
             #expect(stored["id"] == credentials.deviceID.wireString)
             #expect(stored["token_hash"] == DeviceToken.hash(credentials.token))
             #expect(!stored.databaseValues.contains { $0.storage.value as? String == credentials.token })

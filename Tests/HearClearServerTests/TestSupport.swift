@@ -4,6 +4,7 @@ import GRDB
 import HearClearCore
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 
 @testable import HearClearServer
@@ -50,13 +51,20 @@ final class TemporaryDatabase: Sendable {
     }
 }
 
+/// The routers' log in tests: above every level they log at, so that `make test` prints test results only.
+let quietLogger: Logger = {
+    var logger = Logger(label: "tests")
+    logger.logLevel = .critical
+    return logger
+}()
+
 /// The API's router on a temporary database, driven through HummingbirdTesting.
 func withApp(
     settings: ServerSettings = ServerSettings(),
     _ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void
 ) async throws {
     let database = try TemporaryDatabase()
-    let app = Application(router: try await buildRouter(repository: database.repository, settings: settings))
+    let app = Application(router: try await buildRouter(repository: database.repository, settings: settings, logger: quietLogger), logger: quietLogger)
     try await app.test(.router) { client in try await test(client, database) }
 }
 

@@ -89,9 +89,24 @@ extension Data {
 }
 
 public func temporaryFile(_ name: String, _ data: Data) throws -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-wav-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let url = folder.appendingPathComponent(name)
+    let url = try temporaryFolder("wav").appendingPathComponent(name)
     try data.write(to: url)
     return url.path
+}
+
+/// A new folder for one test's files, inside one folder per test process that is removed when the
+/// process exits, so runs leave nothing behind in the system's temporary folder.
+public func temporaryFolder(_ kind: String) throws -> URL {
+    let folder = TemporaryRoot.folder.appendingPathComponent("\(kind)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+}
+
+enum TemporaryRoot {
+    static let folder: URL = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-tests-\(getpid())")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: TemporaryRoot.folder) }
+        return folder
+    }()
 }

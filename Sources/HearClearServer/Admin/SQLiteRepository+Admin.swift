@@ -35,16 +35,18 @@ extension SQLiteRepository: AdminStore {
     public func checkInsPerDay(days: Int, until now: Date) async throws -> [(day: Date, count: Int)] {
         let today = (now.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
         let first = today - Double(days - 1) * 86_400
-        let counts = try await pool.read { db -> [Row] in
-            try SQLRequest<Row>(
+        // Plain values out of the read (rows are not Sendable, and would make it the blocking overload).
+        let byDay: [Double: Int] = try await pool.read { db in
+            var byDay: [Double: Int] = [:]
+            let rows = try SQLRequest<Row>(
                 """
                 SELECT CAST(received_at / 86400 AS INTEGER) * 86400 AS day, COUNT(*) AS count
                 FROM checkin WHERE received_at >= \(first) GROUP BY day
                 """
             ).fetchAll(db)
+            for row in rows { byDay[row["day"]] = row["count"] }
+            return byDay
         }
-        var byDay: [Double: Int] = [:]
-        for row in counts { byDay[row["day"]] = row["count"] }
         return (0..<days).map { index in
             let day = first + Double(index) * 86_400
             return (Date(timeIntervalSince1970: day), byDay[day] ?? 0)

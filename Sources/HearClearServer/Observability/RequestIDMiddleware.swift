@@ -8,10 +8,14 @@ struct RequestIDMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
+        let id: String
         if let incoming = request.headers[.init("X-Request-Id")!], Self.isWellFormed(incoming) {
+            id = incoming
             context.logger[metadataKey: HearClearLogHandler.requestIDKey] = .string(incoming)
+        } else {
+            // Hummingbird's own id, read without `context.id`, which traps when a logger keeps no metadata.
+            id = context.logger[metadataKey: HearClearLogHandler.requestIDKey]?.description ?? RequestID().description
         }
-        let id = context.id
         var response = try await next(request, context)
         response.headers[.init("X-Request-Id")!] = id
         return response

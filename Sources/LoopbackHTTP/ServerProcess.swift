@@ -1,0 +1,126 @@
+import Foundation
+
+/// A server process on loopback (`hearclear-server`, or the bench's bare Hummingbird), for the
+/// tests and the bench alike: started, its start line awaited, stopped at deinit. Its standard
+/// output and error go through a pipe that a thread copies to `logFile` (as a service manager
+/// copies a service's output to its journal) and keeps for `log` and `logLine(containing:)`.
+public final class ServerProcess: @unchecked Sendable {
+    public let process = Process()
+    public let startLine: String
+    public let url: URL
+    public let logFile: URL
+    private let output = LogBuffer()
+
+    /// Starts `executable` and waits for the line naming its address (`… listening on http://HOST:PORT…`).
+    public init(executable: URL, arguments: [String], environment: [String: String], logFile: URL) throws {
+        self.logFile = logFile
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: logFile.path])
+        }
+        let file = try FileHandle(forWritingTo: logFile)
+        try process.run()
+        let reader = pipe.fileHandleForReading, output = self.output
+        Thread {
+            while case let data = reader.availableData, !data.isEmpty {
+                file.write(data)
+                output.append(String(decoding: data, as: UTF8.self))
+            }
+            try? file.close()
+            output.close()
+        }.start()
+        guard let found = output.firstLine(containing: "listening on http://"),
+            let address = found.split(separator: " ").first(where: { $0.hasPrefix("http://") }),
+            let url = URL(string: address.trimmingCharacters(in: CharacterSet(charactersIn: ",\"")))
+        else {
+            process.waitUntilExit()
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(executable.lastPathComponent) did not start: \(output.text(waitingForEnd: true))"])
+        }
+        startLine = found
+        self.url = url
+    }
+
+    public var port: Int { url.port ?? 0 }
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Everything the server logged; once it has stopped, all of it.
+    public var log: String {
+        output.text(waitingForEnd: !process.isRunning)
+    }
+
+    /// The first log line containing `text`, once the server has logged it (nil if it ends first).
+    public func logLine(containing text: String) -> String? {
+        output.firstLine(containing: text)
+    }
+
+    /// Kills the server at once, as a crash or a power cut would.
+    public func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM, and waits until the server has stopped.
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// The server's peak resident memory so far (VmHWM), kB; 0 once it has gone.
+    public func peakMemoryKB() -> Int {
+        Self.peakMemoryKB(of: pid)
+    }
+
+    public static func peakMemoryKB(of pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    deinit {
+        stop()
+    }
+}
+
+/// Text gathered by a reader thread; readers wait for what they need.
+final class LogBuffer: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var buffer = ""
+    private var closed = false
+
+    func append(_ text: String) {
+        condition.withLock {
+            buffer += text
+            condition.broadcast()
+        }
+    }
+
+    func close() {
+        condition.withLock {
+            closed = true
+            condition.broadcast()
+        }
+    }
+
+    func firstLine(containing text: String) -> String? {
+        condition.withLock {
+            while true {
+                if let line = buffer.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+                if closed { return nil }
+                condition.wait()
+            }
+        }
+    }
+
+    func text(waitingForEnd: Bool) -> String {
+        condition.withLock {
+            while waitingForEnd && !closed { condition.wait() }
+            return buffer
+        }
+    }
+}
