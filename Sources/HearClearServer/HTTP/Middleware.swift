@@ -9,9 +9,10 @@ struct AccessLogMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let response = try await next(request, context)
-        let milliseconds = (ContinuousClock.now - start).inSeconds * 1000
-        context.logger.info(
-            "\(request.method.rawValue) \(request.uri.path) \(response.status.code) \(String(format: "%.1f", milliseconds))ms")
+        // Tenths of a millisecond, without String(format:), which cost more than the rest of the line.
+        let elapsed = ContinuousClock.now - start
+        let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
+        context.logger.info("\(request.method.rawValue) \(request.uri.path) \(response.status.code) \(tenths / 10).\(tenths % 10)ms")
         return response
     }
 }

@@ -52,16 +52,20 @@ public struct HearClearLogHandler: LogHandler {
         }
     }
 
-    /// `2026-11-22T04:33:33.123Z`.
+    /// `2026-11-22T04:33:33.123Z`, put together by hand: String(format:) was the access log's largest cost.
     static func timestamp() -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var seconds = now.tv_sec
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min,
-            parts.tm_sec, now.tv_nsec / 1_000_000)
+        return "\(parts.tm_year + 1900)-\(padded(parts.tm_mon + 1, 2))-\(padded(parts.tm_mday, 2))T\(padded(parts.tm_hour, 2)):"
+            + "\(padded(parts.tm_min, 2)):\(padded(parts.tm_sec, 2)).\(padded(now.tv_nsec / 1_000_000, 3))Z"
+    }
+
+    static func padded(_ value: some BinaryInteger, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
     /// A JSON string literal (RFC 8259 escapes).
