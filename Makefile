@@ -7,6 +7,8 @@ export PATH := $(PATH):/opt/swift/usr/bin
 APT_PACKAGES := libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libasound2-dev
 # The benchmarks' load generator and references.
 BENCH_PACKAGES := wrk sox sqlite3
+# The profiler of `make profile` (cpu-clock sampling works without hardware counters).
+PROFILE_PACKAGES := linux-perf wrk
 # Only for tests: sox is the independent meter the levels are checked against, chromium the
 # browser check, sqlite3 the shell the reliability suites count rows with, wrk for the benchmarks'
 # smoke run.
@@ -16,7 +18,7 @@ HOSTNAME ?= 127.0.0.1
 PORT ?= 8080
 DATABASE ?= hearclear.sqlite
 
-.PHONY: run demo test bench build release install deps test-deps bench-deps clean
+.PHONY: run demo test bench profile build release install deps test-deps bench-deps clean
 
 # Installs the Debian packages of $(1) that are missing (apt-get update first); quiet when none are.
 define install_missing
@@ -73,6 +75,12 @@ bench: bench-deps
 	swift build -c release
 	mkdir -p .build/bench
 	.build/release/hearclear-bench --size full --work .build/bench/work --json .build/bench/results.json --markdown docs/benchmarks.md
+
+## Where a /healthz request's time goes (perf, release build); docs/profiling.md reads its output.
+profile:
+	$(call install_missing,$(APT_PACKAGES) $(PROFILE_PACKAGES))
+	swift build -c release
+	scripts/profile-healthz.sh
 
 ## Install the release binaries with the resource bundles the server reads (migrations, OpenAPI document).
 install: release

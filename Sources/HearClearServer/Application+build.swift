@@ -118,9 +118,7 @@ public func buildRouter(
     repository: some Repository & AdminStore, settings: ServerSettings, publicFolder: String = "Public", logger: Logger = Logger(label: "hearclear")
 ) async throws -> Router<APIRequestContext> {
     let router = Router(context: APIRequestContext.self, options: .autoGenerateHeadEndpoints)
-    router.add(middleware: RequestIDMiddleware())
-    router.add(middleware: MetricsMiddleware())
-    router.add(middleware: AccessLogMiddleware())
+    router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
     router.add(
         middleware: FileMiddleware(

@@ -2,21 +2,6 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// One log line per request: method, path, status and time taken. Never headers, so tokens stay out of logs.
-struct AccessLogMiddleware: RouterMiddleware {
-    typealias Context = APIRequestContext
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let start = ContinuousClock.now
-        let response = try await next(request, context)
-        // Tenths of a millisecond, without String(format:), which cost more than the rest of the line.
-        let elapsed = ContinuousClock.now - start
-        let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
-        context.logger.info("\(request.method.rawValue) \(request.uri.path) \(response.status.code) \(tenths / 10).\(tenths % 10)ms")
-        return response
-    }
-}
-
 /// Makes every failure a JSON error answer with the right status; unexpected errors are logged
 /// and answered 500 without details.
 struct ErrorMiddleware: RouterMiddleware {

@@ -30,22 +30,26 @@ public struct HearClearLogHandler: LogHandler {
 
     /// Hummingbird's request id, under the name people look for.
     static let requestIDKey = "hb.request.id"
+    /// The JSON keys of every line, which metadata cannot override.
+    static let reservedKeys: Set<String> = ["timestamp", "level", "label", "message", "request_id"]
 
     public func log(event: LogEvent) {
         let level = event.level, message = event.message
-        var all = metadata
-        if let explicit = event.metadata { all.merge(explicit) { $1 } }
+        // Merged only when a call brings metadata of its own: an access-log line brings none.
+        let all = event.metadata.map { metadata.merging($0) { $1 } } ?? metadata
+        let id = all[Self.requestIDKey]
+        let others = all.count > (id == nil ? 0 : 1) ? all.keys.filter { $0 != Self.requestIDKey }.sorted() : []
         let timestamp = Self.timestamp()
         switch format {
         case .text:
             var text = "\(timestamp) \(level) \(label):"
-            if let id = all.removeValue(forKey: Self.requestIDKey) { text += " request_id=\(id)" }
-            for key in all.keys.sorted() { text += " \(key)=\(all[key]!)" }
+            if let id { text += " request_id=\(id)" }
+            for key in others { text += " \(key)=\(all[key]!)" }
             writer.append(text + " " + message.description)
         case .json:
             var json = "{\"timestamp\":\"\(timestamp)\",\"level\":\"\(level)\",\"label\":" + Self.quoted(label)
-            if let id = all.removeValue(forKey: Self.requestIDKey) { json += ",\"request_id\":" + Self.quoted("\(id)") }
-            for key in all.keys.sorted() where !["timestamp", "level", "label", "message", "request_id"].contains(key) {
+            if let id { json += ",\"request_id\":" + Self.quoted("\(id)") }
+            for key in others where !Self.reservedKeys.contains(key) {
                 json += "," + Self.quoted(key) + ":" + Self.quoted("\(all[key]!)")
             }
             writer.append(json + ",\"message\":" + Self.quoted(message.description) + "}")
