@@ -26,6 +26,11 @@ public final class WAVFile: AudioSource {
     private var framesLeft: Int
     /// Frames the header declares; nil for streams written without knowing their length.
     private let declaredFrames: Int?
+
+    /// How long the header says the recording is; nil for streams written without knowing their length.
+    public var declaredSeconds: Double? {
+        declaredFrames.map { Double($0) / Double(sampleRate) }
+    }
     private var framesRead = 0
 
     public init(path: String, stallTimeout: Duration = .seconds(10)) throws {

@@ -130,10 +130,14 @@ extension Hearclear {
         @Argument(help: "The venue's id.") var venueID: String
         @Option(help: "How long to measure: 90s, 5m, 2h.") var duration = DurationArgument(seconds: 300)
         @OptionGroup var audio: AudioOptions
+        @Option(help: ArgumentHelp(
+            "When the recording of --file began, e.g. 2026-11-20T21:15:00+11:00 (default: the file's modification time less its length).",
+            valueName: "moment")) var startedAt: MomentArgument?
         @Flag(help: "Print the server's answer as JSON.") var json = false
 
         func validate() throws {
             guard VenueID.isValid(venueID) else { throw ValidationError("\"\(venueID)\" is not a venue id: it must be \(VenueID.rule)") }
+            if startedAt != nil && audio.file == nil { throw ValidationError("--started-at is for recordings: give the --file it began") }
         }
 
         func run() async throws {
@@ -145,7 +149,7 @@ extension Hearclear {
             let calibration = audio.calibrationDB(setup.config)
             let outbox = Outbox(paths: setup.paths)
             let header = Outbox.Header(
-                venueID: venueID, startedAt: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)),
+                venueID: venueID, startedAt: Date(timeIntervalSince1970: audio.startedAt(startedAt?.date, source: source).timeIntervalSince1970.rounded(.down)),
                 intervalS: audio.interval, calibrationDB: calibration)
             let recording = try outbox.begin(header)
             var progress = Progress(total: duration.seconds, calibrationDB: calibration, interval: audio.interval)
@@ -295,6 +299,9 @@ extension Hearclear {
         @Option(help: "Seconds per interval.") var interval: Double = 1
         @Flag(help: "Print JSON.") var json = false
         @Flag(help: "Print CSV: t,avg,peak.") var csv = false
+        @Option(help: ArgumentHelp(
+            "When the recording began, e.g. 2026-11-20T21:15:00+11:00 (default: the file's modification time less its length); in --json as started_at.",
+            valueName: "moment")) var startedAt: MomentArgument?
 
         func validate() throws {
             if json && csv { throw ValidationError("use either --json or --csv") }
@@ -309,7 +316,9 @@ extension Hearclear {
             while let block = try file.read(maxFrames: 65_536) { samples += meter.process(block) }
             if let last = meter.finish() { samples.append(last) }
             let calibrationDB = calibration ?? (try? Setup().config.calibrationDB) ?? nil
-            let analysis = Analysis(sampleRate: file.sampleRate, weighting: weighting, interval: interval, calibrationDB: calibrationDB, samples: samples)
+            let began = AudioOptions.startedAt(startedAt?.date, file: path, source: file)
+            let analysis = Analysis(
+                sampleRate: file.sampleRate, weighting: weighting, interval: interval, calibrationDB: calibrationDB, samples: samples, startedAt: began)
             if json { return try printJSON(analysis) }
             if csv {
                 print("t,avg,peak")
@@ -349,6 +358,8 @@ struct Analysis: Encodable {
     let interval: Double
     let calibrationDB: Double?
     let samples: [Sample]
+    /// When the recording began, for a file; nil for the microphone (it is now).
+    var startedAt: Date? = nil
 
     var events: [LoudEvent] {
         LoudEventDetector.events(in: samples, interval: interval, calibrationDB: calibrationDB ?? Level.defaultCalibrationDB)
@@ -359,6 +370,7 @@ struct Analysis: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case sampleRate = "sample_rate", weighting, interval = "interval_s", calibrationDB = "calibration_db", leq, samples, events
+        case startedAt = "started_at"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -367,6 +379,7 @@ struct Analysis: Encodable {
         try container.encode(weighting, forKey: .weighting)
         try container.encode(interval, forKey: .interval)
         try container.encode(calibrationDB, forKey: .calibrationDB)
+        try container.encodeIfPresent(startedAt.map(Timestamp.format), forKey: .startedAt)
         try container.encode(leq, forKey: .leq)
         try container.encode(samples, forKey: .samples)
         try container.encode(events, forKey: .events)

@@ -47,6 +47,20 @@ struct AudioOptions: ParsableArguments {
         return try ALSACapture(device: device ?? "default", rate: rate)
     }
 
+    /// When a recording began: `--started-at`, else, for a file, its modification time (when the
+    /// recorder finished writing it) less its length; else now, for the microphone.
+    func startedAt(_ option: Date?, source: any AudioSource) -> Date {
+        Self.startedAt(option, file: file, source: source)
+    }
+
+    static func startedAt(_ option: Date?, file: String?, source: any AudioSource) -> Date {
+        if let option { return option }
+        guard let file, let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
+            let length = (source as? WAVFile)?.declaredSeconds
+        else { return Date() }
+        return modified.addingTimeInterval(-length)
+    }
+
     /// The calibration in force: the option, else the saved one.
     func calibrationDB(_ config: ClientConfig) -> Double? {
         calibration ?? config.calibrationDB
@@ -56,6 +70,16 @@ struct AudioOptions: ParsableArguments {
 extension Weighting: ExpressibleByArgument {
     public init?(argument: String) {
         self.init(rawValue: argument.uppercased())
+    }
+}
+
+/// A moment like `2026-11-20T21:15:00+11:00` (ISO 8601, with its offset or Z).
+struct MomentArgument: ExpressibleByArgument {
+    let date: Date
+
+    init?(argument: String) {
+        guard let date = Timestamp.parse(argument) else { return nil }
+        self.date = date
     }
 }
 

@@ -191,6 +191,27 @@ import Testing
         #expect(near.output.contains("opera  Opera Bar"))
     }
 
+    /// A recording made on Friday night lands in Friday night's hours, not at upload time.
+    @Test func aRecordingCountsWhenItWasMadeNotWhenItIsUploaded() throws {
+        let database = folder.appendingPathComponent("when.sqlite").path
+        let server = try ServerProcess(database: database)
+        #expect(try hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try hearclear("venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "Europe/London").status == 0)
+        // Written at 21:30:30 UTC on Friday 2026-11-20; 30 s long, so begun at 21:30:00.
+        let file = try recording()
+        try FileManager.default.setAttributes([.modificationDate: Timestamp.parse("2026-11-20T21:30:30Z")!], ofItemAtPath: file)
+        #expect(try hearclear("checkin", "pub", "--file", file).status == 0)
+        let analysed = try JSONSerialization.jsonObject(with: Data(try hearclear("analyze", file, "--json").output.utf8)) as? [String: Any]
+        #expect(analysed?["started_at"] as? String == "2026-11-20T21:30:00Z")
+        // Told otherwise: Saturday 2026-11-21 at 01:00 in Sydney (Friday 14:00 UTC).
+        #expect(try hearclear("checkin", "pub", "--file", file, "--started-at", "2026-11-21T01:00:00+11:00").status == 0)
+        #expect(try hearclear("meter", "--started-at", "2026-11-21T01:00:00Z").status != 0)
+        #expect(try hearclear("checkin", "pub", "--started-at", "2026-11-21T01:00:00Z").errors.contains("--started-at is for recordings"))
+        server.stop()
+        #expect(try sqlite(database, "SELECT group_concat(CAST(started_at AS INTEGER), ',') FROM (SELECT started_at FROM checkin ORDER BY started_at)")
+            == "\(Int(Timestamp.parse("2026-11-20T14:00:00Z")!.timeIntervalSince1970)),\(Int(Timestamp.parse("2026-11-20T21:30:00Z")!.timeIntervalSince1970))")
+    }
+
     @Test func forgetDeletesTheDeviceItsCheckInsAndWhatWaitsHere() throws {
         let database = folder.appendingPathComponent("forget.sqlite").path
         let server = try ServerProcess(database: database)
