@@ -4,15 +4,15 @@
 SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 
-APT_PACKAGES := libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libasound2-dev
+APT_PACKAGES := libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libasound2-dev libsndfile1-dev
 # The benchmarks' load generator and references.
 BENCH_PACKAGES := wrk sox sqlite3
 # The profiler of `make profile` (cpu-clock sampling works without hardware counters).
 PROFILE_PACKAGES := linux-perf wrk
 # Only for tests: sox is the independent meter the levels are checked against, chromium the
 # browser check, sqlite3 the shell the reliability suites count rows with, wrk for the benchmarks'
-# smoke run.
-TEST_PACKAGES := sox chromium sqlite3 wrk
+# smoke run, lame and mpg123 to make and independently decode the MP3 test files.
+TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080

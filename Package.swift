@@ -62,8 +62,10 @@ let package = Package(
         .target(name: "LevelMeter", dependencies: ["HearClearCore"]),
         // ALSA's C API (libasound2-dev).
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        // Where audio comes from: the microphone through ALSA, or a WAV file.
-        .target(name: "AudioInput", dependencies: ["CALSA"]),
+        // libsndfile's C API (libsndfile1-dev): WAV in all its forms, FLAC, Ogg Vorbis, Opus, MP3.
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // Where audio comes from: the microphone through ALSA, or an audio file.
+        .target(name: "AudioInput", dependencies: ["CALSA", "CSndFile"]),
         // The sampler's plumbing: config, the offline outbox, the API client, terminal drawing.
         .target(
             name: "HearClearClient",

@@ -291,9 +291,9 @@ extension Hearclear {
     }
 
     struct Analyze: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Per-interval levels and loud events of a WAV recording, offline.")
+        static let configuration = CommandConfiguration(abstract: "Per-interval levels and loud events of a recording, offline.")
 
-        @Argument(help: "The WAV file.") var path: String
+        @Argument(help: "The audio file: WAV, FLAC, Ogg Vorbis, Opus or MP3 (a pipe or FIFO: WAV).") var path: String
         @Option(help: "Frequency weighting: A or Z.") var weighting: Weighting = .a
         @Option(help: "dB added to dBFS to estimate dB SPL, for loud events.") var calibration: Double?
         @Option(help: "Seconds per interval.") var interval: Double = 1
@@ -309,7 +309,7 @@ extension Hearclear {
         }
 
         func run() async throws {
-            let file = try WAVFile(path: path)
+            let file = try AudioFile.open(path)
             defer { noteShortfall(of: file) }
             var meter = LevelMeter(sampleRate: file.sampleRate, interval: interval, weighting: weighting)
             var samples: [Sample] = []

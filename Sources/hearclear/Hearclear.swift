@@ -21,7 +21,7 @@ struct AudioOptions: ParsableArguments {
     @Option(name: [.customShort("D"), .long], help: "ALSA capture device, as arecord -D names it (default: default).")
     var device: String?
 
-    @Option(help: ArgumentHelp("Read this WAV file instead of the microphone.", valueName: "path"))
+    @Option(help: ArgumentHelp("Read this audio file (WAV, FLAC, Ogg, Opus, MP3; or a pipe of WAV) instead of the microphone.", valueName: "path"))
     var file: String?
 
     @Option(help: "Capture sample rate in Hz (default: 48000, else 44100).")
@@ -43,7 +43,7 @@ struct AudioOptions: ParsableArguments {
     }
 
     func openSource() throws -> any AudioSource {
-        if let file { return try WAVFile(path: file) }
+        if let file { return try AudioFile.open(file) }
         return try ALSACapture(device: device ?? "default", rate: rate)
     }
 
@@ -56,7 +56,7 @@ struct AudioOptions: ParsableArguments {
     static func startedAt(_ option: Date?, file: String?, source: any AudioSource) -> Date {
         if let option { return option }
         guard let file, let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
-            let length = (source as? WAVFile)?.declaredSeconds
+            let length = AudioFile.declaredSeconds(of: source)
         else { return Date() }
         return modified.addingTimeInterval(-length)
     }
@@ -118,7 +118,7 @@ struct Setup {
 
 /// Says on standard error when a file held less audio than its header declared.
 func noteShortfall(of source: any AudioSource) {
-    if let shortfall = (source as? WAVFile)?.shortfall { note(shortfall) }
+    if let shortfall = AudioFile.shortfall(of: source) { note(shortfall) }
 }
 
 func printJSON(_ value: some Encodable) throws {

@@ -122,7 +122,7 @@ import Testing
         let path = try temporaryFile("notes.wav", Data("just some text".utf8))
         let result = try hearclear("analyze", path)
         #expect(result.status != 0)
-        #expect(result.errors.contains("not a WAV file"))
+        #expect(result.errors.contains("not an audio file libsndfile can read"), "\(result.errors)")
     }
 
     /// Was: measured as if whole, silently.
@@ -276,6 +276,33 @@ import Testing
         for (theirs, mine) in zip(sox, ours) {
             #expect(abs(theirs.rms - mine.avg) <= 0.01, "sox \(theirs.rms) vs \(mine.avg)")
             #expect(abs(theirs.peak - mine.peak) <= 0.01, "sox \(theirs.peak) vs \(mine.peak)")
+        }
+    }
+
+    /// Every format libsndfile reads measures like sox on the same decoded samples: lossless ones
+    /// like the WAV they were made from; Ogg as sox decodes it; MP3 as mpg123 decodes it.
+    @Test(arguments: [
+        ("flac", ["sox"], 0.01), ("ogg", ["sox"], 0.02), ("u8.wav", ["sox", "-b", "8", "-e", "unsigned"], 0.01),
+        ("ulaw.wav", ["sox", "-e", "u-law"], 0.01), ("alaw.wav", ["sox", "-e", "a-law"], 0.01), ("mp3", ["lame"], 0.1),
+    ])
+    func everyFormatMeasuresLikeSoxOnTheSameDecodedSamples(suffix: String, encoder: [String], tolerance: Double) throws {
+        let wav = try temporaryFile("mix.wav", WAVWriter.data(signal(), sampleRate: 48_000, format: .int16))
+        let folder = URL(fileURLWithPath: wav).deletingLastPathComponent()
+        let encoded = folder.appendingPathComponent("mix.\(suffix)").path
+        let made = encoder[0] == "lame"
+            ? try Executable.run(program: URL(fileURLWithPath: "/usr/bin/lame"), ["--quiet", "-b", "192", wav, encoded])
+            : try Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [wav] + encoder.dropFirst() + [encoded])
+        #expect(made.status == 0, "\(made.errors)")
+        var reference = encoded
+        if suffix == "mp3" {
+            reference = folder.appendingPathComponent("decoded.wav").path
+            #expect(try Executable.run(program: URL(fileURLWithPath: "/usr/bin/mpg123"), ["-q", "-w", reference, encoded]).status == 0)
+        }
+        let sox = try soxStats(reference)
+        let ours = try hearclearAnalyze(encoded, weighting: "Z")
+        #expect(ours.count == 5 && sox.count >= 5, "\(ours.count) intervals, sox \(sox.count)")
+        for (theirs, mine) in zip(sox, ours).dropFirst() {
+            #expect(abs(theirs.rms - mine.avg) <= tolerance, "\(suffix): sox \(theirs.rms) vs \(mine.avg)")
         }
     }
 
