@@ -13,6 +13,8 @@ public final class SoundFile: AudioSource {
     public private(set) var shortfall: String?
     /// How long the file says it is.
     public let declaredSeconds: Double?
+    /// When the recording was made, when the file says so (a `DATE` tag in ISO 8601 with its zone).
+    public let recordedAt: Date?
     private let handle: OpaquePointer
     private var interleaved: [Float] = []
 
@@ -29,6 +31,7 @@ public final class SoundFile: AudioSource {
         sampleRate = Int(info.samplerate)
         channels = Int(info.channels)
         declaredSeconds = info.frames > 0 ? Double(info.frames) / Double(info.samplerate) : nil
+        recordedAt = sf_get_string(handle, Int32(SF_STR_DATE)).flatMap { ISO8601DateFormatter().date(from: String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self)) }
         shortfall = Self.headerProblem(handle, info: info).map { "\(path): \($0); measured what is there" }
     }
 
@@ -116,6 +119,11 @@ public enum AudioFile {
     /// What was missing when a file's data ended early, if anything.
     public static func shortfall(of source: any AudioSource) -> String? {
         (source as? SoundFile)?.shortfall ?? (source as? WAVFile)?.shortfall
+    }
+
+    /// When a file says its recording was made.
+    public static func recordedAt(of source: any AudioSource) -> Date? {
+        (source as? SoundFile)?.recordedAt
     }
 
     /// How long a file says it is.

@@ -11,7 +11,8 @@ import FoundationNetworking
 /// to the configured server and nowhere else, whatever a captive portal or a proxy answers.
 public struct APIClient: Sendable {
     public enum Failure: Error, CustomStringConvertible, Equatable {
-        /// The HearClear server answered with one of its own error documents.
+        /// The HearClear server answered with one of its own error documents, or something in front
+        /// of it with a 5xx (a proxy's 502 while the server restarts).
         case server(status: Int, message: String, retryAfter: Double?)
         /// The server could not be reached or the answer was cut off.
         case network(String)
@@ -35,9 +36,10 @@ public struct APIClient: Sendable {
         }
 
         /// How long the server asked to wait before trying again (408, 429, 503): nothing was stored.
+        /// A 503 without `Retry-After` (a maintenance page) names no time: the check-ins wait.
         public var retryAfter: Double? {
             guard case .server(let status, _, let seconds) = self, [408, 429, 503].contains(status) else { return nil }
-            return seconds ?? 1
+            return status == 503 ? seconds : seconds ?? 1
         }
 
         /// Worth trying again at once, after a short pause: the network, or a server error (5xx).

@@ -47,14 +47,16 @@ struct AudioOptions: ParsableArguments {
         return try ALSACapture(device: device ?? "default", rate: rate)
     }
 
-    /// When a recording began: `--started-at`, else, for a file, its modification time (when the
-    /// recorder finished writing it) less its length; else now, for the microphone.
+    /// When a recording began: `--started-at`, else, for a file, the date it carries (a `DATE`
+    /// tag), else its modification time (when the recorder finished writing it) less its length;
+    /// else now, for the microphone.
     func startedAt(_ option: Date?, source: any AudioSource) -> Date {
         Self.startedAt(option, file: file, source: source)
     }
 
     static func startedAt(_ option: Date?, file: String?, source: any AudioSource) -> Date {
         if let option { return option }
+        if let recorded = AudioFile.recordedAt(of: source) { return recorded }
         guard let file, let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
             let length = AudioFile.declaredSeconds(of: source)
         else { return Date() }

@@ -203,6 +203,11 @@ import Testing
         #expect(try hearclear("checkin", "pub", "--file", file).status == 0)
         let analysed = try JSONSerialization.jsonObject(with: Data(try hearclear("analyze", file, "--json").output.utf8)) as? [String: Any]
         #expect(analysed?["started_at"] as? String == "2026-11-20T21:30:00Z")
+        // A file that says when it was recorded is believed.
+        let dated = folder.appendingPathComponent("dated.flac").path
+        #expect(try Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [file, "--comment", "DATE=2026-11-20T19:00:00Z", dated]).status == 0)
+        let tagged = try JSONSerialization.jsonObject(with: Data(try hearclear("analyze", dated, "--json").output.utf8)) as? [String: Any]
+        #expect(tagged?["started_at"] as? String == "2026-11-20T19:00:00Z")
         // Told otherwise: Saturday 2026-11-21 at 01:00 in Sydney (Friday 14:00 UTC).
         #expect(try hearclear("checkin", "pub", "--file", file, "--started-at", "2026-11-21T01:00:00+11:00").status == 0)
         #expect(try hearclear("meter", "--started-at", "2026-11-21T01:00:00Z").status != 0)
