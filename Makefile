@@ -11,8 +11,9 @@ BENCH_PACKAGES := wrk sox sqlite3
 PROFILE_PACKAGES := linux-perf wrk
 # Only for tests: sox is the independent meter the levels are checked against, chromium the
 # browser check, sqlite3 the shell the reliability suites count rows with, wrk for the benchmarks'
-# smoke run, lame and mpg123 to make and independently decode the MP3 test files.
-TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123
+# smoke run, lame and mpg123 to make and independently decode the MP3 test files, sndfile-convert
+# (sndfile-programs) to make an RF64 file, which sox cannot write.
+TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080

@@ -289,16 +289,25 @@ import Testing
     @Test(arguments: [
         ("flac", ["sox"], 0.01), ("ogg", ["sox"], 0.02), ("u8.wav", ["sox", "-b", "8", "-e", "unsigned"], 0.01),
         ("ulaw.wav", ["sox", "-e", "u-law"], 0.01), ("alaw.wav", ["sox", "-e", "a-law"], 0.01), ("mp3", ["lame"], 0.1),
+        ("rf64", ["sndfile-convert"], 0.01), ("extensible.wav", ["extensible"], 0.01),
     ])
     func everyFormatMeasuresLikeSoxOnTheSameDecodedSamples(suffix: String, encoder: [String], tolerance: Double) throws {
         let wav = try temporaryFile("mix.wav", WAVWriter.data(signal(), sampleRate: 48_000, format: .int16))
         let folder = URL(fileURLWithPath: wav).deletingLastPathComponent()
         let encoded = folder.appendingPathComponent("mix.\(suffix)").path
-        let made = encoder[0] == "lame"
-            ? try Executable.run(program: URL(fileURLWithPath: "/usr/bin/lame"), ["--quiet", "-b", "192", wav, encoded])
-            : try Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [wav] + encoder.dropFirst() + [encoded])
-        #expect(made.status == 0, "\(made.errors)")
-        var reference = encoded
+        switch encoder[0] {
+        case "extensible":
+            try WAVWriter.data(signal(), sampleRate: 48_000, format: .extensibleInt16).write(to: URL(fileURLWithPath: encoded))
+        case "lame":
+            #expect(try Executable.run(program: URL(fileURLWithPath: "/usr/bin/lame"), ["--quiet", "-b", "192", wav, encoded]).status == 0)
+        case "sndfile-convert":
+            #expect(try Executable.run(program: URL(fileURLWithPath: "/usr/bin/sndfile-convert"), Array(encoder.dropFirst()) + [wav, encoded]).status == 0)
+        default:
+            let made = try Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [wav] + encoder.dropFirst() + [encoded])
+            #expect(made.status == 0, "\(made.errors)")
+        }
+        // sox reads what it wrote; for the others, the WAV they were made from (lossless), or mpg123's decoding.
+        var reference = encoder[0] == "sox" ? encoded : wav
         if suffix == "mp3" {
             reference = folder.appendingPathComponent("decoded.wav").path
             #expect(try Executable.run(program: URL(fileURLWithPath: "/usr/bin/mpg123"), ["-q", "-w", reference, encoded]).status == 0)
