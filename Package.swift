@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
     targets: [
         // Wire types of API v1, level arithmetic and the label scale: shared by server and client.
@@ -105,7 +107,11 @@ let package = Package(
         .testTarget(name: "LevelMeterTests", dependencies: ["LevelMeter", "AudioInput", "TestSignals"]),
         .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient", "TestSignals"]),
         // Runs the built executables as people do; `swift build --build-tests` builds them first.
-        .testTarget(name: "EndToEndTests", dependencies: ["HearClearCore", "TestSignals", "LoopbackHTTP"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["HearClearCore", "TestSignals", "LoopbackHTTP",
+                .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         .testTarget(
             name: "HearClearServerTests",
             dependencies: [

@@ -15,7 +15,7 @@ import FoundationNetworking
         folder = try temporaryFolder()
     }
 
-    func server(config: String) throws -> (ServerProcess, token: String) {
+    func server(config: String) async throws -> (ServerProcess, token: String) {
         let file = folder.appendingPathComponent("config.json")
         try Data(config.utf8).write(to: file)
         let server = try ServerProcess(
@@ -32,8 +32,8 @@ import FoundationNetworking
         "POST /api/v1/checkins HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n\r\n"
     }
 
-    @Test func aClientSendingOneByteAtATimeIsCutOff() throws {
-        let (server, token) = try server(config: #"{"body_timeout_s": 1}"#)
+    @Test func aClientSendingOneByteAtATimeIsCutOff() async throws {
+        let (server, token) = try await server(config: #"{"body_timeout_s": 1}"#)
         let connection = try LoopbackConnection(port: server.port)
         connection.send(uploadHead(token: token, length: 1000))
         // A byte every 100 ms: the body would take 100 s; the server allows it one.
@@ -52,8 +52,8 @@ import FoundationNetworking
         #expect(health.readResponse().hasPrefix("HTTP/1.1 200"))
     }
 
-    @Test func uploadsPastTheCapAreTurnedAwayWithRetryAfter() throws {
-        let (server, token) = try server(config: #"{"max_concurrent_uploads": 1, "body_timeout_s": 60}"#)
+    @Test func uploadsPastTheCapAreTurnedAwayWithRetryAfter() async throws {
+        let (server, token) = try await server(config: #"{"max_concurrent_uploads": 1, "body_timeout_s": 60}"#)
         // Two uploads that start and stall: whichever the server takes first holds the only place,
         // so the other is answered at once, whatever order they arrive in.
         let first = try LoopbackConnection(port: server.port), second = try LoopbackConnection(port: server.port)

@@ -23,10 +23,10 @@ import Testing
         let cases: [Case]
     }
 
-    @Test func everyCaseRunsAndReports() throws {
+    @Test func everyCaseRunsAndReports() async throws {
         let folder = try temporaryFolder()
         let json = folder.appendingPathComponent("results.json"), markdown = folder.appendingPathComponent("benchmarks.md")
-        let run = try Executable.run(
+        let run = try await Executable.run(
             "hearclear-bench", ["--size", "tiny", "--work", folder.appendingPathComponent("work").path, "--json", json.path, "--markdown", markdown.path])
         #expect(run.status == 0, "\(run.errors)")
         let document = try JSONDecoder().decode(Document.self, from: Data(contentsOf: json))

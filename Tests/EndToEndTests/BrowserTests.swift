@@ -22,8 +22,8 @@ import FoundationNetworking
         try FileManager.default.createDirectory(at: Self.screenshots, withIntermediateDirectories: true)
     }
 
-    func chromium(_ arguments: [String], url: URL) throws -> String {
-        let result = try Executable.run(
+    func chromium(_ arguments: [String], url: URL) async throws -> String {
+        let result = try await Executable.run(
             program: Self.chromium,
             ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(folder.appendingPathComponent("profile").path)", "--virtual-time-budget=5000"]
                 + arguments + [url.absoluteString],
@@ -33,13 +33,13 @@ import FoundationNetworking
     }
 
     /// The page's DOM after it rendered, and screenshots of it at 375 and 1280 pixels wide.
-    func render(_ url: URL, name: String) throws -> String {
+    func render(_ url: URL, name: String) async throws -> String {
         for width in [375, 1280] {
             // A screenshot left by an earlier run must not pass for this one's.
             try? FileManager.default.removeItem(at: Self.screenshots.appendingPathComponent("\(name)-\(width).png"))
-            _ = try chromium(["--window-size=\(width),1600", "--screenshot=\(Self.screenshots.appendingPathComponent("\(name)-\(width).png").path)"], url: url)
+            _ = try await chromium(["--window-size=\(width),1600", "--screenshot=\(Self.screenshots.appendingPathComponent("\(name)-\(width).png").path)"], url: url)
         }
-        return try chromium(["--window-size=1280,1600", "--dump-dom"], url: url)
+        return try await chromium(["--window-size=1280,1600", "--dump-dom"], url: url)
     }
 
     func send(_ method: String, _ url: URL, token: String? = nil, json: String) async throws -> Data {
@@ -55,7 +55,7 @@ import FoundationNetworking
 
     @Test func theSeededDashboardVenueAndCheckInPagesRender() async throws {
         let database = folder.appendingPathComponent("demo.sqlite").path
-        let seeded = try Executable.run("hearclear-server", ["seed", "--demo", "--database", database])
+        let seeded = try await Executable.run("hearclear-server", ["seed", "--demo", "--database", database])
         #expect(seeded.status == 0, "\(seeded.errors)")
         let server = try ServerProcess(database: database, environment: ["HEARCLEAR_ADMIN_PASSWORD": Self.password])
 
@@ -74,21 +74,21 @@ import FoundationNetworking
         admin.password = Self.password
         let adminURL = admin.url!
 
-        let dashboard = try render(adminURL, name: "dashboard")
+        let dashboard = try await render(adminURL, name: "dashboard")
         #expect(dashboard.contains("<title>Dashboard · HearClear admin</title>"))
         #expect(dashboard.contains(#"<svg class="chart daily""#))
         #expect(dashboard.contains(#"<span class="number">37</span> venues"#))
 
-        let venuePage = try render(adminURL.appendingPathComponent("venues/hostile"), name: "venue")
+        let venuePage = try await render(adminURL.appendingPathComponent("venues/hostile"), name: "venue")
         #expect(venuePage.components(separatedBy: #"<rect class="cell"#).count - 1 == 168)
         #expect(!venuePage.contains("pwned</title>") && !venuePage.contains("<title>pwned"))
         #expect(!venuePage.contains("<script") && !venuePage.contains("<img src"))
         #expect(venuePage.contains("&lt;script&gt;document.title='pwned'&lt;/script&gt;"))
 
-        let demoVenue = try render(adminURL.appendingPathComponent("venues/london-3"), name: "venue-demo")
+        let demoVenue = try await render(adminURL.appendingPathComponent("venues/london-3"), name: "venue-demo")
         let link = try #require(demoVenue.range(of: #"href="/admin/checkins/"#))
         let checkInID = String(demoVenue[link.upperBound...].prefix(36))
-        let checkInPage = try render(adminURL.appendingPathComponent("checkins/\(checkInID)"), name: "checkin")
+        let checkInPage = try await render(adminURL.appendingPathComponent("checkins/\(checkInID)"), name: "checkin")
         #expect(checkInPage.contains(#"<svg class="chart session""#))
         #expect(checkInPage.contains(#"<polyline class="avg""#) && checkInPage.contains(#"<polyline class="peak""#))
         #expect(checkInPage.contains("Mark as outlier"))

@@ -15,8 +15,8 @@ import Testing
         environment = clientEnvironment(in: folder)
     }
 
-    func hearclear(_ arguments: String...) throws -> Executable.Result {
-        try Executable.run("hearclear", arguments, environment: environment)
+    func hearclear(_ arguments: String...) async throws -> Executable.Result {
+        try await Executable.run("hearclear", arguments, environment: environment)
     }
 
     /// 30 seconds of a 1 kHz tone.
@@ -26,91 +26,91 @@ import Testing
 
     var outbox: URL { folder.appendingPathComponent("data/hearclear/outbox") }
 
-    @Test func registerAddAVenueCheckInAndReadItsLoudness() throws {
+    @Test func registerAddAVenueCheckInAndReadItsLoudness() async throws {
         let server = try ServerProcess(database: folder.appendingPathComponent("e2e.sqlite").path)
-        let registered = try hearclear("register", "--server", server.url.absoluteString, "--model", "Test Mic")
+        let registered = try await hearclear("register", "--server", server.url.absoluteString, "--model", "Test Mic")
         #expect(registered.status == 0, "\(registered.errors)")
         let config = try String(contentsOf: folder.appendingPathComponent("config/hearclear/config.json"), encoding: .utf8)
         #expect(config.contains("\"token\""))
         #expect(try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("config/hearclear/config.json").path)[.posixPermissions] as? Int == 0o600)
 
-        let added = try hearclear("venue", "add", "e2e-bar", "--name", "E2E Bar", "--lat", "-33.8688", "--lng", "151.2093", "--timezone", "Australia/Sydney")
+        let added = try await hearclear("venue", "add", "e2e-bar", "--name", "E2E Bar", "--lat", "-33.8688", "--lng", "151.2093", "--timezone", "Australia/Sydney")
         #expect(added.status == 0, "\(added.errors)")
         #expect(added.output.contains("E2E Bar"))
 
-        let checkIn = try hearclear("checkin", "e2e-bar", "--file", try recording(), "--duration", "1m")
+        let checkIn = try await hearclear("checkin", "e2e-bar", "--file", try recording(), "--duration", "1m")
         #expect(checkIn.status == 0, "\(checkIn.errors)")
         #expect(checkIn.output.contains("e2e-bar: 70.0 dB(A) quiet, 30 samples, 0 dropped, accepted"), "\(checkIn.output)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).isEmpty)
 
-        let json = try hearclear("loudness", "e2e-bar", "--json")
+        let json = try await hearclear("loudness", "e2e-bar", "--json")
         #expect(json.status == 0)
         let loudness = try JSONDecoder().decode(Loudness.self, from: Data(json.output.utf8))
         #expect(loudness.overall.checkins == 1 && loudness.overall.samples == 30 && loudness.overall.levelDB == 70)
 
-        let heatmap = try hearclear("loudness", "e2e-bar")
+        let heatmap = try await hearclear("loudness", "e2e-bar")
         #expect(heatmap.output.hasPrefix("E2E Bar: 70.0 dBA (quiet), 1 check-ins"))
         #expect(heatmap.output.contains("Legend: Q quiet"))
 
-        let near = try hearclear("venue", "near", "-33.8690,151.2093", "--radius", "500")
+        let near = try await hearclear("venue", "near", "-33.8690,151.2093", "--radius", "500")
         #expect(near.output.contains("22 m  e2e-bar  E2E Bar"), "\(near.output)")
-        let shown = try hearclear("venue", "show", "e2e-bar", "--json")
+        let shown = try await hearclear("venue", "show", "e2e-bar", "--json")
         #expect(try JSONDecoder().decode(Venue.self, from: Data(shown.output.utf8)).checkins == 1)
     }
 
-    @Test func offlineTheCheckInWaitsAndSyncStoresItOnce() throws {
+    @Test func offlineTheCheckInWaitsAndSyncStoresItOnce() async throws {
         let database = folder.appendingPathComponent("offline.sqlite").path
         var server = try ServerProcess(database: database)
         let port = server.port
-        #expect(try hearclear("register", "--server", server.url.absoluteString).status == 0)
-        #expect(try hearclear("venue", "add", "cafe", "--name", "Cafe", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "cafe", "--name", "Cafe", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
         server.stop()
 
-        let offline = try hearclear("checkin", "cafe", "--file", try recording())
+        let offline = try await hearclear("checkin", "cafe", "--file", try recording())
         #expect(offline.status == 0, "\(offline.errors)")
         #expect(offline.output.contains("waits in"), "\(offline.output)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).filter { $0.hasSuffix(".json") }.count == 1)
-        let waiting = try hearclear("sync")
+        let waiting = try await hearclear("sync")
         #expect(waiting.status != 0 && waiting.output.contains("1 waiting"))
 
         server = try ServerProcess(database: database, port: port)
-        let synced = try hearclear("sync", "--json")
+        let synced = try await hearclear("sync", "--json")
         #expect(synced.status == 0, "\(synced.errors)")
         let receipts = try JSONDecoder().decode([CheckInReceipt].self, from: Data(synced.output.utf8))
         #expect(receipts.count == 1 && receipts[0].venueID == "cafe" && receipts[0].status == .accepted)
-        #expect(try hearclear("sync").output.contains("0 uploaded"))
-        let loudness = try JSONDecoder().decode(Loudness.self, from: Data(try hearclear("loudness", "cafe", "--json").output.utf8))
+        #expect(try await hearclear("sync").output.contains("0 uploaded"))
+        let loudness = try JSONDecoder().decode(Loudness.self, from: Data(try await hearclear("loudness", "cafe", "--json").output.utf8))
         #expect(loudness.overall.checkins == 1 && loudness.overall.samples == 30)
     }
 
     /// Was: five minutes of measuring before learning the venue id is invalid or unknown.
-    @Test func checkinChecksTheVenueBeforeMeasuring() throws {
+    @Test func checkinChecksTheVenueBeforeMeasuring() async throws {
         let server = try ServerProcess(database: folder.appendingPathComponent("refused.sqlite").path)
-        #expect(try hearclear("register", "--server", server.url.absoluteString).status == 0)
-        let invalid = try hearclear("checkin", "no such venue!", "--file", try recording())
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        let invalid = try await hearclear("checkin", "no such venue!", "--file", try recording())
         #expect(invalid.status != 0)
         #expect(invalid.errors.contains("\"no such venue!\" is not a venue id: it must be 1 to 64 of the characters"), "\(invalid.errors)")
-        let unknown = try hearclear("checkin", "no-such-venue", "--file", try recording())
+        let unknown = try await hearclear("checkin", "no-such-venue", "--file", try recording())
         #expect(unknown.status != 0)
         #expect(unknown.errors.contains("the server does not know venue no-such-venue: add it first with `hearclear venue add no-such-venue"), "\(unknown.errors)")
         #expect(!unknown.errors.contains("Checking in at"))
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: outbox.path)) ?? []).filter { !$0.hasPrefix(".") }.isEmpty)
         // Weighting Z is not offered where the server would refuse it.
-        let weighted = try hearclear("checkin", "no-such-venue", "--file", try recording(), "--weighting", "Z")
+        let weighted = try await hearclear("checkin", "no-such-venue", "--file", try recording(), "--weighting", "Z")
         #expect(weighted.status != 0 && weighted.errors.contains("Unknown option '--weighting'"), "\(weighted.errors)")
     }
 
-    @Test func devicesListsWhatALSAKnowsAsTextOrJSON() throws {
-        let plain = try hearclear("devices")
+    @Test func devicesListsWhatALSAKnowsAsTextOrJSON() async throws {
+        let plain = try await hearclear("devices")
         #expect(plain.status == 0)
         #expect(!plain.output.isEmpty)
-        let json = try hearclear("devices", "--json")
+        let json = try await hearclear("devices", "--json")
         #expect(json.status == 0)
         #expect(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) is [Any])
     }
 
-    @Test func withoutAMicrophoneTheErrorSaysWhatToDo() throws {
-        let result = try hearclear("meter", "-D", "no-such-device", "--duration", "1s")
+    @Test func withoutAMicrophoneTheErrorSaysWhatToDo() async throws {
+        let result = try await hearclear("meter", "-D", "no-such-device", "--duration", "1s")
         #expect(result.status != 0)
         let lines = result.errors.split(separator: "\n")
         #expect(lines.count == 1)
@@ -118,20 +118,20 @@ import Testing
         #expect(lines.first?.contains("hearclear devices") == true)
     }
 
-    @Test func analyzeRefusesWhatIsNotAWAVFile() throws {
+    @Test func analyzeRefusesWhatIsNotAWAVFile() async throws {
         let path = try temporaryFile("notes.wav", Data("just some text".utf8))
-        let result = try hearclear("analyze", path)
+        let result = try await hearclear("analyze", path)
         #expect(result.status != 0)
         #expect(result.errors.contains("not an audio file libsndfile can read"), "\(result.errors)")
     }
 
     /// Was: measured as if whole, silently.
-    @Test func aFileShorterThanItsHeaderSaysIsMeasuredAndSaidSo() throws {
+    @Test func aFileShorterThanItsHeaderSaysIsMeasuredAndSaidSo() async throws {
         // 1 KB of audio under a header that declares 4 GB.
         var lying = WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -20, seconds: 0.0107, sampleRate: 48_000), sampleRate: 48_000, format: .int16)
         let dataChunk = try #require(lying.range(of: Data("data".utf8)))
         lying.replaceSubrange(dataChunk.upperBound..<dataChunk.upperBound + 4, with: [0x00, 0x00, 0x00, 0xF0])
-        let declared = try hearclear("analyze", try temporaryFile("lying.wav", lying), "--interval", "0.1")
+        let declared = try await hearclear("analyze", try temporaryFile("lying.wav", lying), "--interval", "0.1")
         #expect(declared.status == 0, "\(declared.errors)")
         #expect(declared.errors.contains("the file ends after 0.01 s of the 11 h 39 min (4.0 GB) its header declares; measured what is there"), "\(declared.errors)")
         #expect(declared.output.contains("1 intervals"))
@@ -139,103 +139,103 @@ import Testing
         // Cut in the middle of a 16-bit sample.
         var cut = WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -20, seconds: 1, sampleRate: 8000), sampleRate: 8000, format: .int16)
         cut.removeLast()
-        let halfSample = try hearclear("analyze", try temporaryFile("cut.wav", cut), "--json")
+        let halfSample = try await hearclear("analyze", try temporaryFile("cut.wav", cut), "--json")
         #expect(halfSample.status == 0)
         #expect(halfSample.errors.contains("it ends in the middle of a sample frame (the last 1 byte(s) are ignored)"), "\(halfSample.errors)")
         // A whole file says nothing.
-        #expect(try hearclear("analyze", try recording()).errors.isEmpty)
+        #expect(try await hearclear("analyze", try recording()).errors.isEmpty)
     }
 
     /// Was: an NSCocoaErrorDomain dump.
-    @Test func aFolderIsRefusedInOneLineNamingIt() throws {
-        let result = try hearclear("analyze", folder.path)
+    @Test func aFolderIsRefusedInOneLineNamingIt() async throws {
+        let result = try await hearclear("analyze", folder.path)
         #expect(result.status != 0)
         #expect(result.errors.trimmingCharacters(in: .whitespacesAndNewlines) == "Error: \(folder.path) is a folder, not an audio file")
     }
 
     /// Was: `analyze` hung forever without a word.
-    @Test func aFIFONobodyWritesToEndsWithAWord() throws {
+    @Test func aFIFONobodyWritesToEndsWithAWord() async throws {
         let fifo = folder.appendingPathComponent("silent.wav").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        let result = try hearclear("analyze", fifo)
+        let result = try await hearclear("analyze", fifo)
         #expect(result.status != 0)
         #expect(result.errors.contains("no audio arrived from \(fifo) for 10 s: is anything writing to it?"), "\(result.errors)")
     }
 
     /// Was: an error asking for an argument.
-    @Test func calibrateWithoutAValueShowsTheSavedOne() throws {
-        #expect(try hearclear("calibrate").output.contains("No calibration saved: the server applies its default (110 dB"))
-        #expect(try hearclear("calibrate", "112.5").status == 0)
-        #expect(try hearclear("calibrate").output.hasPrefix("Calibration: 112.5 dB"))
-        #expect(try hearclear("calibrate", "--clear").output.contains("Calibration cleared."))
+    @Test func calibrateWithoutAValueShowsTheSavedOne() async throws {
+        #expect(try await hearclear("calibrate").output.contains("No calibration saved: the server applies its default (110 dB"))
+        #expect(try await hearclear("calibrate", "112.5").status == 0)
+        #expect(try await hearclear("calibrate").output.hasPrefix("Calibration: 112.5 dB"))
+        #expect(try await hearclear("calibrate", "--clear").output.contains("Calibration cleared."))
     }
 
     /// The calibration steps of docs/client.md read the Leq `meter` ends with; uncalibrated it is dBFS.
-    @Test func meterEndsWithTheRunsLeq() throws {
-        let plain = try hearclear("meter", "--file", try recording())
+    @Test func meterEndsWithTheRunsLeq() async throws {
+        let plain = try await hearclear("meter", "--file", try recording())
         #expect(plain.status == 0, "\(plain.errors)")
         #expect(plain.output.split(separator: "\n").last == "Leq -40.01 dBFS over 00:30, 0 loud event(s)", "\(plain.output.suffix(200))")
-        let calibrated = try hearclear("meter", "--file", try recording(), "--calibration", "110")
+        let calibrated = try await hearclear("meter", "--file", try recording(), "--calibration", "110")
         #expect(calibrated.output.contains("Leq -40.01 dBFS over 00:30 (70.0 dB with the calibration of 110 dB), 0 loud event(s)"))
-        let json = try JSONSerialization.jsonObject(with: Data(try hearclear("meter", "--file", try recording(), "--json").output.utf8)) as? [String: Any]
+        let json = try JSONSerialization.jsonObject(with: Data(try await hearclear("meter", "--file", try recording(), "--json").output.utf8)) as? [String: Any]
         #expect(abs((json?["leq"] as? Double ?? 0) + 40.01) < 0.01)
     }
 
     /// Was: "give the place as LATITUDE,LONGITUDE" for a pasted "-33.87, 151.21".
-    @Test func venueNearTakesCoordinatesWithASpace() throws {
+    @Test func venueNearTakesCoordinatesWithASpace() async throws {
         let server = try ServerProcess(database: folder.appendingPathComponent("near.sqlite").path)
-        #expect(try hearclear("register", "--server", server.url.absoluteString).status == 0)
-        #expect(try hearclear("venue", "add", "opera", "--name", "Opera Bar", "--lat", "-33.8572", "--lng", "151.2153", "--timezone", "Australia/Sydney").status == 0)
-        let near = try hearclear("venue", "near", "-33.857,", "151.215")
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "opera", "--name", "Opera Bar", "--lat", "-33.8572", "--lng", "151.2153", "--timezone", "Australia/Sydney").status == 0)
+        let near = try await hearclear("venue", "near", "-33.857,", "151.215")
         #expect(near.status == 0, "\(near.errors)")
         #expect(near.output.contains("opera  Opera Bar"))
     }
 
     /// A recording made on Friday night lands in Friday night's hours, not at upload time.
-    @Test func aRecordingCountsWhenItWasMadeNotWhenItIsUploaded() throws {
+    @Test func aRecordingCountsWhenItWasMadeNotWhenItIsUploaded() async throws {
         let database = folder.appendingPathComponent("when.sqlite").path
         let server = try ServerProcess(database: database)
-        #expect(try hearclear("register", "--server", server.url.absoluteString).status == 0)
-        #expect(try hearclear("venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "Europe/London").status == 0)
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "Europe/London").status == 0)
         // Written at 21:30:30 UTC on Friday 2026-11-20; 30 s long, so begun at 21:30:00.
         let file = try recording()
         try FileManager.default.setAttributes([.modificationDate: Timestamp.parse("2026-11-20T21:30:30Z")!], ofItemAtPath: file)
-        #expect(try hearclear("checkin", "pub", "--file", file).status == 0)
-        let analysed = try JSONSerialization.jsonObject(with: Data(try hearclear("analyze", file, "--json").output.utf8)) as? [String: Any]
+        #expect(try await hearclear("checkin", "pub", "--file", file).status == 0)
+        let analysed = try JSONSerialization.jsonObject(with: Data(try await hearclear("analyze", file, "--json").output.utf8)) as? [String: Any]
         #expect(analysed?["started_at"] as? String == "2026-11-20T21:30:00Z")
         // A file that says when it was recorded is believed.
         let dated = folder.appendingPathComponent("dated.flac").path
-        #expect(try Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [file, "--comment", "DATE=2026-11-20T19:00:00Z", dated]).status == 0)
-        let tagged = try JSONSerialization.jsonObject(with: Data(try hearclear("analyze", dated, "--json").output.utf8)) as? [String: Any]
+        #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [file, "--comment", "DATE=2026-11-20T19:00:00Z", dated]).status == 0)
+        let tagged = try JSONSerialization.jsonObject(with: Data(try await hearclear("analyze", dated, "--json").output.utf8)) as? [String: Any]
         #expect(tagged?["started_at"] as? String == "2026-11-20T19:00:00Z")
         // Told otherwise: Saturday 2026-11-21 at 01:00 in Sydney (Friday 14:00 UTC).
-        #expect(try hearclear("checkin", "pub", "--file", file, "--started-at", "2026-11-21T01:00:00+11:00").status == 0)
-        #expect(try hearclear("meter", "--started-at", "2026-11-21T01:00:00Z").status != 0)
-        #expect(try hearclear("checkin", "pub", "--started-at", "2026-11-21T01:00:00Z").errors.contains("--started-at is for recordings"))
+        #expect(try await hearclear("checkin", "pub", "--file", file, "--started-at", "2026-11-21T01:00:00+11:00").status == 0)
+        #expect(try await hearclear("meter", "--started-at", "2026-11-21T01:00:00Z").status != 0)
+        #expect(try await hearclear("checkin", "pub", "--started-at", "2026-11-21T01:00:00Z").errors.contains("--started-at is for recordings"))
         server.stop()
-        #expect(try sqlite(database, "SELECT group_concat(CAST(started_at AS INTEGER), ',') FROM (SELECT started_at FROM checkin ORDER BY started_at)")
+        #expect(try await sqlite(database, "SELECT group_concat(CAST(started_at AS INTEGER), ',') FROM (SELECT started_at FROM checkin ORDER BY started_at)")
             == "\(Int(Timestamp.parse("2026-11-20T14:00:00Z")!.timeIntervalSince1970)),\(Int(Timestamp.parse("2026-11-20T21:30:00Z")!.timeIntervalSince1970))")
     }
 
-    @Test func forgetDeletesTheDeviceItsCheckInsAndWhatWaitsHere() throws {
+    @Test func forgetDeletesTheDeviceItsCheckInsAndWhatWaitsHere() async throws {
         let database = folder.appendingPathComponent("forget.sqlite").path
         let server = try ServerProcess(database: database)
-        #expect(try hearclear("register", "--server", server.url.absoluteString).status == 0)
-        #expect(try hearclear("venue", "add", "cafe", "--name", "Cafe", "--lat", "0", "--lng", "0", "--timezone", "Asia/Kolkata").status == 0)
-        #expect(try hearclear("checkin", "cafe", "--file", try recording()).status == 0)
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "cafe", "--name", "Cafe", "--lat", "0", "--lng", "0", "--timezone", "Asia/Kolkata").status == 0)
+        #expect(try await hearclear("checkin", "cafe", "--file", try recording()).status == 0)
         // Without a terminal to ask on, nothing happens without --yes.
-        let unconfirmed = try hearclear("forget")
+        let unconfirmed = try await hearclear("forget")
         #expect(unconfirmed.status != 0 && unconfirmed.errors.contains("add --yes to confirm"))
-        #expect(try sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
 
-        let forgotten = try hearclear("forget", "--yes")
+        let forgotten = try await hearclear("forget", "--yes")
         #expect(forgotten.status == 0, "\(forgotten.errors)")
         #expect(forgotten.output.contains("Deleted device"))
-        #expect(try sqlite(database, "SELECT (SELECT COUNT(*) FROM device) || '/' || (SELECT COUNT(*) FROM checkin) || '/' || (SELECT COUNT(*) FROM sample)") == "0/0/0")
+        #expect(try await sqlite(database, "SELECT (SELECT COUNT(*) FROM device) || '/' || (SELECT COUNT(*) FROM checkin) || '/' || (SELECT COUNT(*) FROM sample)") == "0/0/0")
         let config = try String(contentsOf: folder.appendingPathComponent("config/hearclear/config.json"), encoding: .utf8)
         #expect(!config.contains("token") && config.contains("server"))
-        #expect(try hearclear("sync").errors.contains("this device is not registered"))
-        #expect(try hearclear("loudness", "cafe").status != 0)  // no usable check-in is left
+        #expect(try await hearclear("sync").errors.contains("this device is not registered"))
+        #expect(try await hearclear("loudness", "cafe").status != 0)  // no usable check-in is left
     }
 }
 
@@ -251,7 +251,7 @@ import Testing
         }
     }
 
-    func soxStats(_ path: String, filter: [String] = []) throws -> [(rms: Double, peak: Double)] {
+    func soxStats(_ path: String, filter: [String] = []) async throws -> [(rms: Double, peak: Double)] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
         process.arguments = [path, "-n", "trim", "0", "1"] + filter + ["stats", ":", "newfile", ":", "restart"]
@@ -267,16 +267,16 @@ import Testing
         return Array(zip(rms, peak))
     }
 
-    func hearclearAnalyze(_ path: String, weighting: String) throws -> [Sample] {
-        let result = try Executable.run("hearclear", ["analyze", path, "--json", "--weighting", weighting])
+    func hearclearAnalyze(_ path: String, weighting: String) async throws -> [Sample] {
+        let result = try await Executable.run("hearclear", ["analyze", path, "--json", "--weighting", weighting])
         struct Document: Decodable { let samples: [Sample] }
         return try JSONDecoder().decode(Document.self, from: Data(result.output.utf8)).samples
     }
 
-    @Test func unweightedLevelsMatchSoxStats() throws {
+    @Test func unweightedLevelsMatchSoxStats() async throws {
         let path = try temporaryFile("mix.wav", WAVWriter.data(signal(), sampleRate: 48_000, format: .int16))
-        let sox = try soxStats(path)
-        let ours = try hearclearAnalyze(path, weighting: "Z")
+        let sox = try await soxStats(path)
+        let ours = try await hearclearAnalyze(path, weighting: "Z")
         #expect(sox.count == 5 && ours.count == 5)
         for (theirs, mine) in zip(sox, ours) {
             #expect(abs(theirs.rms - mine.avg) <= 0.01, "sox \(theirs.rms) vs \(mine.avg)")
@@ -291,7 +291,7 @@ import Testing
         ("ulaw.wav", ["sox", "-e", "u-law"], 0.01), ("alaw.wav", ["sox", "-e", "a-law"], 0.01), ("mp3", ["lame"], 0.1),
         ("rf64", ["sndfile-convert"], 0.01), ("extensible.wav", ["extensible"], 0.01),
     ])
-    func everyFormatMeasuresLikeSoxOnTheSameDecodedSamples(suffix: String, encoder: [String], tolerance: Double) throws {
+    func everyFormatMeasuresLikeSoxOnTheSameDecodedSamples(suffix: String, encoder: [String], tolerance: Double) async throws {
         let wav = try temporaryFile("mix.wav", WAVWriter.data(signal(), sampleRate: 48_000, format: .int16))
         let folder = URL(fileURLWithPath: wav).deletingLastPathComponent()
         let encoded = folder.appendingPathComponent("mix.\(suffix)").path
@@ -299,28 +299,28 @@ import Testing
         case "extensible":
             try WAVWriter.data(signal(), sampleRate: 48_000, format: .extensibleInt16).write(to: URL(fileURLWithPath: encoded))
         case "lame":
-            #expect(try Executable.run(program: URL(fileURLWithPath: "/usr/bin/lame"), ["--quiet", "-b", "192", wav, encoded]).status == 0)
+            #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/lame"), ["--quiet", "-b", "192", wav, encoded]).status == 0)
         case "sndfile-convert":
-            #expect(try Executable.run(program: URL(fileURLWithPath: "/usr/bin/sndfile-convert"), Array(encoder.dropFirst()) + [wav, encoded]).status == 0)
+            #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sndfile-convert"), Array(encoder.dropFirst()) + [wav, encoded]).status == 0)
         default:
-            let made = try Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [wav] + encoder.dropFirst() + [encoded])
+            let made = try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [wav] + encoder.dropFirst() + [encoded])
             #expect(made.status == 0, "\(made.errors)")
         }
         // sox reads what it wrote; for the others, the WAV they were made from (lossless), or mpg123's decoding.
         var reference = encoder[0] == "sox" ? encoded : wav
         if suffix == "mp3" {
             reference = folder.appendingPathComponent("decoded.wav").path
-            #expect(try Executable.run(program: URL(fileURLWithPath: "/usr/bin/mpg123"), ["-q", "-w", reference, encoded]).status == 0)
+            #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/mpg123"), ["-q", "-w", reference, encoded]).status == 0)
         }
-        let sox = try soxStats(reference)
-        let ours = try hearclearAnalyze(encoded, weighting: "Z")
+        let sox = try await soxStats(reference)
+        let ours = try await hearclearAnalyze(encoded, weighting: "Z")
         #expect(ours.count == 5 && sox.count >= 5, "\(ours.count) intervals, sox \(sox.count)")
         for (theirs, mine) in zip(sox, ours).dropFirst() {
             #expect(abs(theirs.rms - mine.avg) <= tolerance, "\(suffix): sox \(theirs.rms) vs \(mine.avg)")
         }
     }
 
-    @Test func aWeightedLevelsMatchSoxsBiquadChain() throws {
+    @Test func aWeightedLevelsMatchSoxsBiquadChain() async throws {
         let path = try temporaryFile("mix.wav", WAVWriter.data(signal(), sampleRate: 48_000, format: .int16))
         // The A-weighting filter at 48 kHz as three biquads (../shared/NOTES.md); below 4 kHz its
         // plain bilinear design and ours agree within a few hundredths of a dB.
@@ -329,8 +329,8 @@ import Testing
             "biquad", "1", "-2", "1", "1", "-1.89387049487", "0.895159769228",
             "biquad", "1", "-2", "1", "1", "-1.994614455846", "0.994621706866",
         ]
-        let sox = try soxStats(path, filter: chain)
-        let ours = try hearclearAnalyze(path, weighting: "A")
+        let sox = try await soxStats(path, filter: chain)
+        let ours = try await hearclearAnalyze(path, weighting: "A")
         #expect(sox.count == 5 && ours.count == 5)
         // The first second holds the filters' start-up, where the two designs differ most.
         for (theirs, mine) in zip(sox, ours).dropFirst() {
@@ -341,7 +341,7 @@ import Testing
 
 /// The real ALSA path without a sound card: ALSA's `file` plugin replays a raw file as a capture device.
 @Suite struct ALSACaptureTests {
-    @Test func capturedLevelsEqualTheLevelsOfTheSameFile() throws {
+    @Test func capturedLevelsEqualTheLevelsOfTheSameFile() async throws {
         let folder = try temporaryFolder()
         // Longer than the capture: reading past the end of infile gives stale data.
         let audio = zip(Signal.sine(frequency: 300, dBFS: -15, seconds: 5, sampleRate: 48_000), Signal.sine(frequency: 3000, dBFS: -30, seconds: 5, sampleRate: 48_000)).map { $0 + $1 }
@@ -361,11 +361,11 @@ import Testing
             """.utf8).write(to: conf)
 
         for weighting in ["Z", "A"] {
-            let captured = try Executable.run(
+            let captured = try await Executable.run(
                 "hearclear", ["meter", "-D", "filemic", "--duration", "3s", "--json", "--weighting", weighting],
                 environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(conf.path)", "HOME": folder.path])
             #expect(captured.status == 0, "\(captured.errors)")
-            let analysed = try Executable.run("hearclear", ["analyze", wav.path, "--json", "--weighting", weighting], environment: ["HOME": folder.path])
+            let analysed = try await Executable.run("hearclear", ["analyze", wav.path, "--json", "--weighting", weighting], environment: ["HOME": folder.path])
             struct Document: Decodable { let sample_rate: Int; let samples: [Sample] }
             let fromALSA = try JSONDecoder().decode(Document.self, from: Data(captured.output.utf8))
             let fromFile = try JSONDecoder().decode(Document.self, from: Data(analysed.output.utf8))
@@ -394,9 +394,9 @@ import Testing
 
     /// Starts `hearclear checkin` reading 21 s of audio from a FIFO kept open, and returns once
     /// the client reports 21 s measured (its plain progress line every 10 s).
-    func startCheckIn(server: ServerProcess) throws -> (process: Process, writer: FileHandle) {
-        #expect(try Executable.run("hearclear", ["register", "--server", server.url.absoluteString], environment: environment).status == 0)
-        #expect(try Executable.run("hearclear", ["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0)
+    func startCheckIn(server: ServerProcess) async throws -> (process: Process, writer: FileHandle) {
+        #expect(try await Executable.run("hearclear", ["register", "--server", server.url.absoluteString], environment: environment).status == 0)
+        #expect(try await Executable.run("hearclear", ["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0)
         let fifo = folder.appendingPathComponent("mic.wav").path
         #expect(mkfifo(fifo, 0o600) == 0)
         let process = Process()
@@ -422,9 +422,9 @@ import Testing
         return (process, writer)
     }
 
-    @Test func ctrlCEndsTheSessionAndStillUploads() throws {
+    @Test func ctrlCEndsTheSessionAndStillUploads() async throws {
         let server = try ServerProcess(database: folder.appendingPathComponent("int.sqlite").path)
-        let (process, writer) = try startCheckIn(server: server)
+        let (process, writer) = try await startCheckIn(server: server)
         defer { try? writer.close() }
         let output = process.standardOutput as! Pipe
         kill(process.processIdentifier, SIGINT)
@@ -436,13 +436,13 @@ import Testing
         #expect(printed.contains("pub: 67.0 dB(A) quiet, 21 samples"), "\(printed)")
     }
 
-    @Test func aKilledSessionLosesAtMostTheCurrentSecond() throws {
+    @Test func aKilledSessionLosesAtMostTheCurrentSecond() async throws {
         let server = try ServerProcess(database: folder.appendingPathComponent("kill.sqlite").path)
-        let (process, writer) = try startCheckIn(server: server)
+        let (process, writer) = try await startCheckIn(server: server)
         defer { try? writer.close() }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        let synced = try Executable.run("hearclear", ["sync"], environment: environment)
+        let synced = try await Executable.run("hearclear", ["sync"], environment: environment)
         #expect(synced.output.contains("pub: 67.0 dB(A) quiet, 21 samples"), "\(synced.output) \(synced.errors)")
         #expect(synced.output.contains("1 uploaded"))
     }
@@ -464,37 +464,37 @@ import Testing
     }
 
     /// A server, a proxy in front of it spoiling uploads as told, and a registered client with a venue.
-    func setUp(_ spoils: [FlakyProxy.Spoil]) throws -> (ServerProcess, FlakyProxy, database: String) {
+    func setUp(_ spoils: [FlakyProxy.Spoil]) async throws -> (ServerProcess, FlakyProxy, database: String) {
         let database = folder.appendingPathComponent("flaky.sqlite").path
         let server = try ServerProcess(database: database)
         let proxy = try FlakyProxy(upstream: server.port, spoils: spoils)
-        #expect(try Executable.run("hearclear", ["register", "--server", "http://127.0.0.1:\(proxy.port)"], environment: environment).status == 0)
-        #expect(try Executable.run("hearclear", ["venue", "add", "bar", "--name", "Bar", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0)
+        #expect(try await Executable.run("hearclear", ["register", "--server", "http://127.0.0.1:\(proxy.port)"], environment: environment).status == 0)
+        #expect(try await Executable.run("hearclear", ["venue", "add", "bar", "--name", "Bar", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0)
         return (server, proxy, database)
     }
 
     var outbox: URL { folder.appendingPathComponent("data/hearclear/outbox") }
 
-    @Test func a500AndADroppedAnswerAreRetriedAndTheCheckInIsStoredOnce() throws {
-        let (server, proxy, database) = try setUp([.serverError, .serverError, .dropAnswer])
+    @Test func a500AndADroppedAnswerAreRetriedAndTheCheckInIsStoredOnce() async throws {
+        let (server, proxy, database) = try await setUp([.serverError, .serverError, .dropAnswer])
         // The check-in tries once, so that ending it stays quick; then it waits.
-        let checkIn = try Executable.run("hearclear", ["checkin", "bar", "--file", try recording()], environment: environment)
+        let checkIn = try await Executable.run("hearclear", ["checkin", "bar", "--file", try recording()], environment: environment)
         #expect(checkIn.status == 0, "\(checkIn.errors)")
         #expect(checkIn.output.contains("server answered 500: spoiled on purpose") && checkIn.output.contains("waits in"), "\(checkIn.output)")
         // sync retries: another 500, an answer lost after the server stored it, then the stored one again.
-        let result = try Executable.run("hearclear", ["sync"], environment: environment)
+        let result = try await Executable.run("hearclear", ["sync"], environment: environment)
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.contains("bar: 70.0 dB(A) quiet, 20 samples"), "\(result.output)")
         #expect(proxy.uploads.withLock { $0 } == 4)
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).isEmpty)
         server.stop()
-        #expect(try sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
     }
 
-    @Test func aClientKilledWhileSyncingUploadsOnceLater() throws {
-        let (server, proxy, database) = try setUp([.dropRequest, .dropAnswer, .hold])
+    @Test func aClientKilledWhileSyncingUploadsOnceLater() async throws {
+        let (server, proxy, database) = try await setUp([.dropRequest, .dropAnswer, .hold])
         // Lost on the way: the check-in's one try leaves it in the outbox.
-        let first = try Executable.run("hearclear", ["checkin", "bar", "--file", try recording()], environment: environment)
+        let first = try await Executable.run("hearclear", ["checkin", "bar", "--file", try recording()], environment: environment)
         #expect(first.output.contains("waits in"), "\(first.output)")
         // sync's first attempt is stored but its answer lost; it is killed while waiting for the second's answer.
         let sync = Process()
@@ -509,12 +509,12 @@ import Testing
         sync.waitUntilExit()
         proxy.release()
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).filter { $0.hasSuffix(".json") }.count == 1)
-        let again = try Executable.run("hearclear", ["sync"], environment: environment)
+        let again = try await Executable.run("hearclear", ["sync"], environment: environment)
         #expect(again.output.contains("1 uploaded"), "\(again.output)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).isEmpty)
         server.stop()
-        #expect(try sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
-        #expect(try sqlite(database, "SELECT COUNT(*) FROM sample") == "20")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM sample") == "20")
     }
 }
 
@@ -532,7 +532,7 @@ import Testing
     var outbox: URL { folder.appendingPathComponent("data/hearclear/outbox") }
 
     /// Starts the client, lets it run for `delay`, then kills it (the delay is the moment under test).
-    func killed(after delay: Duration, _ arguments: [String]) throws {
+    func killed(after delay: Duration, _ arguments: [String]) async throws {
         let process = Process()
         process.executableURL = Executable.buildFolder.appendingPathComponent("hearclear")
         process.arguments = arguments
@@ -540,7 +540,7 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds))
+        try await Task.sleep(for: delay)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
@@ -556,7 +556,7 @@ import Testing
     }
 
     @Test(arguments: [11, 23, 37] as [UInt64])
-    func killedAtRandomMomentsTheClientLosesNothingAndDuplicatesNothing(seed: UInt64) throws {
+    func killedAtRandomMomentsTheClientLosesNothingAndDuplicatesNothing(seed: UInt64) async throws {
         var state = seed
         func nextDelay() -> Duration {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -564,23 +564,23 @@ import Testing
         }
         let database = folder.appendingPathComponent("kill.sqlite").path
         let server = try ServerProcess(database: database)
-        #expect(try Executable.run("hearclear", ["register", "--server", server.url.absoluteString], environment: environment).status == 0)
-        #expect(try Executable.run("hearclear", ["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0)
+        #expect(try await Executable.run("hearclear", ["register", "--server", server.url.absoluteString], environment: environment).status == 0)
+        #expect(try await Executable.run("hearclear", ["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0)
         let recording = try temporaryFile("pub.wav", WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -37, seconds: 40, sampleRate: 48_000), sampleRate: 48_000, format: .int16))
 
         // During a check-in…
-        try killed(after: nextDelay(), ["checkin", "pub", "--file", recording])
+        try await killed(after: nextDelay(), ["checkin", "pub", "--file", recording])
         try expectOutboxReadable()
         // …and during the sync that follows.
-        try killed(after: nextDelay(), ["sync"])
+        try await killed(after: nextDelay(), ["sync"])
         try expectOutboxReadable()
-        let final = try Executable.run("hearclear", ["sync"], environment: environment)
+        let final = try await Executable.run("hearclear", ["sync"], environment: environment)
         #expect(final.status == 0, "\(final.output)")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: outbox.path)) ?? []).isEmpty)
         server.stop()
-        let stored = try sqlite(database, "SELECT COUNT(*), COALESCE(SUM(samples), 0) FROM checkin").split(separator: "|")
+        let stored = try await sqlite(database, "SELECT COUNT(*), COALESCE(SUM(samples), 0) FROM checkin").split(separator: "|")
         #expect(["0", "1"].contains(stored[0]), "stored \(stored)")  // killed before the first interval: nothing to send
         #expect((Int(stored[1]) ?? -1) <= 40)
-        #expect(try sqlite(database, "SELECT COUNT(*) FROM sample") == String(stored[1]))
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM sample") == String(stored[1]))
     }
 }

@@ -23,7 +23,7 @@ import FoundationNetworking
         let (body, _) = try await URLSession.shared.data(for: request)
         let token = try JSONDecoder().decode(DeviceCredentials.self, from: body).token
 
-        let result = try Executable.run(
+        let result = try await Executable.run(
             program: Self.schemathesis,
             [
                 "run", Self.document.path, "--url", server.url.absoluteString,

@@ -18,16 +18,16 @@ import Testing
     var outbox: URL { folder.appendingPathComponent("data/hearclear/outbox") }
     var rejected: URL { folder.appendingPathComponent("data/hearclear/rejected") }
 
-    func hearclear(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Executable.Result {
-        try Executable.run("hearclear", arguments, environment: environment.merging(extra) { $1 })
+    func hearclear(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> Executable.Result {
+        try await Executable.run("hearclear", arguments, environment: environment.merging(extra) { $1 })
     }
 
     /// A registered client with a venue `bar` on a real server.
-    func setUp(environment serverEnvironment: [String: String] = [:]) throws -> (ServerProcess, database: String) {
+    func setUp(environment serverEnvironment: [String: String] = [:]) async throws -> (ServerProcess, database: String) {
         let database = folder.appendingPathComponent("sync.sqlite").path
         let server = try ServerProcess(database: database, environment: serverEnvironment)
-        #expect(try hearclear(["register", "--server", server.url.absoluteString]).status == 0)
-        #expect(try hearclear(["venue", "add", "bar", "--name", "Bar", "--lat", "0", "--lng", "0", "--timezone", "UTC"]).status == 0)
+        #expect(try await hearclear(["register", "--server", server.url.absoluteString]).status == 0)
+        #expect(try await hearclear(["venue", "add", "bar", "--name", "Bar", "--lat", "0", "--lng", "0", "--timezone", "UTC"]).status == 0)
         return (server, database)
     }
 
@@ -51,10 +51,10 @@ import Testing
     }
 
     /// Was: 60 uploaded, the other 60 answered 429 and moved to rejected/ for good, exit 0.
-    @Test func aBacklogOfTwiceTheRateLimitGoesUpWhole() throws {
-        let (server, database) = try setUp()
+    @Test func aBacklogOfTwiceTheRateLimitGoesUpWhole() async throws {
+        let (server, database) = try await setUp()
         try waiting(120)
-        let synced = try hearclear(["sync"])
+        let synced = try await hearclear(["sync"])
         #expect(synced.status == 0, "\(synced.output.suffix(500)) \(synced.errors)")
         #expect(synced.output.contains("120 uploaded, 0 refused, 0 waiting."), "\(synced.output.suffix(300))")
         #expect(synced.errors.contains("The server asked to slow down"))
@@ -62,12 +62,12 @@ import Testing
         // The server did refuse some with 429 along the way: the limit was on.
         #expect(server.log.contains("POST /api/v1/checkins 429"))
         server.stop()
-        #expect(try sqlite(database, "SELECT COUNT(*) FROM checkin") == "120")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "120")
     }
 
     /// Was: the loser exited 1 with NSCocoaErrorDomain Code=4.
-    @Test func twoSyncsAtOnceBothEndWellAndStoreEachCheckInOnce() throws {
-        let (server, database) = try setUp()
+    @Test func twoSyncsAtOnceBothEndWellAndStoreEachCheckInOnce() async throws {
+        let (server, database) = try await setUp()
         try waiting(30)
         let processes = try (0..<2).map { _ -> (Process, Pipe) in
             let process = Process()
@@ -88,18 +88,18 @@ import Testing
         }
         #expect(files(outbox).isEmpty && files(rejected).isEmpty)
         server.stop()
-        #expect(try sqlite(database, "SELECT COUNT(*) FROM checkin") == "30")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "30")
     }
 
     /// Was: about 9 s, retrying every waiting check-in three times. Now one try of the new one.
-    @Test func anOfflineCheckInWithABacklogTriesOnceAndSaysWhatWaits() throws {
-        let (server, _) = try setUp()
+    @Test func anOfflineCheckInWithABacklogTriesOnceAndSaysWhatWaits() async throws {
+        let (server, _) = try await setUp()
         server.stop()
         // The server's place is taken by something answering 503 without a word of HearClear.
         let unavailable = try StubServer(status: "503 Service Unavailable", headers: ["Content-Type: text/html"], body: "<h1>Down for maintenance</h1>")
         try waiting(5)
         let recording = try temporaryFile("bar.wav", WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -37, seconds: 20, sampleRate: 16_000), sampleRate: 16_000, format: .int16))
-        let checkIn = try hearclear(["checkin", "bar", "--file", recording], environment: ["HEARCLEAR_SERVER": unavailable.url])
+        let checkIn = try await hearclear(["checkin", "bar", "--file", recording], environment: ["HEARCLEAR_SERVER": unavailable.url])
         #expect(checkIn.status == 0, "\(checkIn.errors)")
         #expect(checkIn.output.contains("6 check-in(s) wait: `hearclear sync` uploads them."), "\(checkIn.output)")
         #expect(checkIn.errors.contains("measuring anyway, the venue is checked at upload"))
@@ -109,22 +109,22 @@ import Testing
     }
 
     /// Was: the redirect target received `Authorization: Bearer <token>`.
-    @Test func aServerRedirectingElsewhereNeverSeesTheToken() throws {
-        let (server, _) = try setUp()
+    @Test func aServerRedirectingElsewhereNeverSeesTheToken() async throws {
+        let (server, _) = try await setUp()
         let thief = try StubServer(status: "200 OK", headers: ["Content-Type: application/json"], body: "{}")
         let portal = try StubServer(status: "302 Found", headers: ["Location: \(thief.url)/steal"])
         try waiting(1)
-        let synced = try hearclear(["sync"], environment: ["HEARCLEAR_SERVER": portal.url])
+        let synced = try await hearclear(["sync"], environment: ["HEARCLEAR_SERVER": portal.url])
         #expect(synced.status != 0)
         #expect(synced.output.contains("redirected to \(thief.url)/steal (302); not followed"), "\(synced.output)")
-        let added = try hearclear(["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0"], environment: ["HEARCLEAR_SERVER": portal.url])
+        let added = try await hearclear(["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0"], environment: ["HEARCLEAR_SERVER": portal.url])
         #expect(added.status != 0 && added.errors.contains("not followed"), "\(added.errors)")
         #expect(thief.requests.withLock { $0 }.isEmpty)
         #expect(portal.requests.withLock { $0 }.count == 2)
         #expect(files(outbox).count == 1 && files(rejected).isEmpty)
         // Reads never carry the token, even to the configured server.
         let reader = try StubServer(status: "404 Not Found", headers: ["Content-Type: application/json"], body: #"{"error": {"message": "venue bar not found"}}"#)
-        _ = try hearclear(["venue", "show", "bar"], environment: ["HEARCLEAR_SERVER": reader.url])
+        _ = try await hearclear(["venue", "show", "bar"], environment: ["HEARCLEAR_SERVER": reader.url])
         #expect(reader.requests.withLock { $0 }.allSatisfy { !$0.lowercased().contains("authorization") })
         server.stop()
     }
@@ -135,41 +135,41 @@ import Testing
         ("200 OK", "text/html", "<html><body>Sign in to the café Wi-Fi</body></html>"),
         ("400 Bad Request", "text/plain", "bad request"),
     ])
-    func anAnswerThatIsNotHearClearsLeavesTheCheckInWaiting(status: String, contentType: String, body: String) throws {
-        let (server, _) = try setUp()
+    func anAnswerThatIsNotHearClearsLeavesTheCheckInWaiting(status: String, contentType: String, body: String) async throws {
+        let (server, _) = try await setUp()
         let foreign = try StubServer(status: status, headers: ["Content-Type: \(contentType)"], body: body)
         try waiting(2)
-        let synced = try hearclear(["sync"], environment: ["HEARCLEAR_SERVER": foreign.url])
+        let synced = try await hearclear(["sync"], environment: ["HEARCLEAR_SERVER": foreign.url])
         #expect(synced.status != 0)
         #expect(synced.output.contains("0 uploaded, 0 refused, 2 waiting."), "\(synced.output)")
         #expect(synced.output.contains("is the server URL right"), "\(synced.output)")
         #expect(!synced.output.contains("DecodingError") && !synced.errors.contains("DecodingError"))
         #expect(files(outbox).count == 2 && files(rejected).isEmpty)
         // Back at the real server, both go up.
-        #expect(try hearclear(["sync"]).output.contains("2 uploaded"))
+        #expect(try await hearclear(["sync"]).output.contains("2 uploaded"))
         server.stop()
     }
 
     /// The server's own refusal sets a check-in aside; `outbox` shows why, `--retry` sends it again.
-    @Test func aRefusedCheckInIsListedWithItsReasonAndCanBeSentAgain() throws {
-        let (server, database) = try setUp()
+    @Test func aRefusedCheckInIsListedWithItsReasonAndCanBeSentAgain() async throws {
+        let (server, database) = try await setUp()
         let ids = try waiting(1, venue: "pub")
-        let synced = try hearclear(["sync"])
+        let synced = try await hearclear(["sync"])
         #expect(synced.output.contains("0 uploaded, 1 refused, 0 waiting."), "\(synced.output)")
-        let listed = try hearclear(["outbox"])
+        let listed = try await hearclear(["outbox"])
         #expect(listed.status == 0)
         #expect(listed.output.contains("Refused by the server (1):") && listed.output.contains(ids[0].wireString))
         #expect(listed.output.contains("server answered 422: venue pub does not exist"), "\(listed.output)")
-        let json = try JSONSerialization.jsonObject(with: Data(try hearclear(["outbox", "--json"]).output.utf8)) as? [String: Any]
+        let json = try JSONSerialization.jsonObject(with: Data(try await hearclear(["outbox", "--json"]).output.utf8)) as? [String: Any]
         #expect((json?["rejected"] as? [Any])?.count == 1 && (json?["waiting"] as? [Any])?.count == 0)
 
-        #expect(try hearclear(["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "UTC"]).status == 0)
-        #expect(try hearclear(["outbox", "--retry", "no-such-id"]).status != 0)
-        let retried = try hearclear(["outbox", "--retry", ids[0].wireString])
+        #expect(try await hearclear(["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "UTC"]).status == 0)
+        #expect(try await hearclear(["outbox", "--retry", "no-such-id"]).status != 0)
+        let retried = try await hearclear(["outbox", "--retry", ids[0].wireString])
         #expect(retried.status == 0 && retried.output.contains("1 check-in(s) back in the queue"))
-        #expect(try hearclear(["sync"]).output.contains("1 uploaded"))
+        #expect(try await hearclear(["sync"]).output.contains("1 uploaded"))
         #expect(files(outbox).isEmpty && files(rejected).isEmpty)
         server.stop()
-        #expect(try sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
     }
 }

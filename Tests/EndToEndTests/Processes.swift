@@ -1,5 +1,7 @@
 import Foundation
 import LoopbackHTTP
+import Subprocess
+import SystemPackage
 import TestSignals
 
 #if canImport(FoundationNetworking)
@@ -36,32 +38,24 @@ enum Executable {
     }
 
     /// Runs one of the package's executables to the end, with `environment` added to this process's.
-    static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        try run(program: buildFolder.appendingPathComponent(name), arguments, environment: environment)
+    static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        try await run(program: buildFolder.appendingPathComponent(name), arguments, environment: environment)
     }
 
-    static func run(program: URL, _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = program
-        if let directory { process.currentDirectoryURL = directory }
-        process.arguments = arguments
-        process.environment = Executable.environment(adding: environment)
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Drain stderr on another thread so neither pipe can fill up and block the child.
-        nonisolated(unsafe) var errorData = Data()
-        let drained = DispatchSemaphore(value: 0)
-        Thread {
-            errorData = errors.fileHandleForReading.readDataToEndOfFile()
-            drained.signal()
-        }.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        drained.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self), errors: String(decoding: errorData, as: UTF8.self))
+    /// Runs a program to the end and collects what it printed (swift-subprocess).
+    static func run(program: URL, _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) async throws -> Result {
+        let variables = Executable.environment(adding: environment)
+        let result = try await Subprocess.run(
+            .path(FilePath(program.path)), arguments: Arguments(arguments),
+            environment: .custom(Dictionary(uniqueKeysWithValues: variables.map { (Environment.Key(stringLiteral: $0.key), $0.value) })),
+            workingDirectory: directory.map { FilePath($0.path) },
+            input: .none, output: .string(limit: 256 << 20), error: .string(limit: 256 << 20))
+        let status: Int32 =
+            switch result.terminationStatus {
+            case .exited(let code): code
+            case .signaled(let signal): 128 + signal
+            }
+        return Result(status: status, output: result.standardOutput, errors: result.standardError)
     }
 }
 
@@ -86,8 +80,8 @@ func clientEnvironment(in folder: URL) -> [String: String] {
 }
 
 /// Runs the sqlite3 shell on a database and returns its output, trimmed.
-func sqlite(_ database: String, _ sql: String) throws -> String {
-    let result = try Executable.run(program: URL(fileURLWithPath: "/usr/bin/sqlite3"), [database, sql])
+func sqlite(_ database: String, _ sql: String) async throws -> String {
+    let result = try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sqlite3"), [database, sql])
     return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 

@@ -59,7 +59,7 @@ import FoundationNetworking
         }
     }
 
-    static func startServer(_ database: String, port: Int = 0, environment: [String: String] = [:]) throws -> ServerProcess {
+    static func startServer(_ database: String, port: Int = 0, environment: [String: String] = [:]) async throws -> ServerProcess {
         try ServerProcess(database: database, port: port, environment: ["HEARCLEAR_RATE_LIMIT": "0"].merging(environment) { $1 })
     }
 
@@ -71,17 +71,17 @@ import FoundationNetworking
         return tokens
     }
 
-    func expectConsistent(_ database: String, checkIns: Int, samples: Int) throws {
-        #expect(try sqlite(database, "SELECT COUNT(*), COUNT(DISTINCT id) FROM checkin") == "\(checkIns)|\(checkIns)")
-        #expect(try sqlite(database, "SELECT COUNT(*) FROM sample") == "\(samples)")
-        #expect(try sqlite(database, "PRAGMA integrity_check") == "ok")
-        let verified = try Executable.run("hearclear-server", ["verify", "--database", database])
+    func expectConsistent(_ database: String, checkIns: Int, samples: Int) async throws {
+        #expect(try await sqlite(database, "SELECT COUNT(*), COUNT(DISTINCT id) FROM checkin") == "\(checkIns)|\(checkIns)")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM sample") == "\(samples)")
+        #expect(try await sqlite(database, "PRAGMA integrity_check") == "ok")
+        let verified = try await Executable.run("hearclear-server", ["verify", "--database", database])
         #expect(verified.status == 0, "\(verified.output)")
     }
 
     @Test func thirtyTwoClientsPostingAHundredCheckInsEachLoseNothing() async throws {
         let database = folder.appendingPathComponent("load.sqlite").path
-        let server = try Self.startServer(database)
+        let server = try await Self.startServer(database)
         let client = Client(server: server.url)
         let tokens = try await prepare(client)
         let statuses = await withTaskGroup(of: [Int].self) { group in
@@ -99,7 +99,7 @@ import FoundationNetworking
         #expect(statuses.count == 3200)
         #expect(statuses.allSatisfy { $0 == 201 }, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")
         server.stop()
-        try expectConsistent(database, checkIns: 3200, samples: 3200 * 30)
+        try await expectConsistent(database, checkIns: 3200, samples: 3200 * 30)
     }
 
     /// SIGKILL (a crash) at three moments, and SIGTERM (a deploy): the server stops mid-load and is
@@ -107,7 +107,7 @@ import FoundationNetworking
     @Test(arguments: [(10, SIGKILL), (45, SIGKILL), (80, SIGKILL), (45, SIGTERM)])
     func aServerStoppedMidLoadKeepsEveryAcknowledgedCheckInOnce(percent: Int, signal: Int32) async throws {
         let database = folder.appendingPathComponent("crash-\(percent)-\(signal).sqlite").path
-        let first = try Self.startServer(database)
+        let first = try await Self.startServer(database)
         let server = Locked<ServerProcess?>(nil)
         let client = Client(server: first.url)
         let port = first.port
@@ -133,7 +133,7 @@ import FoundationNetworking
                 } else {
                     first.kill()
                 }
-                let restarted = try Self.startServer(database, port: port)
+                let restarted = try await Self.startServer(database, port: port)
                 server.withLock { $0 = restarted }
             }
             for (index, token) in tokens.enumerated() {
@@ -158,12 +158,12 @@ import FoundationNetworking
         ackContinuation.finish()
         server.withLock { $0?.stop() }
         #expect(acknowledged.withLock { $0.count } == total)
-        try expectConsistent(database, checkIns: total, samples: total * 30)
+        try await expectConsistent(database, checkIns: total, samples: total * 30)
     }
 
     @Test func aBackupTakenDuringIngestRestoresAndVerifies() async throws {
         let database = folder.appendingPathComponent("live.sqlite").path
-        let server = try Self.startServer(database)
+        let server = try await Self.startServer(database)
         let client = Client(server: server.url)
         let tokens = try await prepare(client)
         let backup = folder.appendingPathComponent("backup.sqlite").path
@@ -177,7 +177,7 @@ import FoundationNetworking
                 }
             }
             group.addTask {
-                let result = try? Executable.run("hearclear-server", ["backup", backup, "--database", database])
+                let result = try? await Executable.run("hearclear-server", ["backup", backup, "--database", database])
                 backupResult.withLock { $0 = result }
             }
         }
@@ -186,20 +186,20 @@ import FoundationNetworking
         // Restore: the copy is a database of its own.
         let restored = folder.appendingPathComponent("restored.sqlite").path
         try FileManager.default.copyItem(atPath: backup, toPath: restored)
-        let checkIns = Int(try sqlite(restored, "SELECT COUNT(*) FROM checkin")) ?? -1
+        let checkIns = Int(try await sqlite(restored, "SELECT COUNT(*) FROM checkin")) ?? -1
         #expect((0...320).contains(checkIns))
-        try expectConsistent(restored, checkIns: checkIns, samples: checkIns * 30)
-        let again = try Executable.run("hearclear-server", ["backup", backup, "--database", database])
+        try await expectConsistent(restored, checkIns: checkIns, samples: checkIns * 30)
+        let again = try await Executable.run("hearclear-server", ["backup", backup, "--database", database])
         #expect(again.status != 0 && again.errors.contains("exists already"))
     }
 
     @Test func aGzipBombIsRefusedAndTheServersMemoryStaysFlat() async throws {
-        let server = try Self.startServer(folder.appendingPathComponent("bomb.sqlite").path)
+        let server = try await Self.startServer(folder.appendingPathComponent("bomb.sqlite").path)
         let client = Client(server: server.url)
         let token = try await client.register()
         // 1 GiB of zeros gzips to about 1 MiB: under the 4 MiB limit on the wire, far over it inflated.
         let bomb = folder.appendingPathComponent("bomb.gz")
-        let made = try Executable.run(program: URL(fileURLWithPath: "/bin/sh"), ["-c", "head -c 1073741824 /dev/zero | gzip -1 > '\(bomb.path)'"])
+        let made = try await Executable.run(program: URL(fileURLWithPath: "/bin/sh"), ["-c", "head -c 1073741824 /dev/zero | gzip -1 > '\(bomb.path)'"])
         #expect(made.status == 0)
         let before = server.peakMemoryKB()
         var request = URLRequest(url: server.url.appendingPathComponent("api/v1/checkins"))
@@ -219,7 +219,7 @@ import FoundationNetworking
 
     @Test func tokensAndPasswordsNeverReachTheLog() async throws {
         let password = "admin-password-\(UUID().uuidString)"
-        let server = try Self.startServer(folder.appendingPathComponent("log.sqlite").path, environment: ["HEARCLEAR_ADMIN_PASSWORD": password])
+        let server = try await Self.startServer(folder.appendingPathComponent("log.sqlite").path, environment: ["HEARCLEAR_ADMIN_PASSWORD": password])
         let client = Client(server: server.url)
         let token = try await client.register()
         try await client.addVenue("logged", token: token)
