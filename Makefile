@@ -12,8 +12,9 @@ PROFILE_PACKAGES := linux-perf wrk
 # Only for tests: sox is the independent meter the levels are checked against, chromium the
 # browser check, sqlite3 the shell the reliability suites count rows with, wrk for the benchmarks'
 # smoke run, lame and mpg123 to make and independently decode the MP3 test files, sndfile-convert
-# (sndfile-programs) to make an RF64 file, which sox cannot write.
-TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs
+# (sndfile-programs) to make an RF64 file, which sox cannot write, and opus-tools to make and decode
+# an Opus file.
+TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs opus-tools
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080

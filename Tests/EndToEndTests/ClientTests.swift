@@ -289,7 +289,7 @@ import Testing
     @Test(arguments: [
         ("flac", ["sox"], 0.01), ("ogg", ["sox"], 0.02), ("u8.wav", ["sox", "-b", "8", "-e", "unsigned"], 0.01),
         ("ulaw.wav", ["sox", "-e", "u-law"], 0.01), ("alaw.wav", ["sox", "-e", "a-law"], 0.01), ("mp3", ["lame"], 0.1),
-        ("rf64", ["sndfile-convert"], 0.01), ("extensible.wav", ["extensible"], 0.01),
+        ("rf64", ["sndfile-convert"], 0.01), ("extensible.wav", ["extensible"], 0.01), ("opus", ["opusenc"], 0.1),
     ])
     func everyFormatMeasuresLikeSoxOnTheSameDecodedSamples(suffix: String, encoder: [String], tolerance: Double) async throws {
         let wav = try temporaryFile("mix.wav", WAVWriter.data(signal(), sampleRate: 48_000, format: .int16))
@@ -300,6 +300,8 @@ import Testing
             try WAVWriter.data(signal(), sampleRate: 48_000, format: .extensibleInt16).write(to: URL(fileURLWithPath: encoded))
         case "lame":
             #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/lame"), ["--quiet", "-b", "192", wav, encoded]).status == 0)
+        case "opusenc":
+            #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/opusenc"), ["--quiet", "--bitrate", "128", wav, encoded]).status == 0)
         case "sndfile-convert":
             #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sndfile-convert"), Array(encoder.dropFirst()) + [wav, encoded]).status == 0)
         default:
@@ -311,6 +313,10 @@ import Testing
         if suffix == "mp3" {
             reference = folder.appendingPathComponent("decoded.wav").path
             #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/mpg123"), ["-q", "-w", reference, encoded]).status == 0)
+        }
+        if suffix == "opus" {
+            reference = folder.appendingPathComponent("decoded.wav").path
+            #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/opusdec"), ["--quiet", "--rate", "48000", encoded, reference]).status == 0)
         }
         let sox = try await soxStats(reference)
         let ours = try await hearclearAnalyze(encoded, weighting: "Z")
