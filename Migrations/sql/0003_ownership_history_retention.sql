@@ -14,7 +14,7 @@ CREATE TABLE venue_change (
     venue_id TEXT NOT NULL,
     changed_at REAL NOT NULL,
     actor TEXT NOT NULL,
-    action TEXT NOT NULL CHECK (action IN ('create', 'update', 'transfer', 'merge', 'merged_into', 'owner_deleted')),
+    action TEXT NOT NULL CHECK (action IN ('create', 'update', 'transfer', 'merge', 'merged_into')),
     before TEXT,                                  -- NULL when created
     after TEXT                                    -- NULL when merged into another venue
 );

@@ -102,18 +102,15 @@ public final class SoundFile: AudioSource {
 }
 
 /// Opens an audio file the way that suits it: libsndfile for files it can seek in, the streaming
-/// WAV reader for pipes, FIFOs and devices, which libsndfile cannot read as they arrive.
+/// WAV reader for pipes, FIFOs and devices, which libsndfile cannot read as they arrive (and which
+/// says what a folder is).
 public enum AudioFile {
     public static func open(_ path: String) throws -> any AudioSource {
         var status = stat()
         guard stat(path, &status) == 0 else {
             throw WAVFile.Invalid(description: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: return try SoundFile(path: path)
-        case S_IFDIR: throw WAVFile.Invalid(description: "\(path) is a folder, not an audio file")
-        default: return try WAVFile(path: path)
-        }
+        return status.st_mode & S_IFMT == S_IFREG ? try SoundFile(path: path) : try WAVFile(path: path)
     }
 
     /// What was missing when a file's data ended early, if anything.

@@ -42,13 +42,16 @@ public struct APIClient: Sendable {
             return status == 503 ? seconds : seconds ?? 1
         }
 
-        /// Worth trying again at once, after a short pause: the network, or a server error (5xx).
+        /// A server error (5xx other than 503, which says when to come back): possibly this request's alone.
+        public var isServerError: Bool {
+            guard case .server(let status, _, _) = self else { return false }
+            return status >= 500 && status != 503
+        }
+
+        /// Worth trying again at once, after a short pause: the network, or a server error.
         public var isTransient: Bool {
-            switch self {
-            case .network: true
-            case .server(let status, _, _): status >= 500 && status != 503
-            case .foreign: false
-            }
+            if case .network = self { return true }
+            return isServerError
         }
     }
 

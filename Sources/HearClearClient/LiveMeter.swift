@@ -40,7 +40,11 @@ public struct LiveMeter: Sendable {
         guard intervals > 0 else { return nil }
         let leq = Level.level(energy: energy / Double(intervals))
         let duration = Terminal.clock(Double(intervals) * interval)
-        let calibrated = calibrationDB.map { String(format: " (%.1f dB with the calibration of %g dB)", leq + $0, $0) } ?? ""
-        return String(format: "Leq %.2f dBFS over %@%@, %d loud event(s)", leq, duration, calibrated, events)
+        return String(format: "Leq %.2f dBFS over %@%@, %d loud event(s)", leq, duration, Self.calibrated(leq, calibrationDB), events)
+    }
+
+    /// ` (70.0 dB with the calibration of 110 dB)` after a dBFS level, or nothing without a calibration.
+    public static func calibrated(_ level: Double, _ calibrationDB: Double?) -> String {
+        calibrationDB.map { String(format: " (%.1f dB with the calibration of %g dB)", level + $0, $0) } ?? ""
     }
 }

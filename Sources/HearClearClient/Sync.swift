@@ -87,17 +87,12 @@ public struct Sync: Sendable {
                     } else {
                         result.waiting.append((checkIn.id, failure.description))
                         // A server error may be this check-in's alone; anything else would fail the rest the same way.
-                        if !Self.isServerError(failure) { stopped = failure.description }
+                        if !failure.isServerError { stopped = failure.description }
                     }
                 }
                 break
             }
         }
         return result
-    }
-
-    private static func isServerError(_ failure: APIClient.Failure) -> Bool {
-        if case .server(let status, _, _) = failure { return status >= 500 && status != 503 }
-        return false
     }
 }

@@ -64,11 +64,6 @@ extension SQLiteRepository {
         try recordChange(of: record.id, .update, by: actor, before: record, after: updated, at: now, in: db)
     }
 
-    enum VenueChangeAction: String {
-        case create, update, transfer, merge
-        case mergedInto = "merged_into"
-    }
-
     static func recordChange(
         of venueID: String, _ action: VenueChangeAction, by actor: VenueActor, before: VenueRecord?, after: VenueRecord?,
         at now: Date, in db: GRDB.Database
@@ -111,14 +106,11 @@ extension SQLiteRepository {
             guard id != target else { return .sameVenue }
             guard let source = try VenueRecord.fetchOne(db, key: id) else { return .noSuchVenue }
             guard let destination = try VenueRecord.fetchOne(db, key: target) else { return .noSuchTarget }
-            var moved = try CheckInRecord.filter(CheckInRecord.Columns.venueId == id).fetchAll(db)
-            for index in moved.indices { moved[index].venueId = target }
+            let moved = source.timezone == destination.timezone ? [] : try CheckInRecord.filter(CheckInRecord.Columns.venueId == id).fetchAll(db)
             try db.execute(literal: "UPDATE checkin SET venue_id = \(target) WHERE venue_id = \(id)")
             try db.execute(literal: "UPDATE checkin_hour SET venue_id = \(target) WHERE venue_id = \(id)")
-            if source.timezone != destination.timezone {
-                // Their local hours are the target's now.
-                try Self.reanalyse(moved, in: db)
-            }
+            // In another time zone, their local hours are the target's now.
+            try Self.reanalyse(moved.map { var record = $0; record.venueId = target; return record }, in: db)
             try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == id).deleteAll(db)
             try db.execute(literal: "UPDATE venue_alias SET venue_id = \(target) WHERE venue_id = \(id)")
             try VenueAliasRecord(id: id, venueId: target).insert(db)

@@ -137,17 +137,22 @@ public struct SQLiteRepository: Repository {
     ) async throws -> CheckInOutcome {
         let deviceID = device.wireString
         let start = ContinuousClock.now
-        defer { ServerMetrics.storeTransaction("store_checkin", since: start) }
+        defer { ServerMetrics.storeCheckInTransaction.recordSeconds((ContinuousClock.now - start).inSeconds) }
         let stored = try await pool.write { db -> CheckInOutcome in
             if let existing = try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE id = ?"), arguments: [checkIn.id.wireString]) {
                 guard existing.contentHash == contentHash, existing.deviceId == deviceID else { return .conflict }
                 return .replayed(existing.stored)
             }
-            // A venue merged into another: the check-in counts there.
-            let venueID = try String.fetchOne(db.cachedStatement(sql: "SELECT venue_id FROM venue_alias WHERE id = ?"), arguments: [checkIn.venueID]) ?? checkIn.venueID
-            guard let venue = try VenueRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM venue WHERE id = ?"), arguments: [venueID]),
-                let clock = VenueClock(timeZoneIdentifier: venue.timezone)
-            else { return .unknownVenue }
+            let findVenue = try db.cachedStatement(sql: "SELECT * FROM venue WHERE id = ?")
+            var venue = try VenueRecord.fetchOne(findVenue, arguments: [checkIn.venueID])
+            if venue == nil,
+                let target = try String.fetchOne(db.cachedStatement(sql: "SELECT venue_id FROM venue_alias WHERE id = ?"), arguments: [checkIn.venueID])
+            {
+                // A venue merged into another: the check-in counts there.
+                venue = try VenueRecord.fetchOne(findVenue, arguments: [target])
+            }
+            guard let venue, let clock = VenueClock(timeZoneIdentifier: venue.timezone) else { return .unknownVenue }
+            let venueID = venue.id
 
             try Self.touch(device: device, at: now, in: db)
             let calibration = try checkIn.calibrationDB ?? Self.serverCalibration(forDevice: deviceID, settings: settings, in: db)

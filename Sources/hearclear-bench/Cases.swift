@@ -164,7 +164,7 @@ struct Cases {
                     description: "end-to-end samples/s ÷ raw import", value: ratio, target: "≥ 0.40", met: ratio >= 0.4,
                     whenMissed: "The reference only inserts rows. Each upload is also inflated, decoded from JSON by Foundation's general-purpose JSONDecoder, validated, hashed, run through the spike filter, and stored with its per-hour sums, the outlier decisions of its hour and the venue's aggregates in the same transaction; the load generator shares the two cores. What would close the gap: a JSON decoder specialised for check-ins, and group commit of concurrent uploads in one transaction.")
             ],
-            note: "\(checkIns.count) gzipped check-ins of 300 samples over 200 venues, 16 kept-alive connections")
+            note: "\(checkIns.count) gzipped check-ins of 300 samples over 200 venues, 16 kept-alive connections; hearclear-server at its default settings (log level info, access log to a file) but for the rate limit, off")
     }
 
     /// Seconds the sqlite3 shell takes to import the same check-ins and samples, in one transaction.
@@ -231,7 +231,7 @@ struct Cases {
                     whenMissed: "The slowest answers are cache misses: a database read and a JSON encoding, queued behind other requests on two cores shared with wrk."),
                 .init(description: "answer time at \(size.queryCheckIns) ÷ at \(size.smallQueryCheckIns) check-ins", value: growth, target: "≤ 1.5", met: growth <= 1.5),
             ],
-            note: "\(size.queryCheckIns) check-ins of 60 samples across \(size.queryVenues) venues, venue ids rotating; one request per venue first warms the answer cache (a cold answer reads the database and encodes the JSON, about a millisecond)")
+            note: "\(size.queryCheckIns) check-ins of 60 samples across \(size.queryVenues) venues, venue ids rotating; one request per venue first warms the answer cache (a cold answer reads the database and encodes the JSON; no case measures it)")
     }
 
     /// A database filled through the repository (the same ingest code as the API), and a wrk script

@@ -329,7 +329,7 @@ extension Hearclear {
             print("     t     avg    peak")
             for sample in samples { print(String(format: "%6g  %6.2f  %6.2f", sample.t, sample.avg, sample.peak)) }
             if let leq = analysis.leq {
-                print(String(format: "Leq %.2f dBFS", leq) + (calibrationDB.map { String(format: " (%.1f dB with the calibration of %g dB)", leq + $0, $0) } ?? ""))
+                print(String(format: "Leq %.2f dBFS", leq) + LiveMeter.calibrated(leq, calibrationDB))
             }
             for event in analysis.events {
                 print(String(format: "Loud event at %gs: peak %.2f dBFS, %gs", event.t, event.peak, event.durationS))

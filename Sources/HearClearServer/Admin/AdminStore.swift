@@ -39,6 +39,13 @@ public protocol AdminStore: Repository {
     func mergeVenue(id: String, into target: String, at now: Date) async throws -> VenueAdminOutcome
 }
 
+/// What a change did to a venue, as `venue_change.action` stores it.
+public enum VenueChangeAction: String, Sendable {
+    case create, update, transfer, merge
+    /// The venue was merged into another, which kept the record's `venue_id` as an alias.
+    case mergedInto = "merged_into"
+}
+
 /// Local weekday (nil: every weekday) and hours (`hours.lowerBound` to `hours.upperBound`, inclusive).
 public struct LocalWindow: Sendable, Equatable {
     public var weekday: Int?
@@ -119,7 +126,7 @@ public struct VenueDetail: Sendable {
 public struct VenueChange: Sendable, Equatable {
     public var changedAt: Date
     public var actor: String
-    public var action: String
+    public var action: VenueChangeAction
     public var before: VenueSnapshot?
     public var after: VenueSnapshot?
 }

@@ -291,15 +291,15 @@ enum VenuePage {
     /// A change in words: what was created, which fields went from what to what, what was merged.
     static func describe(_ change: VenueChange) -> String {
         switch change.action {
-        case "create":
+        case .create:
             guard let after = change.after else { return "created" }
             return "created “\(after.name)” at \(after.latitude), \(after.longitude) in \(after.timezone)"
-        case "merge":
+        case .merge:
             return "merged venue \(change.before?.id ?? "?") (“\(change.before?.name ?? "")”) into this one"
-        case "merged_into":
+        case .mergedInto:
             return "merged into another venue"
-        default:
-            guard let before = change.before, let after = change.after else { return change.action }
+        case .update, .transfer:
+            guard let before = change.before, let after = change.after else { return change.action.rawValue }
             var parts: [String] = []
             if before.name != after.name { parts.append("name “\(before.name)” → “\(after.name)”") }
             if before.latitude != after.latitude || before.longitude != after.longitude {

@@ -119,9 +119,10 @@ extension SQLiteRepository: AdminStore {
         try await pool.read { db -> VenueDetail? in
             guard let venue = try VenueRecord.fetchOne(db, key: id) else { return nil }
             let decoder = JSONDecoder()
-            let history = try SQLRequest<VenueChangeRecord>("SELECT * FROM venue_change WHERE venue_id = \(id) ORDER BY seq DESC").fetchAll(db).map { change in
-                VenueChange(
-                    changedAt: Date(timeIntervalSince1970: change.changedAt), actor: change.actor, action: change.action,
+            let history = try SQLRequest<VenueChangeRecord>("SELECT * FROM venue_change WHERE venue_id = \(id) ORDER BY seq DESC").fetchAll(db).compactMap { change -> VenueChange? in
+                guard let action = VenueChangeAction(rawValue: change.action) else { return nil }
+                return VenueChange(
+                    changedAt: Date(timeIntervalSince1970: change.changedAt), actor: change.actor, action: action,
                     before: change.before.flatMap { try? decoder.decode(VenueSnapshot.self, from: Data($0.utf8)) },
                     after: change.after.flatMap { try? decoder.decode(VenueSnapshot.self, from: Data($0.utf8)) })
             }

@@ -4,7 +4,7 @@ import Metrics
 
 /// The server's own measures, through swift-metrics (Prometheus in `hearclear-server serve`, a
 /// no-op where nothing is bootstrapped, as in the router tests). Requests by route and status and
-/// their durations come from Hummingbird's `MetricsMiddleware`.
+/// their durations are `RequestMetrics`'.
 enum ServerMetrics {
     static func checkInStored(status: CheckInStatus, api: String, samples: Int, dropped: Int) {
         Counter(label: "hearclear_checkins_stored_total", dimensions: [("status", status.rawValue), ("api", api)]).increment()
@@ -25,10 +25,7 @@ enum ServerMetrics {
     static let answerCacheHits = Counter(label: "hearclear_answer_cache_total", dimensions: [("result", "hit")])
     static let answerCacheMisses = Counter(label: "hearclear_answer_cache_total", dimensions: [("result", "miss")])
 
-    /// How long a store transaction took, by what it did.
-    static func storeTransaction(_ operation: String, since start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
-        Timer(label: "hearclear_store_transaction_seconds", dimensions: [("operation", operation)], preferredDisplayUnit: .seconds)
-            .recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
-    }
+    /// How long the store's transaction storing a check-in took.
+    static let storeCheckInTransaction = Timer(
+        label: "hearclear_store_transaction_seconds", dimensions: [("operation", "store_checkin")], preferredDisplayUnit: .seconds)
 }
