@@ -27,16 +27,20 @@ let package = Package(
     targets: [
         // Wire types of API v1, level arithmetic and the label scale: shared by server and client.
         .target(name: "HearClearCore"),
-        // The numbered SQL files, shipped as resources so an installed binary finds them too.
+        // The analysis rules (spikes, length, references, outlier verdicts, status, cells), once,
+        // knowing no store: the stores fetch what a rule needs and save what it decides.
+        .target(name: "HearClearAnalysis", dependencies: ["HearClearCore"]),
+        // The numbered SQL files of each store, shipped as resources so an installed binary finds them too.
         .target(
             name: "HearClearMigrations",
             path: "Migrations",
-            resources: [.copy("sql")]
+            resources: [.copy("sqlite"), .copy("postgres")]
         ),
         .target(
             name: "HearClearServer",
             dependencies: [
                 "HearClearCore",
+                "HearClearAnalysis",
                 "HearClearMigrations",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -54,6 +58,7 @@ let package = Package(
         .executableTarget(
             name: "hearclear-server",
             dependencies: [
+                "HearClearCore",
                 "HearClearServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -116,6 +121,7 @@ let package = Package(
             name: "HearClearServerTests",
             dependencies: [
                 "HearClearServer",
+                "HearClearAnalysis",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,8 +1,13 @@
 import Foundation
 
-/// The numbered SQL files of `Migrations/sql`, in the order they apply. They ship as resources so
-/// that an installed binary finds them next to itself, as `swift run` does.
+/// The numbered SQL files of each store (`Migrations/sqlite`, `Migrations/postgres`), in the order
+/// they apply. They ship as resources so that an installed binary finds them next to itself, as
+/// `swift run` does. A shipped file is never edited: a change is a new file.
 public enum Migrations {
+    public enum Store: String, Sendable {
+        case sqlite, postgres
+    }
+
     public struct File: Sendable {
         /// The file name without `.sql`, e.g. `0001_initial`: the name GRDB records once applied.
         public let name: String
@@ -13,8 +18,8 @@ public enum Migrations {
         public let description: String
     }
 
-    public static func files() throws -> [File] {
-        guard let folder = Bundle.module.url(forResource: "sql", withExtension: nil) else {
+    public static func files(for store: Store) throws -> [File] {
+        guard let folder = Bundle.module.url(forResource: store.rawValue, withExtension: nil) else {
             throw Missing(description: "the migrations folder is missing from \(Bundle.module.bundlePath)")
         }
         let urls = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)

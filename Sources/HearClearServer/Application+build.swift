@@ -35,8 +35,10 @@ public struct ServerConfiguration: Sendable {
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     let pool = try SQLiteDatabase.openPool(path: configuration.databasePath)
     let schemaVersion = try SQLiteDatabase.migrate(pool)
-    let repository = SQLiteRepository(pool: pool)
-    let router = try await buildRouter(repository: repository, settings: configuration.settings, publicFolder: configuration.publicFolder, logger: logger)
+    let changes = VenueChangeFeed()
+    let repository = SQLiteRepository(pool: pool, defaultCalibrationDB: configuration.settings.defaultCalibrationDB, changes: changes)
+    let router = try await buildRouter(
+        repository: repository, changes: changes, settings: configuration.settings, publicFolder: configuration.publicFolder, logger: logger)
     if configuration.settings.adminPassword == nil {
         logger.notice("The admin pages are off: set HEARCLEAR_ADMIN_PASSWORD (or admin_password in the config file) to turn them on.")
     }
@@ -115,7 +117,8 @@ struct StoreCloser: Service {
 /// The routes of API v1 and, when a password is set, the admin pages, on a store. Tests build it
 /// on a temporary database.
 public func buildRouter(
-    repository: some Repository & AdminStore, settings: ServerSettings, publicFolder: String = "Public", logger: Logger = Logger(label: "hearclear")
+    repository: some Repository & AdminStore, changes: VenueChangeFeed, settings: ServerSettings, publicFolder: String = "Public",
+    logger: Logger = Logger(label: "hearclear")
 ) async throws -> Router<APIRequestContext> {
     let router = Router(context: APIRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestLogMiddleware())
@@ -137,7 +140,8 @@ public func buildRouter(
     let api = router.group("api/v1")
     let limiter = settings.rateLimit > 0 ? RateLimiter(perMinute: settings.rateLimit) : nil
     DeviceController(repository: repository, settings: settings, limiter: limiter).addRoutes(to: api.group("devices"))
-    VenueController(repository: repository, settings: settings, limiter: limiter).addRoutes(to: api.group("venues"))
+    VenueController(repository: repository, settings: settings, limiter: limiter, answers: LoudnessAnswers(changes: changes))
+        .addRoutes(to: api.group("venues"))
     CheckInController(repository: repository, settings: settings, limiter: limiter, uploads: UploadGate(capacity: settings.maxConcurrentUploads))
         .addRoutes(to: api.group("checkins"))
 

@@ -72,7 +72,9 @@ public enum DemoData {
         ("ThinkPad X1 Carbon", "linux", nil), ("Raspberry Pi 4 + Blue Yeti", "raspberrypi", 104), ("iPhone 15", "ios", nil),
     ]
 
-    public static func seed(into repository: some Repository & AdminStore, settings: ServerSettings, now: Date) async throws -> Summary {
+    /// `defaultCalibrationDB` is the one the store applies to check-ins without their own, so that
+    /// the levels come out as planned.
+    public static func seed(into repository: some Repository & AdminStore, defaultCalibrationDB: Double, now: Date) async throws -> Summary {
         guard try await repository.totals().venues == 0 else { throw NotEmpty() }
         var random = SplitMix64(seed: 2026)
         var summary = Summary()
@@ -106,9 +108,9 @@ public enum DemoData {
                     let weekday = (calendar.component(.weekday, from: start) + 5) % 7  // 0 = Monday
                     let checkIn = makeCheckIn(
                         venue: id, start: start, kind: place.kind, weekday: weekday, hour: hour, calibration: device.calibration,
-                        defaultCalibration: settings.defaultCalibrationDB, random: &random)
+                        defaultCalibration: defaultCalibrationDB, random: &random)
                     _ = try await repository.storeCheckIn(
-                        checkIn, contentHash: CheckInController.contentHash(checkIn), by: device.id, settings: settings, at: start.addingTimeInterval(600))
+                        checkIn, contentHash: CheckInController.contentHash(checkIn), by: device.id, at: start.addingTimeInterval(600))
                     summary.checkIns += 1
                 }
             }

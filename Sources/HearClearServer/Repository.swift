@@ -1,10 +1,12 @@
 import Foundation
+import HearClearAnalysis
 import HearClearCore
 
-/// Where HearClear keeps its data. The routes know only this protocol, so another store
-/// (PostgreSQL for deployments that outgrow one machine) can be added without touching them.
-/// Implementations apply the rules of `Analysis` and keep the loudness aggregates in step with
-/// the check-ins in the same transaction.
+/// Where HearClear keeps its data: persistence only. The routes know only this protocol, so
+/// SQLite and PostgreSQL serve the same routes. Implementations fetch what the rules of `Analysis`
+/// need, save what they decide, and keep the loudness cells in step with the check-ins in the same
+/// transaction; after each commit that may change a venue's answers they tell the `VenueChangeFeed`
+/// they were made with.
 public protocol Repository: Sendable {
     func registerDevice(_ registration: DeviceRegistration, tokenHash: Data, at now: Date) async throws -> UUID
     func device(tokenHash: Data) async throws -> Device?
@@ -16,11 +18,11 @@ public protocol Repository: Sendable {
     func mergedVenue(id: String) async throws -> String?
     func venues(matching query: VenueQuery) async throws -> [VenueSummary]
 
-    func storeCheckIn(_ checkIn: CheckIn, contentHash: Data, by device: UUID, settings: ServerSettings, at now: Date) async throws -> CheckInOutcome
-    /// The cached aggregates of a venue; `nil` when the venue is unknown.
+    /// Stores a check-in with its analysis. Without its own calibration, the device model's offset
+    /// from the calibration table applies, else the default the store was made with.
+    func storeCheckIn(_ checkIn: CheckIn, contentHash: Data, by device: UUID, at now: Date) async throws -> CheckInOutcome
+    /// The stored cells of a venue; `nil` when the venue is unknown.
     func loudness(venueID: String) async throws -> [LoudnessAggregate]?
-    /// A number that changes whenever the venue's loudness may have (cheap: no database access).
-    func changeCount(venueID: String) -> UInt64
 
     /// Deletes a device with its check-ins, samples and events, recomputing the aggregates of the
     /// venues they counted in, in one transaction; the venues it created lose their owner, and its
@@ -60,24 +62,6 @@ public struct VenueQuery: Sendable, Equatable {
     public var radiusM: Double
     public var nameContains: String?
     public var limit: Int
-}
-
-/// Energy sums over the usable check-ins of a venue for one span of local time.
-public struct LoudnessAggregate: Sendable, Equatable {
-    /// Weekday 0 (Monday) … 6, or `LoudnessAggregate.everyWeekday`.
-    public var weekday: Int
-    /// Hour 0 … 23, or `LoudnessAggregate.everyHour`.
-    public var hour: Int
-    public var checkins: Int
-    public var samples: Int
-    public var energy: Double
-
-    public static let everyWeekday = 7
-    public static let everyHour = 24
-
-    public var levelDB: Double? {
-        samples > 0 ? Level.level(energy: energy / Double(samples)) : nil
-    }
 }
 
 /// A check-in as stored, with the verdict of the analysis.

@@ -250,7 +250,7 @@ struct Cases {
         let start = Date(timeIntervalSince1970: 1_790_000_000)
         for index in 0..<checkIns {
             let checkIn = Self.checkIn(&random, venue: "v\(index % venues)", seconds: 60, start: start.addingTimeInterval(Double(index) * 1_237))
-            _ = try await repository.storeCheckIn(checkIn, contentHash: Data(checkIn.id.wireString.utf8), by: device, settings: ServerSettings(), at: Date())
+            _ = try await repository.storeCheckIn(checkIn, contentHash: Data(checkIn.id.wireString.utf8), by: device, at: Date())
         }
         try pool.close()
         let script = run.appendingPathComponent("loudness.lua")

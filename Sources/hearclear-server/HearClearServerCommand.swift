@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearClearCore
 import HearClearServer
 import Logging
 import Metrics
@@ -133,7 +134,7 @@ extension HearClearServerCommand {
         func run() async throws {
             let pool = try SQLiteDatabase.openPool(path: database.path)
             try SQLiteDatabase.migrate(pool)
-            let summary = try await DemoData.seed(into: SQLiteRepository(pool: pool), settings: ServerSettings(), now: Date())
+            let summary = try await DemoData.seed(into: SQLiteRepository(pool: pool), defaultCalibrationDB: Level.defaultCalibrationDB, now: Date())
             print("\(database.path): seeded \(summary.venues) venues, \(summary.devices) devices, \(summary.checkIns) check-ins.")
             print("Start the server with HEARCLEAR_ADMIN_PASSWORD set and open http://127.0.0.1:8080/admin (user admin).")
         }

@@ -10,10 +10,10 @@ import FoundationNetworking
 @Suite struct ServerCommandTests {
     let folder: URL
 
-    /// The name of the newest file in Migrations/sql: the schema version a migrated database reports.
+    /// The name of the newest file in Migrations/sqliteite: the schema version a migrated database reports.
     static let latestSchema: String = {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Migrations/sql")
+            .appendingPathComponent("Migrations/sqlite")
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return files.filter { $0.hasSuffix(".sql") }.sorted().last.map { String($0.dropLast(4)) } ?? "?"
     }()

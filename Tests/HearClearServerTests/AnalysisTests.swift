@@ -1,4 +1,5 @@
 import Foundation
+import HearClearAnalysis
 import HearClearCore
 import Testing
 
@@ -26,12 +27,51 @@ import Testing
         #expect(Analysis.spikes(in: levels) == [true] + Array(repeating: false, count: 8) + [true])
     }
 
+    /// The verdict on a level among others at the same home weekday.
+    func verdict(_ level: Double, among levels: [Double], weekday: Int = 0) -> OutlierVerdict {
+        Analysis.outlierVerdict(level: level, weekday: 0, among: levels.map { ($0, weekday) })
+    }
+
     @Test func outlierRuleNeedsFiveReferences() {
-        #expect(Analysis.isOutlier(80, among: [60, 60, 60, 60]) == nil)
-        #expect(Analysis.isOutlier(80, among: [60, 60, 60, 60, 60]) == true)
-        #expect(Analysis.isOutlier(65, among: [60, 60, 60, 60, 60]) == false)
+        #expect(verdict(80, among: [60, 60, 60, 60]).scope == .tooFewToDecide)
+        #expect(!verdict(80, among: [60, 60, 60, 60]).isOutlier)
+        #expect(verdict(80, among: [60, 60, 60, 60, 60]).isOutlier)
+        #expect(!verdict(65, among: [60, 60, 60, 60, 60]).isOutlier)
         // A wide spread widens the band: MAD 5 → 3 × 1.4826 × 5 ≈ 22 dB.
-        #expect(Analysis.isOutlier(80, among: [50, 55, 60, 65, 70]) == false)
+        let wide = verdict(80, among: [50, 55, 60, 65, 70])
+        #expect(!wide.isOutlier)
+        #expect(abs((wide.allowedDistance ?? 0) - 22.239) < 0.001)
+        #expect(wide.median == 60)
+    }
+
+    @Test func theVerdictFallsBackToTheHourWhenTheWeekdayHasTooFew() {
+        // Five at the same hour on another weekday, one on this weekday.
+        let others = Array(repeating: (level: 60.0, weekday: 2), count: 5) + [(level: 80.0, weekday: 0)]
+        let fallback = Analysis.outlierVerdict(level: 80, weekday: 0, among: others)
+        #expect(fallback.scope == .sameHourAnyWeekday)
+        #expect(fallback.references == 6)
+        #expect(fallback.isOutlier)
+        let sameDay = Analysis.outlierVerdict(level: 80, weekday: 2, among: others)
+        #expect(sameDay.scope == .sameWeekdayAndHour)
+        #expect(sameDay.references == 5)
+    }
+
+    @Test func statusesFollowLengthThenMarkThenVerdict() {
+        func candidate(_ key: Int, level: Double, kept: Int = 60, marked: Bool = false, banned: Bool = false, status: CheckInStatus = .accepted) -> StatusCandidate<Int> {
+            StatusCandidate(key: key, keptSamples: kept, levelDB: level, home: LocalHour(weekday: 0, hour: 20), status: status, markedOutlier: marked, deviceBanned: banned)
+        }
+        let quiet = (0..<5).map { candidate($0, level: 60) }
+        // A loud one is an outlier; a marked one is one whatever its level; a short one is too short.
+        let changes = Analysis.statusChanges(among: quiet + [candidate(5, level: 80), candidate(6, level: 60, marked: true), candidate(7, level: 60, kept: 14)])
+        #expect(changes.map(\.key).sorted() == [5, 6, 7])
+        #expect(changes.first { $0.key == 7 }?.to == .tooShort)
+        #expect(changes.first { $0.key == 6 }?.to == .outlier)
+        // Banned devices' check-ins are no references: with one quiet one banned, too few remain to decide.
+        let banned = Analysis.statusChanges(among: quiet.dropLast() + [candidate(4, level: 60, banned: true), candidate(5, level: 80)])
+        #expect(banned.isEmpty)
+        // A check-in stops counting: the cells are summed again rather than subtracted from.
+        #expect(Analysis.cellUpdate(after: [StatusChange(key: 1, from: .accepted, to: .outlier, deviceBanned: false)]) == .sumAgain)
+        #expect(Analysis.cellUpdate(after: [], joined: (key: 9, status: .accepted)) == .add([9]))
     }
 
     @Test func sydneySundayEveningUTCIsMondayMorningLocally() throws {

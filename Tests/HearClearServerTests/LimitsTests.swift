@@ -48,7 +48,7 @@ import Testing
 
     @Test func writesPastTheRateAre429WithRetryAfter() async throws {
         let database = try TemporaryDatabase()
-        let app = Application(router: try await buildRouter(repository: database.repository, settings: ServerSettings(rateLimit: 2), logger: quietLogger), logger: quietLogger)
+        let app = Application(router: try await buildRouter(repository: database.repository, changes: database.changes, settings: ServerSettings(rateLimit: 2), logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in
             let token = try await client.registerDevice()
             #expect(try await client.putVenue("v1", token: token).status == .created)
@@ -73,7 +73,7 @@ import Testing
         for week in 0..<7 {
             let start = mondayEvening(weeksBefore: week)
             let checkIn = makeCheckIn(venue: "v1", start: start, level: week == 6 ? -30 : -50)
-            _ = try await database.repository.storeCheckIn(checkIn, contentHash: Data([UInt8(week)]), by: device, settings: ServerSettings(), at: Date())
+            _ = try await database.repository.storeCheckIn(checkIn, contentHash: Data([UInt8(week)]), by: device, at: Date())
         }
         #expect(try await database.repository.verify() == [])
         let tampering = [

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearAnalysis
 import HearClearCore
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
         _ = try await database.repository.saveVenue(id: "v1", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "UTC"), by: device, at: Date())
         for week in 0..<6 {
             let checkIn = makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: week), level: -50, calibration: nil)
-            _ = try await database.repository.storeCheckIn(checkIn, contentHash: CheckInController.contentHash(checkIn), by: device, settings: ServerSettings(), at: Date())
+            _ = try await database.repository.storeCheckIn(checkIn, contentHash: CheckInController.contentHash(checkIn), by: device, at: Date())
         }
         let before = try #require(try await database.repository.loudness(venueID: "v1"))
 
@@ -27,7 +28,7 @@ import Testing
         #expect(try await database.repository.loudness(venueID: "v1")?.map(Self.key).sorted() == before.map(Self.key).sorted())
 
         // A new calibration for the model still applies to the pruned check-ins: 110 → 113 dB.
-        try await database.repository.setCalibration(model: "Cheap Mic", offsetDB: 113, settings: ServerSettings(), at: Date())
+        try await database.repository.setCalibration(model: "Cheap Mic", offsetDB: 113, at: Date())
         let overall = try #require(try await database.repository.loudness(venueID: "v1")?.first { $0.weekday == 7 && $0.hour == 24 })
         #expect(abs((overall.levelDB ?? 0) - 63.02) < 0.01)
         #expect(try await database.repository.verify() == [])

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearAnalysis
 import HearClearCore
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
 
     func store(_ database: TemporaryDatabase, _ checkIn: CheckIn, device: UUID) async throws -> StoredCheckIn {
         let outcome = try await database.repository.storeCheckIn(
-            checkIn, contentHash: CheckInController.contentHash(checkIn), by: device, settings: settings, at: Date())
+            checkIn, contentHash: CheckInController.contentHash(checkIn), by: device, at: Date())
         switch outcome {
         case .created(let stored), .replayed(let stored): return stored
         default: Issue.record("unexpected outcome \(outcome)"); throw CancellationError()
@@ -117,24 +118,24 @@ import Testing
         try await makeVenue(database, device: device)
         let checkIn = makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 1))
         let hash = CheckInController.contentHash(checkIn)
-        let first = try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: device, settings: settings, at: Date())
-        let second = try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: device, settings: settings, at: Date())
+        let first = try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: device, at: Date())
+        let second = try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: device, at: Date())
         guard case .created(let stored) = first else { Issue.record("first store: \(first)"); return }
         #expect(second == .replayed(stored))
         #expect(try await database.count("checkin") == 1)
         #expect(try await database.count("sample") == 60)
         var changed = checkIn
         changed.samples[0].avg -= 1
-        #expect(try await database.repository.storeCheckIn(changed, contentHash: CheckInController.contentHash(changed), by: device, settings: settings, at: Date()) == .conflict)
+        #expect(try await database.repository.storeCheckIn(changed, contentHash: CheckInController.contentHash(changed), by: device, at: Date()) == .conflict)
         let otherDevice = try await database.registerDevice()
-        #expect(try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: otherDevice, settings: settings, at: Date()) == .conflict)
+        #expect(try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: otherDevice, at: Date()) == .conflict)
     }
 
     @Test func aCheckInForAnUnknownVenueLeavesNoRows() async throws {
         let database = try TemporaryDatabase()
         let device = try await database.registerDevice()
         let outcome = try await database.repository.storeCheckIn(
-            makeCheckIn(venue: "nowhere", start: mondayEvening(weeksBefore: 1)), contentHash: Data([1]), by: device, settings: settings, at: Date())
+            makeCheckIn(venue: "nowhere", start: mondayEvening(weeksBefore: 1)), contentHash: Data([1]), by: device, at: Date())
         #expect(outcome == .unknownVenue)
         #expect(try await database.count("checkin") == 0)
         #expect(try await database.count("sample") == 0)

@@ -14,13 +14,14 @@ final class TemporaryDatabase: Sendable {
     let folder: URL
     let pool: DatabasePool
     let repository: SQLiteRepository
+    let changes = VenueChangeFeed()
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         pool = try SQLiteDatabase.openPool(path: folder.appendingPathComponent("test.sqlite").path)
         try SQLiteDatabase.migrate(pool)
-        repository = SQLiteRepository(pool: pool)
+        repository = SQLiteRepository(pool: pool, changes: changes)
     }
 
     deinit {
@@ -64,7 +65,7 @@ func withApp(
     _ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void
 ) async throws {
     let database = try TemporaryDatabase()
-    let app = Application(router: try await buildRouter(repository: database.repository, settings: settings, logger: quietLogger), logger: quietLogger)
+    let app = Application(router: try await buildRouter(repository: database.repository, changes: database.changes, settings: settings, logger: quietLogger), logger: quietLogger)
     try await app.test(.router) { client in try await test(client, database) }
 }
 

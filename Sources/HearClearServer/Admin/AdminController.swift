@@ -111,7 +111,7 @@ struct AdminController<Store: AdminStore> {
                 }
                 offset = value
             }
-            try await store.setCalibration(model: model, offsetDB: offset, settings: settings, at: Date())
+            try await store.setCalibration(model: model, offsetDB: offset, at: Date())
             return Response.redirect(to: "/admin/calibration", type: .normal)
         }
         group.get("scale") { _, context in try render("scale", ScalePage.model(scale: settings.scale, session: try session(context))) }

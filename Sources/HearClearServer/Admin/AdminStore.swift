@@ -1,4 +1,5 @@
 import Foundation
+import HearClearAnalysis
 import HearClearCore
 
 /// What the admin pages read and change, besides what the API does (deleting a device). Like
@@ -18,8 +19,9 @@ public protocol AdminStore: Repository {
     func loudestVenues(in window: LocalWindow, offset: Int, limit: Int) async throws -> (venues: [(venue: VenueListing, aggregate: LoudnessAggregate)], total: Int)
     func venueDetail(id: String) async throws -> VenueDetail?
     func checkInDetail(id: UUID) async throws -> CheckInDetail?
-    /// What the outlier rule compares a check-in with right now.
-    func outlierEvidence(checkIn: UUID) async throws -> OutlierEvidence?
+    /// The outlier rule's verdict on a check-in right now, with what it was compared with; nil when
+    /// there is no such check-in or the rule does not judge it (too short).
+    func outlierVerdict(checkIn: UUID) async throws -> OutlierVerdict?
     func devices() async throws -> [DeviceListing]
     /// The calibration table, and the device models seen, for adding rows.
     func calibrations() async throws -> (offsets: [(model: String, offsetDB: Double)], models: [String])
@@ -29,7 +31,7 @@ public protocol AdminStore: Repository {
     /// Bans a device (its check-ins leave every aggregate, its writes answer 403) or lifts the ban.
     func setBanned(device: UUID, banned: Bool) async throws -> Bool
     /// Sets (or, with `nil`, removes) a model's calibration, recalibrating the check-ins it applies to.
-    func setCalibration(model: String, offsetDB: Double?, settings: ServerSettings, at now: Date) async throws
+    func setCalibration(model: String, offsetDB: Double?, at now: Date) async throws
 
     /// Changes any venue (a new time zone places its check-ins again); `false` when there is no such venue.
     func editVenue(id: String, _ venue: VenueUpsert, at now: Date) async throws -> Bool
@@ -40,7 +42,7 @@ public protocol AdminStore: Repository {
 }
 
 /// What a change did to a venue, as `venue_change.action` stores it.
-public enum VenueChangeAction: String, Sendable {
+public enum VenueChangeAction: String, Codable, Sendable {
     case create, update, transfer, merge
     /// The venue was merged into another, which kept the record's `venue_id` as an alias.
     case mergedInto = "merged_into"
@@ -50,19 +52,6 @@ public enum VenueChangeAction: String, Sendable {
 public struct LocalWindow: Sendable, Equatable {
     public var weekday: Int?
     public var hours: ClosedRange<Int>
-}
-
-/// The comparison behind an automatic outlier decision.
-public struct OutlierEvidence: Sendable, Equatable {
-    public enum Scope: Sendable, Equatable {
-        case sameWeekdayAndHour, sameHourAnyWeekday, tooFewToDecide
-    }
-
-    public var scope: Scope
-    public var references: Int
-    public var median: Double?
-    /// How far from the median a level may be: max(3 × 1.4826 × MAD, 6 dB).
-    public var allowedDistance: Double?
 }
 
 public struct AdminTotals: Sendable, Equatable {
@@ -136,7 +125,7 @@ public struct CheckInDetail: Sendable {
     public var timezone: String
     public var intervalS: Double
     public var calibrationDB: Double
-    public var calibrationSource: String
+    public var calibrationSource: CalibrationSource
     public var samples: [(sample: Sample, dropped: Bool)]
     public var events: [LoudEvent]
 }

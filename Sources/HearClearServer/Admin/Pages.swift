@@ -1,4 +1,5 @@
 import Foundation
+import HearClearAnalysis
 import HearClearCore
 
 // One model per admin page, built by a query function from the store, rendered by the template
@@ -353,7 +354,7 @@ enum CheckInPage {
 
     static func model(store: some AdminStore, id: UUID, scale: LabelScale, session: AdminSession) async throws -> Model? {
         guard let detail = try await store.checkInDetail(id: id) else { return nil }
-        let evidence = try await store.outlierEvidence(checkIn: id)
+        let verdict = try await store.outlierVerdict(checkIn: id)
         let calibration = detail.calibrationDB
         let timeZone = TimeZone(identifier: detail.timezone) ?? .gmt
         let events = detail.events.map {
@@ -363,10 +364,10 @@ enum CheckInPage {
             chrome: PageChrome(title: "Check-in at \(detail.listing.venueName)", csrf: session.csrfToken, section: "venues"),
             checkIn: CheckInRow(detail.listing, scale: scale),
             localStart: Formatting.local(detail.listing.startedAt, timeZone: timeZone), timezone: detail.timezone,
-            calibration: String(format: "%.1f dB (%@)", calibration, detail.calibrationSource == "checkin" ? "from the device" : "server side"),
-            reason: reason(detail.listing, evidence: evidence),
+            calibration: String(format: "%.1f dB (%@)", calibration, detail.calibrationSource == .checkIn ? "from the device" : "server side"),
+            reason: reason(detail.listing, verdict: verdict),
             droppedReason: detail.listing.droppedSamples == 0 ? nil
-                : "\(detail.listing.droppedSamples) spike sample(s) dropped: each stood more than 3 × 1.4826 × MAD and 6 dB away from the median of the 7 samples around it.",
+                : "\(detail.listing.droppedSamples) spike sample(s) dropped: each stood more than \(String(format: "%g × %g", Analysis.spikeSigmas, Analysis.madToSigma)) × MAD and \(String(format: "%g", Analysis.minimumSpikeDB)) dB away from the median of the \(2 * Analysis.spikeHalfWindow + 1) samples around it.",
             chart: Charts.session(detail),
             samples: detail.samples.map {
                 SampleRow(t: Charts.format($0.sample.t), avg: Charts.format($0.sample.avg + calibration), peak: Charts.format($0.sample.peak + calibration), dropped: $0.dropped)
@@ -377,22 +378,22 @@ enum CheckInPage {
 
 extension CheckInPage {
     /// Why the check-in counts or not, in the analysis' own terms (docs/analysis.md).
-    static func reason(_ checkIn: CheckInListing, evidence: OutlierEvidence?) -> String {
+    static func reason(_ checkIn: CheckInListing, verdict: OutlierVerdict?) -> String {
         let kept = checkIn.samples - checkIn.droppedSamples
         if checkIn.status == .tooShort {
             return "Too short: \(kept) samples kept after dropping spikes; a check-in needs \(Analysis.minimumKeptSamples) to count."
         }
         if checkIn.markedOutlier { return "Marked as an outlier by an operator: left out of the venue's loudness." }
-        guard let evidence else { return "" }
-        let scope = switch evidence.scope {
+        guard let verdict else { return "" }
+        let scope = switch verdict.scope {
         case .sameWeekdayAndHour: "other check-ins at the same weekday and hour"
-        case .sameHourAnyWeekday: "other check-ins at the same hour on any weekday (fewer than 5 at this weekday and hour)"
+        case .sameHourAnyWeekday: "other check-ins at the same hour on any weekday (fewer than \(Analysis.minimumReferences) at this weekday and hour)"
         case .tooFewToDecide: ""
         }
-        guard let median = evidence.median, let allowed = evidence.allowedDistance else {
-            return "Counted: with \(evidence.references) comparable check-in(s) at this hour (fewer than \(Analysis.minimumReferences)), no outlier decision is made."
+        guard let median = verdict.median, let allowed = verdict.allowedDistance else {
+            return "Counted: with \(verdict.references) comparable check-in(s) at this hour (fewer than \(Analysis.minimumReferences)), no outlier decision is made."
         }
-        let comparison = "the median \(Formatting.level(median)) of \(evidence.references) \(scope)"
+        let comparison = "the median \(Formatting.level(median)) of \(verdict.references) \(scope)"
         let level = Formatting.level(checkIn.levelDB)
         return checkIn.status == .outlier
             ? "Outlier: \(level) is more than \(Charts.format(allowed)) dB from \(comparison). Left out of the venue's loudness."

@@ -24,7 +24,7 @@ struct CheckInController {
         let now = Date()
         try Validation.checkIn(checkIn, now: now)
         let outcome = try await repository.storeCheckIn(
-            checkIn, contentHash: Self.contentHash(checkIn), by: device.id, settings: settings, at: now)
+            checkIn, contentHash: Self.contentHash(checkIn), by: device.id, at: now)
         switch outcome {
         case .created(let stored):
             ServerMetrics.checkInStored(status: stored.status, api: "v1", samples: stored.samples, dropped: stored.droppedSamples)

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearAnalysis
 import HearClearCore
 import Hummingbird
 
@@ -8,7 +9,7 @@ struct VenueController {
     let settings: ServerSettings
     /// Per-device and per-address write limits; nil when they are off.
     let limiter: RateLimiter?
-    let answers = LoudnessAnswers()
+    let answers: LoudnessAnswers
 
     static let defaultRadiusM = 1000.0
     static let maximumRadiusM = 100_000.0
@@ -97,9 +98,7 @@ struct VenueController {
 
     @Sendable func loudness(_ request: Request, context: APIRequestContext) async throws -> Response {
         let id = try venueID(context)
-        // Read before the data, so a change that lands meanwhile makes the next request miss.
-        let changeCount = repository.changeCount(venueID: id)
-        return try await answers.answer(venueID: id, changeCount: changeCount, acceptsGzip: request.acceptsGzip) {
+        return try await answers.answer(venueID: id, acceptsGzip: request.acceptsGzip) {
             guard let aggregates = try await repository.loudness(venueID: id) else { throw try await notFound(id, path: "/loudness") }
             guard !aggregates.isEmpty else { throw APIError.notFound("venue \(id) has no usable check-in yet") }
             return Loudness(venueID: id, aggregates: aggregates, scale: settings.scale)

@@ -5,9 +5,9 @@ import Hummingbird
 import NIOCore
 import Synchronization
 
-/// Loudness answers kept encoded and gzipped, per venue, until the venue's data changes: most
-/// requests then cost a lookup instead of a database read and 200 cells of JSON. Bounded: past
-/// `capacity` venues, half the entries are let go.
+/// Loudness answers kept encoded and gzipped, per venue, until the venue's data changes (the
+/// change feed says when): most requests then cost a lookup instead of a database read and 200
+/// cells of JSON. Bounded: past `capacity` venues, half the entries are let go.
 final class LoudnessAnswers: Sendable {
     private struct Entry {
         let changeCount: UInt64
@@ -15,16 +15,18 @@ final class LoudnessAnswers: Sendable {
     }
 
     let capacity: Int
+    let changes: VenueChangeFeed
     private let entries = Mutex<[String: Entry]>([:])
 
-    init(capacity: Int = 20_000) {
+    init(changes: VenueChangeFeed, capacity: Int = 20_000) {
+        self.changes = changes
         self.capacity = capacity
     }
 
-    /// The answer for a venue: from the cache when `changeCount` still matches, else made by `make`.
-    func answer(
-        venueID: String, changeCount: UInt64, acceptsGzip: Bool, make: () async throws -> Loudness
-    ) async throws -> Response {
+    /// The answer for a venue: from the cache when nothing changed since it was made, else made by `make`.
+    func answer(venueID: String, acceptsGzip: Bool, make: () async throws -> Loudness) async throws -> Response {
+        // Read before the data, so a change that lands meanwhile makes the next request miss.
+        let changeCount = changes.count(for: venueID)
         var gzipped = entries.withLock { $0[venueID].flatMap { $0.changeCount == changeCount ? $0.gzipped : nil } }
         if gzipped == nil {
             ServerMetrics.answerCacheMisses.increment()

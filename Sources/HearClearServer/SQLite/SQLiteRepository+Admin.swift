@@ -1,18 +1,20 @@
 import Foundation
 import GRDB
+import HearClearAnalysis
 import HearClearCore
 
 extension SQLiteRepository: AdminStore {
     public func totals() async throws -> AdminTotals {
         try await pool.read { db in
-            let row = try Row.fetchOne(
+            guard let row = try Row.fetchOne(
                 db,
                 sql: """
                     SELECT (SELECT COUNT(*) FROM venue) AS venues, (SELECT COUNT(*) FROM device) AS devices,
                            COUNT(*) AS checkins, COALESCE(SUM(samples), 0) AS samples, COALESCE(SUM(dropped_samples), 0) AS dropped,
-                           COALESCE(SUM(status = 'outlier'), 0) AS outliers, COALESCE(SUM(status = 'too_short'), 0) AS too_short
+                           COALESCE(SUM(status = ?), 0) AS outliers, COALESCE(SUM(status = ?), 0) AS too_short
                     FROM checkin
-                    """)!
+                    """, arguments: [CheckInStatus.outlier, CheckInStatus.tooShort])
+            else { return AdminTotals() }
             return AdminTotals(
                 venues: row["venues"], devices: row["devices"], checkIns: row["checkins"], samples: row["samples"],
                 droppedSamples: row["dropped"], outlierCheckIns: row["outliers"], tooShortCheckIns: row["too_short"])
@@ -28,7 +30,7 @@ extension SQLiteRepository: AdminStore {
     }
 
     public func recentCheckIns(limit: Int, rejectedOnly: Bool) async throws -> [CheckInListing] {
-        let filter: SQL = rejectedOnly ? "WHERE c.status != \(CheckInStatus.accepted.rawValue)" : ""
+        let filter: SQL = rejectedOnly ? "WHERE c.status != \(CheckInStatus.accepted)" : ""
         return try await pool.read { db in try Self.checkInListings(db, literal: filter + " ORDER BY c.received_at DESC, c.seq DESC LIMIT \(limit)") }
     }
 
@@ -90,28 +92,11 @@ extension SQLiteRepository: AdminStore {
         }
     }
 
-    public func outlierEvidence(checkIn: UUID) async throws -> OutlierEvidence? {
-        try await pool.read { db -> OutlierEvidence? in
+    public func outlierVerdict(checkIn: UUID) async throws -> OutlierVerdict? {
+        try await pool.read { db -> OutlierVerdict? in
             guard let record = try CheckInRecord.filter(CheckInRecord.Columns.id == checkIn.wireString).fetchOne(db) else { return nil }
-            let others = try SQLRequest<Row>(
-                """
-                SELECT c.level_db, c.home_weekday FROM checkin c JOIN device d ON d.id = c.device_id
-                WHERE c.venue_id = \(record.venueId) AND c.home_hour = \(record.homeHour) AND c.seq != \(record.seq!)
-                  AND c.status != \(CheckInStatus.tooShort.rawValue) AND c.level_db IS NOT NULL AND d.banned = 0 AND c.marked_outlier = 0
-                """
-            ).fetchAll(db)
-            let references = Analysis.references(
-                forWeekday: record.homeWeekday, among: others.map { (level: $0["level_db"], weekday: $0["home_weekday"]) })
-            let scope: OutlierEvidence.Scope =
-                references.levels.count < Analysis.minimumReferences ? .tooFewToDecide
-                : references.sameWeekday ? .sameWeekdayAndHour : .sameHourAnyWeekday
-            guard scope != .tooFewToDecide else { return OutlierEvidence(scope: scope, references: references.levels.count) }
-            let levels = references.levels
-            let median = Analysis.median(levels)
-            let mad = Analysis.medianAbsoluteDeviation(levels, around: median)
-            return OutlierEvidence(
-                scope: scope, references: levels.count, median: median,
-                allowedDistance: max(Analysis.spikeSigmas * Analysis.madToSigma * mad, Analysis.minimumOutlierDistanceDB))
+            let candidates = try Self.statusCandidates(venueID: record.venueId, homeHour: record.homeHour, in: db)
+            return candidates.first { $0.key == record.seq }.flatMap { Analysis.outlierVerdict(for: $0, among: candidates) }
         }
     }
 
@@ -119,15 +104,14 @@ extension SQLiteRepository: AdminStore {
         try await pool.read { db -> VenueDetail? in
             guard let venue = try VenueRecord.fetchOne(db, key: id) else { return nil }
             let decoder = JSONDecoder()
-            let history = try SQLRequest<VenueChangeRecord>("SELECT * FROM venue_change WHERE venue_id = \(id) ORDER BY seq DESC").fetchAll(db).compactMap { change -> VenueChange? in
-                guard let action = VenueChangeAction(rawValue: change.action) else { return nil }
-                return VenueChange(
-                    changedAt: Date(timeIntervalSince1970: change.changedAt), actor: change.actor, action: action,
+            let history = try SQLRequest<VenueChangeRecord>("SELECT * FROM venue_change WHERE venue_id = \(id) ORDER BY seq DESC").fetchAll(db).map { change in
+                VenueChange(
+                    changedAt: change.changedAt, actor: change.actor, action: change.action,
                     before: change.before.flatMap { try? decoder.decode(VenueSnapshot.self, from: Data($0.utf8)) },
                     after: change.after.flatMap { try? decoder.decode(VenueSnapshot.self, from: Data($0.utf8)) })
             }
             return VenueDetail(
-                id: id, venue: venue.upsert, owner: venue.ownerDeviceId.flatMap(UUID.init(uuidString:)),
+                id: id, venue: venue.upsert, owner: venue.ownerDeviceId,
                 aggregates: try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == id).fetchAll(db).map(\.aggregate),
                 checkIns: try Self.checkInListings(db, literal: "WHERE c.venue_id = \(id) ORDER BY c.started_at DESC, c.seq DESC"),
                 history: history)
@@ -137,12 +121,11 @@ extension SQLiteRepository: AdminStore {
     public func checkInDetail(id: UUID) async throws -> CheckInDetail? {
         try await pool.read { db -> CheckInDetail? in
             guard let listing = try Self.checkInListings(db, literal: "WHERE c.id = \(id.wireString)").first,
-                let record = try CheckInRecord.filter(CheckInRecord.Columns.id == id.wireString).fetchOne(db),
+                let record = try CheckInRecord.filter(CheckInRecord.Columns.id == id.wireString).fetchOne(db), let seq = record.seq,
                 let venue = try VenueRecord.fetchOne(db, key: record.venueId)
             else { return nil }
-            let samples = try SQLRequest<Row>("SELECT t, avg, peak, dropped FROM sample WHERE checkin_seq = \(record.seq!) ORDER BY t")
-                .fetchAll(db).map { (Sample(t: $0["t"], avg: $0["avg"], peak: $0["peak"]), $0["dropped"] as Bool) }
-            let events = try SQLRequest<Row>("SELECT t, peak, duration_s FROM event WHERE checkin_seq = \(record.seq!) ORDER BY t")
+            let samples = try Self.samples(of: seq, in: db)
+            let events = try SQLRequest<Row>("SELECT t, peak, duration_s FROM event WHERE checkin_seq = \(seq) ORDER BY t")
                 .fetchAll(db).map { LoudEvent(t: $0["t"], peak: $0["peak"], durationS: $0["duration_s"]) }
             return CheckInDetail(
                 listing: listing, timezone: venue.timezone, intervalS: record.intervalS, calibrationDB: record.calibrationDb,
@@ -169,14 +152,9 @@ extension SQLiteRepository: AdminStore {
             guard var record = try CheckInRecord.filter(CheckInRecord.Columns.id == checkIn.wireString).fetchOne(db) else { return nil }
             guard record.markedOutlier != marked else { return record.venueId }
             record.markedOutlier = marked
-            if marked {
-                record.status = CheckInStatus.outlier.rawValue
-            } else if record.status != CheckInStatus.tooShort.rawValue {
-                record.status = CheckInStatus.accepted.rawValue  // the rule decides again just below
-            }
             try record.update(db)
-            let changed = try Self.decideOutliers(venueID: record.venueId, hour: record.homeHour, in: db)
-            try Self.refreshLoudness(venueID: record.venueId, of: changed.union([record.seq!]), in: db)
+            // The status rule gives the mark's status, and may change the others at its hour.
+            try Self.decide(venueID: record.venueId, homeHour: record.homeHour, in: db)
             return record.venueId
         }
         if let venue { changes.touch(venue) }
@@ -195,18 +173,18 @@ extension SQLiteRepository: AdminStore {
         return venues != nil
     }
 
-    public func setCalibration(model: String, offsetDB: Double?, settings: ServerSettings, at now: Date) async throws {
+    public func setCalibration(model: String, offsetDB: Double?, at now: Date) async throws {
         let venues = try await pool.write { db -> Set<String> in
             if let offsetDB {
-                try CalibrationRecord(model: model, offsetDb: offsetDB, updatedAt: now.timeIntervalSince1970).save(db)
+                try CalibrationRecord(model: model, offsetDb: offsetDB, updatedAt: now).save(db)
             } else {
                 _ = try CalibrationRecord.deleteOne(db, key: model)
             }
-            let offset = offsetDB ?? settings.defaultCalibrationDB
+            let offset = offsetDB ?? defaultCalibrationDB
             var affected = try SQLRequest<CheckInRecord>(
                 """
                 SELECT c.* FROM checkin c JOIN device d ON d.id = c.device_id
-                WHERE d.model = \(model) AND c.calibration_source = 'default'
+                WHERE d.model = \(model) AND c.calibration_source = \(CalibrationSource.server)
                 """
             ).fetchAll(db)
             for index in affected.indices { affected[index].calibrationDb = offset }
@@ -240,11 +218,11 @@ extension SQLiteRepository: AdminStore {
             """
             SELECT d.id, d.model, d.platform, d.banned, d.created_at, d.last_seen_at,
                    (SELECT COUNT(*) FROM checkin c WHERE c.device_id = d.id) AS checkins,
-                   (SELECT COUNT(*) FROM checkin c WHERE c.device_id = d.id AND c.status = 'outlier') AS outliers
+                   (SELECT COUNT(*) FROM checkin c WHERE c.device_id = d.id AND c.status = \(CheckInStatus.outlier)) AS outliers
             FROM device d \(clause)
             """
         ).fetchAll(db).compactMap { row in
-            guard let id = UUID(uuidString: row["id"]) else { return nil }
+            guard let id = row["id"] as UUID? else { return nil }
             return DeviceListing(
                 id: id, model: row["model"], platform: row["platform"], banned: row["banned"],
                 firstSeen: Date(timeIntervalSince1970: row["created_at"]), lastSeen: Date(timeIntervalSince1970: row["last_seen_at"]),
@@ -261,9 +239,7 @@ extension SQLiteRepository: AdminStore {
             \(clause)
             """
         ).fetchAll(db).compactMap { row in
-            guard let id = UUID(uuidString: row["id"]), let device = UUID(uuidString: row["device_id"]),
-                let status = CheckInStatus(rawValue: row["status"])
-            else { return nil }
+            guard let id = row["id"] as UUID?, let device = row["device_id"] as UUID?, let status = row["status"] as CheckInStatus? else { return nil }
             return CheckInListing(
                 id: id, venueID: row["venue_id"], venueName: row["venue_name"], deviceID: device, deviceModel: row["model"],
                 startedAt: Date(timeIntervalSince1970: row["started_at"]), receivedAt: Date(timeIntervalSince1970: row["received_at"]),

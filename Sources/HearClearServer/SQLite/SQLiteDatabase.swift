@@ -20,10 +20,10 @@ public enum SQLiteDatabase {
         }
     }
 
-    /// One registered migration per numbered file in `Migrations/sql`.
+    /// One registered migration per numbered file in `Migrations/sqlite`.
     public static func migrator() throws -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        for file in try Migrations.files() {
+        for file in try Migrations.files(for: .sqlite) {
             migrator.registerMigration(file.name) { db in
                 try db.execute(sql: file.sql)
             }

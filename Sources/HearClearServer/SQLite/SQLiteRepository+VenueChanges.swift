@@ -34,7 +34,7 @@ public struct VenueSnapshot: Codable, Sendable, Equatable {
         latitude = record.latitude
         longitude = record.longitude
         timezone = record.timezone
-        owner = record.ownerDeviceId
+        owner = record.ownerDeviceId?.wireString
     }
 
     var json: String {
@@ -55,7 +55,7 @@ extension SQLiteRepository {
         updated.latitude = venue.latitude
         updated.longitude = venue.longitude
         updated.timezone = venue.timezone
-        updated.updatedAt = now.timeIntervalSince1970
+        updated.updatedAt = now
         try updated.update(db)
         if record.timezone != venue.timezone {
             // Local weekdays and hours moved: place every check-in again.
@@ -69,7 +69,7 @@ extension SQLiteRepository {
         at now: Date, in db: GRDB.Database
     ) throws {
         try VenueChangeRecord(
-            venueId: venueID, changedAt: now.timeIntervalSince1970, actor: actor.recorded, action: action.rawValue,
+            venueId: venueID, changedAt: now, actor: actor.recorded, action: action,
             before: before.map { VenueSnapshot($0).json }, after: after.map { VenueSnapshot($0).json }
         ).insert(db)
     }
@@ -91,8 +91,8 @@ extension SQLiteRepository {
             guard var record = try VenueRecord.fetchOne(db, key: id) else { return .noSuchVenue }
             guard try DeviceRecord.exists(db, key: device.wireString) else { return .noSuchDevice }
             let before = record
-            record.ownerDeviceId = device.wireString
-            record.updatedAt = now.timeIntervalSince1970
+            record.ownerDeviceId = device
+            record.updatedAt = now
             try record.update(db)
             try Self.recordChange(of: id, .transfer, by: .admin, before: before, after: record, at: now, in: db)
             return .done

@@ -1,0 +1,109 @@
+import HearClearCore
+
+/// One row of a check-in's per-hour sums, with what decides whether it counts: what the stores
+/// fetch to build or check a venue's cells.
+public struct HourContribution<Key: Hashable & Sendable>: Sendable {
+    public var checkIn: Key
+    public var hour: LocalHour
+    public var share: CheckInAnalysis.HourShare
+    public var status: CheckInStatus
+    public var deviceBanned: Bool
+
+    public init(checkIn: Key, hour: LocalHour, share: CheckInAnalysis.HourShare, status: CheckInStatus, deviceBanned: Bool) {
+        self.checkIn = checkIn
+        self.hour = hour
+        self.share = share
+        self.status = status
+        self.deviceBanned = deviceBanned
+    }
+}
+
+extension Analysis {
+    /// The cells a local hour adds to: itself, its weekday, its hour of any weekday, and overall.
+    public static func cells(covering hour: LocalHour) -> [LocalHour] {
+        [
+            hour,
+            LocalHour(weekday: hour.weekday, hour: LoudnessAggregate.everyHour),
+            LocalHour(weekday: LoudnessAggregate.everyWeekday, hour: hour.hour),
+            LocalHour(weekday: LoudnessAggregate.everyWeekday, hour: LoudnessAggregate.everyHour),
+        ]
+    }
+
+    /// What one check-in adds to each cell when it starts to count: its kept samples and energies,
+    /// and 1 check-in in every cell it covers, however many of its hours fall in that cell.
+    public static func cellAdditions(of hours: [LocalHour: CheckInAnalysis.HourShare]) -> [LocalHour: LoudnessAggregate] {
+        var cells: [LocalHour: LoudnessAggregate] = [:]
+        for (hour, share) in hours {
+            for cell in Self.cells(covering: hour) {
+                let added = LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 0, samples: share.samples, energy: share.energy)
+                cells[cell] = cells[cell].map { $0.adding(added) } ?? LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 1, samples: share.samples, energy: share.energy)
+            }
+        }
+        return cells
+    }
+
+    /// How a venue's stored cells follow status changes. Check-ins that start counting are added to
+    /// them. When one stops counting, the cells are summed again from every check-in's per-hour
+    /// sums instead of taking its energy away: a loud check-in's energy can be 10^15 times a quiet
+    /// one's, and subtracting it would leave rounding larger than what stays.
+    ///
+    /// `joined` is a check-in stored in the same transaction, with the status it was stored with:
+    /// it is in no cell yet.
+    public static func cellUpdate<Key>(after changes: [StatusChange<Key>], joined: (key: Key, status: CheckInStatus)? = nil) -> CellUpdate<Key> {
+        var changes = changes
+        if let joined {
+            let final = changes.first { $0.key == joined.key }?.to ?? joined.status
+            changes.removeAll { $0.key == joined.key }
+            // A new check-in (never from a banned device: their writes are refused) counted nowhere before.
+            changes.append(StatusChange(key: joined.key, from: .tooShort, to: final, deviceBanned: false))
+        }
+        if changes.contains(where: { counts(status: $0.from, deviceBanned: $0.deviceBanned) && !counts(status: $0.to, deviceBanned: $0.deviceBanned) }) {
+            return .sumAgain
+        }
+        return .add(Set(changes.filter { counts(status: $0.to, deviceBanned: $0.deviceBanned) }.map(\.key)))
+    }
+
+    /// A venue's cells from scratch, from the per-hour sums of its check-ins: the definition the
+    /// stored cells must always equal. Cells nothing counts in are left out.
+    public static func cells<Key>(from contributions: [HourContribution<Key>]) -> [LocalHour: LoudnessAggregate] {
+        var byCheckIn: [Key: [LocalHour: CheckInAnalysis.HourShare]] = [:]
+        for contribution in contributions where counts(status: contribution.status, deviceBanned: contribution.deviceBanned) {
+            byCheckIn[contribution.checkIn, default: [:]][contribution.hour] = contribution.share
+        }
+        var cells: [LocalHour: LoudnessAggregate] = [:]
+        for hours in byCheckIn.values {
+            for (cell, change) in cellAdditions(of: hours) {
+                cells[cell] = cells[cell].map { $0.adding(change) } ?? change
+            }
+        }
+        return cells
+    }
+}
+
+extension LoudnessAggregate {
+    /// This cell with a check-in's sums added (see `Analysis.cellAdditions`).
+    public func adding(_ change: LoudnessAggregate) -> LoudnessAggregate {
+        LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins + change.checkins, samples: samples + change.samples, energy: energy + change.energy)
+    }
+
+    /// Equal counts, and energies equal within the error of summing in another order.
+    public func matches(_ other: LoudnessAggregate) -> Bool {
+        cell == other.cell && checkins == other.checkins && samples == other.samples && Analysis.sameEnergy(energy, other.energy)
+    }
+}
+
+extension Analysis {
+    /// Sums of the same positive energies in different orders agree to about 1e-15 of their size;
+    /// 1e-9 is far above that and far below anything an answer shows (4e-9 dB).
+    public static func sameEnergy(_ a: Double, _ b: Double) -> Bool {
+        abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1)
+    }
+}
+
+/// What to do with a venue's stored cells after status changes (see `Analysis.cellUpdate`).
+public enum CellUpdate<Key: Hashable & Sendable>: Equatable {
+    /// Add these check-ins' per-hour sums.
+    case add(Set<Key>)
+    /// Sum every cell of the venue again from scratch.
+    case sumAgain
+}

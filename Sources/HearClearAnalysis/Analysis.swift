@@ -1,0 +1,70 @@
+import Foundation
+
+/// The rules that turn uploaded levels into a venue's loudness; docs/analysis.md explains them.
+/// Every rule is written here once, in code that knows no SQL: the stores fetch what a rule needs,
+/// apply it through these functions and save what it decides.
+public enum Analysis {
+    /// Hampel filter: a centred window of 7 samples.
+    public static let spikeHalfWindow = 3
+    public static let spikeSigmas = 3.0
+    /// 1.4826 × MAD estimates the standard deviation of normally distributed values.
+    public static let madToSigma = 1.4826
+    /// A spike must also stand this far from its neighbours, so a steady room's tiny wobbles are kept.
+    public static let minimumSpikeDB = 6.0
+    /// A check-in with fewer kept samples than this is `too_short`.
+    public static let minimumKeptSamples = 15
+    /// The outlier rule decides only against at least this many other check-ins.
+    public static let minimumReferences = 5
+    public static let minimumOutlierDistanceDB = 6.0
+
+    public static func median(_ values: [Double]) -> Double {
+        precondition(!values.isEmpty)
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    static func medianAbsoluteDeviation(_ values: [Double], around center: Double) -> Double {
+        median(values.map { abs($0 - center) })
+    }
+
+    /// How far from the median of `values` a value may be before it stands out:
+    /// `sigmas × 1.4826 × MAD`, and at least `floor`. One formula for spikes and outliers.
+    static func allowedDistance(mad: Double, floor: Double) -> Double {
+        max(spikeSigmas * madToSigma * mad, floor)
+    }
+
+    /// Which levels are spikes: further from the median of their window than both 3 × 1.4826 × MAD
+    /// and 6 dB. Windows are cut short at the ends of the check-in. Works in two small buffers, as
+    /// it runs on every uploaded sample.
+    public static func spikes(in levels: [Double]) -> [Bool] {
+        var window = [Double](repeating: 0, count: 2 * spikeHalfWindow + 1)
+        var deviations = window
+        return levels.indices.map { index in
+            let lower = max(0, index - spikeHalfWindow), upper = min(levels.count - 1, index + spikeHalfWindow)
+            let count = upper - lower + 1
+            for offset in 0..<count { window[offset] = levels[lower + offset] }
+            let center = sortedMedian(&window, count: count)
+            for offset in 0..<count { deviations[offset] = abs(levels[lower + offset] - center) }
+            let mad = sortedMedian(&deviations, count: count)
+            // Strictly beyond both: with a MAD of zero, a level 6.0 dB away is still kept.
+            let distance = abs(levels[index] - center)
+            return distance > spikeSigmas * madToSigma * mad && distance > minimumSpikeDB
+        }
+    }
+
+    /// The median of the first `count` values, sorting them in place (insertion sort: there are at most 7).
+    private static func sortedMedian(_ values: inout [Double], count: Int) -> Double {
+        for i in 1..<max(1, count) {
+            let value = values[i]
+            var j = i - 1
+            while j >= 0 && values[j] > value {
+                values[j + 1] = values[j]
+                j -= 1
+            }
+            values[j + 1] = value
+        }
+        let middle = count / 2
+        return count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HearClearCore
+
+/// What a check-in contributes on its own, before it is compared with the venue's other check-ins.
+public struct CheckInAnalysis: Sendable {
+    /// A check-in's kept samples in one local hour: what it adds to the cells covering that hour.
+    public struct HourShare: Equatable, Sendable {
+        public var samples: Int
+        /// Sum of the energies of the kept, calibrated levels.
+        public var energy: Double
+
+        public init(samples: Int, energy: Double) {
+            self.samples = samples
+            self.energy = energy
+        }
+    }
+
+    /// Per sample, whether the spike filter dropped it.
+    public let dropped: [Bool]
+    public let keptSamples: Int
+    /// Leq of the kept samples, calibrated; `nil` when nothing was kept.
+    public let levelDB: Double?
+    /// Kept samples per local weekday-hour; a check-in counts once in each.
+    public let hours: [LocalHour: HourShare]
+    /// The weekday-hour holding most kept samples (the earliest on a tie): where the outlier rule compares it.
+    public let homeHour: LocalHour
+
+    public var isTooShort: Bool { Analysis.isTooShort(keptSamples: keptSamples) }
+    public var droppedSamples: Int { dropped.count { $0 } }
+
+    /// The analysis of stored samples (ordered by time) of a check-in started at `startedAt`.
+    public init(samples: [Sample], startedAt: Date, calibrationDB: Double, clock: VenueClock) {
+        let levels = samples.map(\.avg)
+        dropped = Analysis.spikes(in: levels)
+        let start = startedAt.timeIntervalSince1970
+        let localHours = clock.localHours(at: samples.map { start + $0.t })
+
+        var hours: [LocalHour: HourShare] = [:]
+        var firstSeen: [LocalHour] = []
+        var kept = 0
+        var energy = 0.0
+        for index in levels.indices where !dropped[index] {
+            let sampleEnergy = Level.energy(levels[index] + calibrationDB)
+            kept += 1
+            energy += sampleEnergy
+            let hour = localHours[index]
+            if hours[hour] == nil { firstSeen.append(hour) }
+            hours[hour, default: HourShare(samples: 0, energy: 0)].samples += 1
+            hours[hour, default: HourShare(samples: 0, energy: 0)].energy += sampleEnergy
+        }
+        keptSamples = kept
+        levelDB = kept > 0 ? Level.level(energy: energy / Double(kept)) : nil
+        self.hours = hours
+        // The hour with most kept samples; `max(by:)` keeps the first of equals, the earliest.
+        let home = firstSeen.max { (hours[$0]?.samples ?? 0) < (hours[$1]?.samples ?? 0) }
+        homeHour = home ?? localHours.first ?? LocalHour(weekday: 0, hour: 0)
+    }
+
+    public init(checkIn: CheckIn, calibrationDB: Double, clock: VenueClock) {
+        self.init(samples: checkIn.samples, startedAt: checkIn.startedAt, calibrationDB: calibrationDB, clock: clock)
+    }
+}

@@ -1,0 +1,29 @@
+import HearClearCore
+
+/// Energy sums over the check-ins of a venue that count, for one cell of local time.
+public struct LoudnessAggregate: Sendable, Equatable {
+    /// Weekday 0 (Monday) … 6, or `LoudnessAggregate.everyWeekday`.
+    public var weekday: Int
+    /// Hour 0 … 23, or `LoudnessAggregate.everyHour`.
+    public var hour: Int
+    public var checkins: Int
+    public var samples: Int
+    public var energy: Double
+
+    public static let everyWeekday = 7
+    public static let everyHour = 24
+
+    public init(weekday: Int, hour: Int, checkins: Int, samples: Int, energy: Double) {
+        self.weekday = weekday
+        self.hour = hour
+        self.checkins = checkins
+        self.samples = samples
+        self.energy = energy
+    }
+
+    public var cell: LocalHour { LocalHour(weekday: weekday, hour: hour) }
+
+    public var levelDB: Double? {
+        samples > 0 ? Level.level(energy: energy / Double(samples)) : nil
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import GRDB
+import HearClearAnalysis
+import HearClearCore
+
+// One record per table (Migrations/sqlite), typed: ids as UUIDs, instants as dates, enumerations
+// as enums. The shipped schema stores instants as REAL seconds since 1970 and ids as lowercase
+// text; `SQLiteRecord` says so once for every record.
+
+/// The column conventions of every record here.
+protocol SQLiteRecord: Codable, FetchableRecord, MutablePersistableRecord {}
+
+extension SQLiteRecord {
+    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+    static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .convertToSnakeCase }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
+    static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy { .lowercaseString }
+}
+
+/// How the calibration of a check-in was chosen.
+public enum CalibrationSource: String, Codable, Sendable {
+    /// The check-in brought its own.
+    case checkIn = "checkin"
+    /// The server applied its device model's offset, or the default.
+    case server = "default"
+}
+
+extension CheckInStatus: DatabaseValueConvertible {}
+extension Weighting: DatabaseValueConvertible {}
+extension CalibrationSource: DatabaseValueConvertible {}
+
+struct DeviceRecord: SQLiteRecord, PersistableRecord {
+    static let databaseTableName = "device"
+
+    var id: UUID
+    var tokenHash: Data
+    var model: String
+    var platform: String
+    var banned: Bool
+    var createdAt: Date
+    var lastSeenAt: Date
+
+    var device: Device { Device(id: id, model: model, platform: platform, banned: banned) }
+}
+
+struct VenueRecord: SQLiteRecord, PersistableRecord {
+    static let databaseTableName = "venue"
+
+    var id: String
+    var name: String
+    var latitude: Double
+    var longitude: Double
+    var timezone: String
+    var createdAt: Date
+    var updatedAt: Date
+    /// The device that created it; nil when no device may change it (only operators).
+    var ownerDeviceId: UUID?
+
+    var upsert: VenueUpsert {
+        VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone)
+    }
+}
+
+/// A row of a venue's history (`venue_change`).
+struct VenueChangeRecord: SQLiteRecord, PersistableRecord {
+    static let databaseTableName = "venue_change"
+
+    var venueId: String
+    var changedAt: Date
+    var actor: String
+    var action: VenueChangeAction
+    var before: String?
+    var after: String?
+}
+
+extension VenueChangeAction: DatabaseValueConvertible {}
+
+/// A venue id merged into another venue.
+struct VenueAliasRecord: SQLiteRecord, PersistableRecord {
+    static let databaseTableName = "venue_alias"
+
+    var id: String
+    var venueId: String
+}
+
+struct CheckInRecord: SQLiteRecord {
+    static let databaseTableName = "checkin"
+
+    var seq: Int64?
+    var id: UUID
+    var venueId: String
+    var deviceId: UUID
+    var contentHash: Data
+    var startedAt: Date
+    var intervalS: Double
+    var weighting: Weighting
+    var calibrationDb: Double
+    var calibrationSource: CalibrationSource
+    var samples: Int
+    var droppedSamples: Int
+    var levelDb: Double?
+    var homeWeekday: Int
+    var homeHour: Int
+    var status: CheckInStatus
+    var receivedAt: Date
+    var markedOutlier = false
+    /// When retention dropped its samples; its per-hour sums and level stay.
+    var samplesPrunedAt: Date?
+
+    enum Columns {
+        static let id = Column("id")
+        static let venueId = Column("venue_id")
+    }
+
+    var home: LocalHour { LocalHour(weekday: homeWeekday, hour: homeHour) }
+
+    var stored: StoredCheckIn {
+        StoredCheckIn(id: id, venueID: venueId, samples: samples, droppedSamples: droppedSamples, levelDB: levelDb, status: status)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        seq = inserted.rowID
+    }
+}
+
+/// A row of the `loudness` cache: one cell of a venue.
+struct LoudnessRecord: SQLiteRecord, PersistableRecord {
+    static let databaseTableName = "loudness"
+
+    var venueId: String
+    var weekday: Int
+    var hour: Int
+    var checkins: Int
+    var samples: Int
+    var energy: Double
+
+    enum Columns {
+        static let venueId = Column("venue_id")
+    }
+
+    var aggregate: LoudnessAggregate {
+        LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy)
+    }
+}
+
+struct CalibrationRecord: SQLiteRecord, PersistableRecord {
+    static let databaseTableName = "calibration"
+
+    var model: String
+    var offsetDb: Double
+    var updatedAt: Date
+}

@@ -1,0 +1,348 @@
+import Foundation
+import GRDB
+import HearClearAnalysis
+import HearClearCore
+
+/// The embedded store: one SQLite file in WAL mode. Each write is one transaction, so a check-in,
+/// its samples and the cells it changes are stored together or not at all. SQLite runs one write
+/// transaction at a time, so check-ins for a venue are analysed one by one without further locks.
+public struct SQLiteRepository: Repository {
+    let pool: DatabasePool
+    /// The calibration for check-ins that bring none, when their model has no offset of its own.
+    let defaultCalibrationDB: Double
+    /// Told after each commit that may change a venue's answers.
+    let changes: VenueChangeFeed
+
+    public init(pool: DatabasePool, defaultCalibrationDB: Double = Level.defaultCalibrationDB, changes: VenueChangeFeed = VenueChangeFeed()) {
+        self.pool = pool
+        self.defaultCalibrationDB = defaultCalibrationDB
+        self.changes = changes
+    }
+
+    // MARK: Devices
+
+    public func registerDevice(_ registration: DeviceRegistration, tokenHash: Data, at now: Date) async throws -> UUID {
+        let id = UUID()
+        let record = DeviceRecord(
+            id: id, tokenHash: tokenHash, model: registration.model, platform: registration.platform, banned: false, createdAt: now, lastSeenAt: now)
+        try await pool.write { db in try record.insert(db) }
+        return id
+    }
+
+    public func device(tokenHash: Data) async throws -> Device? {
+        try await pool.read { db in
+            try DeviceRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM device WHERE token_hash = ?"), arguments: [tokenHash])?.device
+        }
+    }
+
+    // MARK: Venues
+
+    public func saveVenue(id: String, _ venue: VenueUpsert, by device: UUID, at now: Date) async throws -> VenueSaveOutcome {
+        // Counted after the commit, so no cache keeps an answer computed from the old rows as new.
+        defer { changes.touch(id) }
+        return try await pool.write { db in
+            try Self.touch(device: device, at: now, in: db)
+            if let alias = try VenueAliasRecord.fetchOne(db, key: id) { return .merged(into: alias.venueId) }
+            if let record = try VenueRecord.fetchOne(db, key: id) {
+                guard record.ownerDeviceId == device else { return .notOwner }
+                try Self.change(record, to: venue, by: .device(device), at: now, in: db)
+                return .updated
+            }
+            let record = VenueRecord(
+                id: id, name: venue.name, latitude: venue.latitude, longitude: venue.longitude,
+                timezone: venue.timezone, createdAt: now, updatedAt: now, ownerDeviceId: device)
+            try record.insert(db)
+            try Self.recordChange(of: id, .create, by: .device(device), before: nil, after: record, at: now, in: db)
+            return .created
+        }
+    }
+
+    public func mergedVenue(id: String) async throws -> String? {
+        try await pool.read { db in try VenueAliasRecord.fetchOne(db, key: id)?.venueId }
+    }
+
+    public func venue(id: String) async throws -> VenueSummary? {
+        try await pool.read { db in
+            try Self.venueSummaries(
+                db, literal: "WHERE v.id = \(id)"
+            ).first
+        }
+    }
+
+    public func venues(matching query: VenueQuery) async throws -> [VenueSummary] {
+        try await pool.read { db in
+            var conditions: [SQL] = []
+            if let text = query.nameContains, !text.isEmpty {
+                conditions.append("v.name LIKE \("%" + Self.escapeLike(text) + "%") ESCAPE '\\'")
+            }
+            guard let near = query.near else {
+                let whereClause = conditions.isEmpty ? SQL("") : "WHERE " + conditions.joined(separator: " AND ")
+                return try Self.venueSummaries(db, literal: whereClause + " ORDER BY v.name, v.id LIMIT \(query.limit)")
+            }
+            let box = near.boundingBox(radius: query.radiusM)
+            conditions.append("v.latitude BETWEEN \(box.latitude.lowerBound) AND \(box.latitude.upperBound)")
+            if let longitudes = box.longitude {
+                conditions.append("v.longitude BETWEEN \(longitudes.lowerBound) AND \(longitudes.upperBound)")
+            }
+            let candidates = try Self.venueSummaries(db, literal: "WHERE " + conditions.joined(separator: " AND "))
+            return candidates.compactMap { summary -> VenueSummary? in
+                let distance = near.distance(to: Coordinate(latitude: summary.venue.latitude, longitude: summary.venue.longitude))
+                guard distance <= query.radiusM else { return nil }
+                var summary = summary
+                summary.distanceM = distance
+                return summary
+            }
+            .sorted { ($0.distanceM ?? 0, $0.id) < ($1.distanceM ?? 0, $1.id) }
+            .prefix(query.limit)
+            .map { $0 }
+        }
+    }
+
+    private static func venueSummaries(_ db: GRDB.Database, literal clause: SQL) throws -> [VenueSummary] {
+        let request = SQLRequest<Row>(
+            """
+            SELECT v.id, v.name, v.latitude, v.longitude, v.timezone, l.checkins, l.samples, l.energy
+            FROM venue v
+            LEFT JOIN loudness l ON l.venue_id = v.id AND l.weekday = \(LoudnessAggregate.everyWeekday) AND l.hour = \(LoudnessAggregate.everyHour)
+            \(clause)
+            """)
+        return try request.fetchAll(db).map { row in
+            let overall: LoudnessAggregate? = (row["checkins"] as Int?).map { checkins in
+                LoudnessAggregate(
+                    weekday: LoudnessAggregate.everyWeekday, hour: LoudnessAggregate.everyHour,
+                    checkins: checkins, samples: row["samples"], energy: row["energy"])
+            }
+            return VenueSummary(
+                id: row["id"],
+                venue: VenueUpsert(name: row["name"], latitude: row["latitude"], longitude: row["longitude"], timezone: row["timezone"]),
+                overall: overall)
+        }
+    }
+
+    static func escapeLike(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
+    // MARK: Check-ins
+
+    public func storeCheckIn(_ checkIn: CheckIn, contentHash: Data, by device: UUID, at now: Date) async throws -> CheckInOutcome {
+        let start = ContinuousClock.now
+        defer { ServerMetrics.storeCheckInTransaction.recordSeconds((ContinuousClock.now - start).inSeconds) }
+        let stored = try await pool.write { db -> CheckInOutcome in
+            if let existing = try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE id = ?"), arguments: [checkIn.id.wireString]) {
+                guard existing.contentHash == contentHash, existing.deviceId == device else { return .conflict }
+                return .replayed(existing.stored)
+            }
+            let findVenue = try db.cachedStatement(sql: "SELECT * FROM venue WHERE id = ?")
+            var venue = try VenueRecord.fetchOne(findVenue, arguments: [checkIn.venueID])
+            if venue == nil,
+                let target = try String.fetchOne(db.cachedStatement(sql: "SELECT venue_id FROM venue_alias WHERE id = ?"), arguments: [checkIn.venueID])
+            {
+                // A venue merged into another: the check-in counts there.
+                venue = try VenueRecord.fetchOne(findVenue, arguments: [target])
+            }
+            guard let venue, let clock = VenueClock(timeZoneIdentifier: venue.timezone) else { return .unknownVenue }
+
+            try Self.touch(device: device, at: now, in: db)
+            let calibration = try checkIn.calibrationDB ?? serverCalibration(forDevice: device, in: db)
+            let analysis = CheckInAnalysis(checkIn: checkIn, calibrationDB: calibration, clock: clock)
+            var record = CheckInRecord(
+                seq: nil, id: checkIn.id, venueId: venue.id, deviceId: device, contentHash: contentHash, startedAt: checkIn.startedAt,
+                intervalS: checkIn.intervalS, weighting: checkIn.weighting, calibrationDb: calibration,
+                calibrationSource: checkIn.calibrationDB == nil ? .server : .checkIn,
+                samples: checkIn.samples.count, droppedSamples: analysis.droppedSamples,
+                levelDb: analysis.levelDB, homeWeekday: analysis.homeHour.weekday, homeHour: analysis.homeHour.hour,
+                status: Analysis.status(keptSamples: analysis.keptSamples, markedOutlier: false, verdict: nil), receivedAt: now)
+            try record.insert(db)
+            guard let seq = record.seq else { throw DatabaseError(message: "the check-in was stored without a row id") }
+
+            let insertSample = try db.cachedStatement(
+                sql: "INSERT INTO sample (checkin_seq, t, avg, peak, dropped) VALUES (?, ?, ?, ?, ?)")
+            for (index, sample) in checkIn.samples.enumerated() {
+                try insertSample.execute(arguments: [seq, sample.t, sample.avg, sample.peak, analysis.dropped[index]])
+            }
+            let insertEvent = try db.cachedStatement(
+                sql: "INSERT INTO event (checkin_seq, t, peak, duration_s) VALUES (?, ?, ?, ?)")
+            for event in checkIn.events {
+                try insertEvent.execute(arguments: [seq, event.t, event.peak, event.durationS])
+            }
+            try Self.storeHours(analysis.hours, checkIn: seq, venueID: venue.id, in: db)
+
+            if !analysis.isTooShort {
+                try Self.decide(venueID: venue.id, homeHour: analysis.homeHour.hour, joined: (seq, record.status), in: db)
+            }
+            return .created(try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE seq = ?"), arguments: [seq])?.stored ?? record.stored)
+        }
+        // Told after the commit, so no cache keeps an answer computed from the old rows as new.
+        if case .created(let checkIn) = stored { changes.touch(checkIn.venueID) }
+        return stored
+    }
+
+    // MARK: Loudness
+
+    public func loudness(venueID: String) async throws -> [LoudnessAggregate]? {
+        try await pool.read { db in
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM venue WHERE id = ?"), arguments: [venueID]) != nil else { return nil }
+            return try LoudnessRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM loudness WHERE venue_id = ?"), arguments: [venueID]).map(\.aggregate)
+        }
+    }
+
+    // MARK: Fetching for the rules, saving what they decide
+
+    private static func touch(device: UUID, at now: Date, in db: GRDB.Database) throws {
+        try db.cachedStatement(sql: "UPDATE device SET last_seen_at = ? WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, device.wireString])
+    }
+
+    /// The calibration the server applies to a device's check-ins that bring none: its model's
+    /// offset from the calibration table, else the store's default.
+    func serverCalibration(forDevice device: UUID, in db: GRDB.Database) throws -> Double {
+        try Double.fetchOne(
+            db.cachedStatement(sql: "SELECT c.offset_db FROM calibration c JOIN device d ON d.model = c.model WHERE d.id = ?"), arguments: [device.wireString]
+        ) ?? defaultCalibrationDB
+    }
+
+    /// A venue's check-ins as the status rule sees them: all, or those with one home hour.
+    static func statusCandidates(venueID: String, homeHour: Int? = nil, in db: GRDB.Database) throws -> [StatusCandidate<Int64>] {
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT c.seq, c.samples - c.dropped_samples AS kept, c.level_db, c.home_weekday, c.home_hour, c.status, c.marked_outlier, d.banned
+                    FROM checkin c JOIN device d ON d.id = c.device_id
+                    WHERE c.venue_id = ? AND (? IS NULL OR c.home_hour = ?)
+                    """),
+            arguments: [venueID, homeHour, homeHour])
+        var candidates: [StatusCandidate<Int64>] = []
+        while let row = try rows.next() {
+            candidates.append(
+                StatusCandidate(
+                    key: row["seq"], keptSamples: row["kept"], levelDB: row["level_db"], home: LocalHour(weekday: row["home_weekday"], hour: row["home_hour"]),
+                    status: row["status"], markedOutlier: row["marked_outlier"], deviceBanned: row["banned"]))
+        }
+        return candidates
+    }
+
+    /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
+    static func contributions(venueID: String, checkIns: Set<Int64>? = nil, in db: GRDB.Database) throws -> [HourContribution<Int64>] {
+        let filter: SQL = checkIns.map { "AND h.checkin_seq IN \(Array($0))" } ?? ""
+        return try SQLRequest<Row>(
+            """
+            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned
+            FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
+            WHERE h.venue_id = \(venueID) \(filter)
+            """
+        ).fetchAll(db).map { row in
+            HourContribution(
+                checkIn: row["checkin_seq"], hour: LocalHour(weekday: row["weekday"], hour: row["hour"]),
+                share: CheckInAnalysis.HourShare(samples: row["samples"], energy: row["energy"]), status: row["status"], deviceBanned: row["banned"])
+        }
+    }
+
+    /// Applies the status rule to a venue's check-ins (those with one home hour, or all), saves the
+    /// statuses that change, and brings the venue's cells in step; `joined` is a check-in stored
+    /// in this transaction. With `sumAgain`, the cells are summed from scratch whatever changed.
+    static func decide(venueID: String, homeHour: Int? = nil, joined: (Int64, CheckInStatus)? = nil, sumAgain: Bool = false, in db: GRDB.Database) throws {
+        let changes = Analysis.statusChanges(among: try statusCandidates(venueID: venueID, homeHour: homeHour, in: db))
+        let setStatus = try db.cachedStatement(sql: "UPDATE checkin SET status = ? WHERE seq = ?")
+        for change in changes {
+            try setStatus.execute(arguments: [change.to, change.key])
+            if change.to == .outlier { ServerMetrics.outliersDecided.increment() }
+        }
+        switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined.map { (key: $0.0, status: $0.1) }) {
+        case .add(let checkIns):
+            guard !checkIns.isEmpty else { return }
+            let add = try db.cachedStatement(
+                sql: """
+                    INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (venue_id, weekday, hour) DO UPDATE
+                    SET checkins = checkins + excluded.checkins, samples = samples + excluded.samples, energy = energy + excluded.energy
+                    """)
+            let byCheckIn = Dictionary(grouping: try contributions(venueID: venueID, checkIns: checkIns, in: db), by: \.checkIn)
+            for contributions in byCheckIn.values {
+                let hours = Dictionary(contributions.map { ($0.hour, $0.share) }, uniquingKeysWith: { first, _ in first })
+                for cell in Analysis.cellAdditions(of: hours).values.sorted(by: { $0.cell < $1.cell }) {
+                    try add.execute(arguments: [venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy])
+                }
+            }
+        case .sumAgain:
+            try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).deleteAll(db)
+            for cell in Analysis.cells(from: try contributions(venueID: venueID, in: db)).values.sorted(by: { $0.cell < $1.cell }) {
+                try LoudnessRecord(venueId: venueID, weekday: cell.weekday, hour: cell.hour, checkins: cell.checkins, samples: cell.samples, energy: cell.energy)
+                    .insert(db)
+            }
+        }
+    }
+
+    /// Decides every status of a venue again and sums its cells from scratch: after a ban, a
+    /// calibration change, a merge or a new time zone.
+    static func refreshVenue(_ venueID: String, in db: GRDB.Database) throws {
+        try decide(venueID: venueID, sumAgain: true, in: db)
+    }
+
+    /// Places every check-in of a venue in its local hours again (after its time zone changed),
+    /// then decides statuses and sums its cells again.
+    static func reanalyseVenue(_ venueID: String, in db: GRDB.Database) throws {
+        try reanalyse(try CheckInRecord.filter(CheckInRecord.Columns.venueId == venueID).fetchAll(db), in: db)
+        try refreshVenue(venueID, in: db)
+    }
+
+    /// Recomputes what check-ins contribute (their hours, energies, level and home hour) from their
+    /// samples, with each one's recorded calibration and its venue's time zone. Spikes do not depend
+    /// on either, so the dropped flags stay. Statuses and cells are left to `refreshVenue`.
+    ///
+    /// A check-in whose samples retention dropped keeps its local hours (they cannot be placed
+    /// again); a new calibration still applies, as every energy scales by the same factor.
+    static func reanalyse(_ checkIns: [CheckInRecord], in db: GRDB.Database) throws {
+        var clocks: [String: VenueClock] = [:]
+        for var record in checkIns {
+            guard let seq = record.seq else { continue }
+            if record.samplesPrunedAt != nil {
+                try recalibratePruned(record, in: db)
+                continue
+            }
+            if clocks[record.venueId] == nil {
+                clocks[record.venueId] = try VenueRecord.fetchOne(db, key: record.venueId).flatMap { VenueClock(timeZoneIdentifier: $0.timezone) }
+            }
+            guard let clock = clocks[record.venueId] else { continue }
+            let analysis = CheckInAnalysis(
+                samples: try samples(of: seq, in: db).map(\.sample), startedAt: record.startedAt, calibrationDB: record.calibrationDb, clock: clock)
+            try db.execute(literal: "DELETE FROM checkin_hour WHERE checkin_seq = \(seq)")
+            try storeHours(analysis.hours, checkIn: seq, venueID: record.venueId, in: db)
+            record.levelDb = analysis.levelDB
+            record.homeWeekday = analysis.homeHour.weekday
+            record.homeHour = analysis.homeHour.hour
+            try record.update(db)
+        }
+    }
+
+    /// A check-in's samples in time order, with their stored `dropped` flags.
+    static func samples(of seq: Int64, in db: GRDB.Database) throws -> [(sample: Sample, dropped: Bool)] {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT t, avg, peak, dropped FROM sample WHERE checkin_seq = ? ORDER BY t"), arguments: [seq])
+            .map { (Sample(t: $0["t"], avg: $0["avg"], peak: $0["peak"]), $0["dropped"]) }
+    }
+
+    /// Applies a pruned check-in's new calibration to its stored level and per-hour energies.
+    private static func recalibratePruned(_ record: CheckInRecord, in db: GRDB.Database) throws {
+        guard let seq = record.seq,
+            let stored = try Double.fetchOne(db, sql: "SELECT calibration_db FROM checkin WHERE seq = ?", arguments: [seq])
+        else { return }
+        let shift = record.calibrationDb - stored
+        var updated = record
+        updated.levelDb = record.levelDb.map { $0 + shift }
+        try updated.update(db)
+        try db.execute(literal: "UPDATE checkin_hour SET energy = energy * \(Level.energy(shift)) WHERE checkin_seq = \(seq)")
+    }
+
+    /// A check-in's kept samples per local hour, the rows its venue's cells are summed from.
+    static func storeHours(_ hours: [LocalHour: CheckInAnalysis.HourShare], checkIn seq: Int64, venueID: String, in db: GRDB.Database) throws {
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy) VALUES (?, ?, ?, ?, ?, ?)")
+        for (hour, share) in hours {
+            try insert.execute(arguments: [seq, venueID, hour.weekday, hour.hour, share.samples, share.energy])
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import Synchronization
+
+/// Counts changes per venue (and for all at once), so caches of encoded answers know when to let
+/// go: a store tells it after each commit that may change a venue's answers (PostgreSQL also
+/// relays what other servers commit), and a cache compares counts, which costs no database access.
+public final class VenueChangeFeed: Sendable {
+    private let counts = Mutex<(all: UInt64, venues: [String: UInt64])>((0, [:]))
+
+    public init() {}
+
+    public func touch(_ venueID: String) {
+        counts.withLock { $0.venues[venueID, default: 0] += 1 }
+    }
+
+    /// Every venue may have changed (a rebuild, or changes this process may have missed).
+    public func touchAll() {
+        counts.withLock { $0.all += 1 }
+    }
+
+    public func count(for venueID: String) -> UInt64 {
+        counts.withLock { $0.all << 32 | ($0.venues[venueID] ?? 0) }
+    }
+}
