@@ -12,9 +12,9 @@ PROFILE_PACKAGES := linux-perf wrk
 # Only for tests: sox is the independent meter the levels are checked against, chromium the
 # browser check, sqlite3 the shell the reliability suites count rows with, wrk for the benchmarks'
 # smoke run, lame and mpg123 to make and independently decode the MP3 test files, sndfile-convert
-# (sndfile-programs) to make an RF64 file, which sox cannot write, and opus-tools to make and decode
-# an Opus file.
-TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs opus-tools
+# (sndfile-programs) to make an RF64 file, which sox cannot write, opus-tools to make and decode
+# an Opus file, and postgresql for the private cluster the store suites also run on.
+TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080
@@ -65,9 +65,13 @@ SCHEMATHESIS_VERSION := 4.32.5
 	.venv/bin/pip install --quiet schemathesis==$(SCHEMATHESIS_VERSION)
 
 ## Build and run every test.
+# The store suites run on SQLite and on a private PostgreSQL cluster started for the run (a
+# cluster that cannot start fails the run) and stopped after it, whatever the tests' outcome.
 test: test-deps .venv/bin/schemathesis
 	swift build --build-tests
-	swift test --skip-build
+	@set -e; cluster=$$(scripts/test-postgres.sh start); \
+	status=0; HEARCLEAR_TEST_POSTGRES=$${cluster#* } swift test --skip-build || status=$$?; \
+	scripts/test-postgres.sh stop $${cluster%% *}; exit $$status
 
 release: deps
 	swift build -c release

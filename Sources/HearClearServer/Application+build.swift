@@ -11,7 +11,8 @@ import ServiceLifecycle
 public struct ServerConfiguration: Sendable {
     public var hostname: String
     public var port: Int
-    public var databasePath: String
+    /// A SQLite file (the default) or a PostgreSQL server.
+    public var database: DatabaseLocation
     public var settings: ServerSettings
     /// The folder of static files served under `/public` (the admin pages' CSS).
     public var publicFolder: String
@@ -20,12 +21,12 @@ public struct ServerConfiguration: Sendable {
     public var metrics: (port: Int, registry: PrometheusCollectorRegistry)?
 
     public init(
-        hostname: String = "127.0.0.1", port: Int = 8080, databasePath: String = "hearclear.sqlite", settings: ServerSettings = .init(),
+        hostname: String = "127.0.0.1", port: Int = 8080, database: DatabaseLocation = .sqlite(path: "hearclear.sqlite"), settings: ServerSettings = .init(),
         publicFolder: String = "Public"
     ) {
         self.hostname = hostname
         self.port = port
-        self.databasePath = databasePath
+        self.database = database
         self.settings = settings
         self.publicFolder = publicFolder
     }
@@ -33,19 +34,20 @@ public struct ServerConfiguration: Sendable {
 
 /// Opens and migrates the database, then builds the HTTP application on it.
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
-    let pool = try SQLiteDatabase.openPool(path: configuration.databasePath)
-    let schemaVersion = try SQLiteDatabase.migrate(pool)
     let changes = VenueChangeFeed()
-    let repository = SQLiteRepository(pool: pool, defaultCalibrationDB: configuration.settings.defaultCalibrationDB, changes: changes)
+    let opened = try await OpenedStore.open(
+        configuration.database, defaultCalibrationDB: configuration.settings.defaultCalibrationDB, changes: changes, logger: logger)
+    let repository = opened.store
+    let schemaVersion = opened.schemaVersion
     let router = try await buildRouter(
         repository: repository, changes: changes, settings: configuration.settings, publicFolder: configuration.publicFolder, logger: logger)
     if configuration.settings.adminPassword == nil {
         logger.notice("The admin pages are off: set HEARCLEAR_ADMIN_PASSWORD (or admin_password in the config file) to turn them on.")
     }
-    let databasePath = configuration.databasePath
+    let database = configuration.database.description
     // Shut down in reverse order, after the HTTP server has let the requests in flight finish:
     // the store closes last.
-    var services: [any Service] = [StoreCloser(pool: pool)]
+    var services: [any Service] = opened.services
     if let days = configuration.settings.retentionDays {
         services.append(RetentionService(repository: repository, days: days, logger: logger))
     }
@@ -60,7 +62,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         services: services,
         onServerRunning: { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? configuration.hostname):\($0.port ?? configuration.port)" } ?? "?"
-            logger.notice("HearClear server listening on http://\(address), database \(databasePath), schema \(schemaVersion)")
+            logger.notice("HearClear server listening on http://\(address), database \(database), schema \(schemaVersion)")
         },
         logger: logger)
 }
@@ -104,20 +106,10 @@ func metricsApplication(hostname: String, port: Int, registry: PrometheusCollect
         logger: logger)
 }
 
-/// Closes the database when the server has stopped.
-struct StoreCloser: Service {
-    let pool: DatabasePool
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        try pool.close()
-    }
-}
-
 /// The routes of API v1 and, when a password is set, the admin pages, on a store. Tests build it
 /// on a temporary database.
 public func buildRouter(
-    repository: some Repository & AdminStore, changes: VenueChangeFeed, settings: ServerSettings, publicFolder: String = "Public",
+    repository: any AdminStore, changes: VenueChangeFeed, settings: ServerSettings, publicFolder: String = "Public",
     logger: Logger = Logger(label: "hearclear")
 ) async throws -> Router<APIRequestContext> {
     let router = Router(context: APIRequestContext.self, options: .autoGenerateHeadEndpoints)

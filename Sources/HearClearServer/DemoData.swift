@@ -74,7 +74,7 @@ public enum DemoData {
 
     /// `defaultCalibrationDB` is the one the store applies to check-ins without their own, so that
     /// the levels come out as planned.
-    public static func seed(into repository: some Repository & AdminStore, defaultCalibrationDB: Double, now: Date) async throws -> Summary {
+    public static func seed(into repository: any AdminStore, defaultCalibrationDB: Double, now: Date) async throws -> Summary {
         guard try await repository.totals().venues == 0 else { throw NotEmpty() }
         var random = SplitMix64(seed: 2026)
         var summary = Summary()

@@ -17,11 +17,30 @@ struct HearClearServerCommand: AsyncParsableCommand {
 
 /// `--database`, shared by every subcommand that touches data.
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("SQLite file (env HEARCLEAR_DATABASE; default hearclear.sqlite).", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A SQLite file, or postgres://user:password@host:port/database (env HEARCLEAR_DATABASE; default hearclear.sqlite).",
+            valueName: "path-or-url"))
     var database: String?
 
-    var path: String {
-        database ?? ProcessInfo.processInfo.environment["HEARCLEAR_DATABASE"] ?? "hearclear.sqlite"
+    var location: DatabaseLocation {
+        get throws { try DatabaseLocation(database ?? ProcessInfo.processInfo.environment["HEARCLEAR_DATABASE"] ?? "hearclear.sqlite") }
+    }
+
+    /// Opens and migrates the store, runs `body` on it and closes it.
+    func withStore<Result>(_ body: (any MaintainedStore) async throws -> Result) async throws -> Result {
+        var logger = Logger(label: "hearclear-server")
+        logger.logLevel = .warning
+        let opened = try await OpenedStore.open(try location, logger: logger)
+        do {
+            let result = try await body(opened.store)
+            opened.close()
+            return result
+        } catch {
+            opened.close()
+            throw error
+        }
     }
 }
 
@@ -51,7 +70,7 @@ extension HearClearServerCommand {
 
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
-            var configuration = ServerConfiguration(databasePath: database.path)
+            var configuration = ServerConfiguration(database: try database.location)
             configuration.hostname = hostname ?? environment["HEARCLEAR_HOSTNAME"] ?? configuration.hostname
             if let port = port ?? environment["HEARCLEAR_PORT"].flatMap(Int.init) {
                 guard (0...65535).contains(port) else { throw ValidationError("port must be between 0 and 65535") }
@@ -113,9 +132,11 @@ extension HearClearServerCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let pool = try SQLiteDatabase.openPool(path: database.path)
-            let version = try SQLiteDatabase.migrate(pool)
-            print("\(database.path): schema \(version)")
+            var logger = Logger(label: "hearclear-server")
+            logger.logLevel = .warning
+            let opened = try await OpenedStore.open(try database.location, logger: logger)
+            opened.close()
+            print("\(try database.location): schema \(opened.schemaVersion)")
         }
     }
 
@@ -132,10 +153,10 @@ extension HearClearServerCommand {
         }
 
         func run() async throws {
-            let pool = try SQLiteDatabase.openPool(path: database.path)
-            try SQLiteDatabase.migrate(pool)
-            let summary = try await DemoData.seed(into: SQLiteRepository(pool: pool), defaultCalibrationDB: Level.defaultCalibrationDB, now: Date())
-            print("\(database.path): seeded \(summary.venues) venues, \(summary.devices) devices, \(summary.checkIns) check-ins.")
+            let summary = try await database.withStore { store in
+                try await DemoData.seed(into: store, defaultCalibrationDB: Level.defaultCalibrationDB, now: Date())
+            }
+            print("\(try database.location): seeded \(summary.venues) venues, \(summary.devices) devices, \(summary.checkIns) check-ins.")
             print("Start the server with HEARCLEAR_ADMIN_PASSWORD set and open http://127.0.0.1:8080/admin (user admin).")
         }
     }
@@ -143,17 +164,15 @@ extension HearClearServerCommand {
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Recompute everything derived from the raw rows and report differences (exit 1 on any).",
-            discussion: "Checks SQLite's integrity, each check-in's spikes, level and per-hour sums, every outlier decision and every cached aggregate.")
+            discussion: "Checks SQLite's integrity (on SQLite), each check-in's spikes, level and per-hour sums, every status and every cell.")
 
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let pool = try SQLiteDatabase.openPool(path: database.path)
-            try SQLiteDatabase.migrate(pool)
-            let integrity = try await pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
-            let differences = (integrity == ["ok"] ? [] : integrity.map { "integrity: \($0)" }) + (try await SQLiteRepository(pool: pool).verify())
+            let differences = try await database.withStore { store in try await store.verify() }
             for difference in differences { print(difference) }
-            print(differences.isEmpty ? "\(database.path): ok" : "\(database.path): \(differences.count) difference(s); `hearclear-server rebuild` repairs derived data")
+            let name = try database.location
+            print(differences.isEmpty ? "\(name): ok" : "\(name): \(differences.count) difference(s); `hearclear-server rebuild` repairs derived data")
             if !differences.isEmpty { throw ExitCode.failure }
         }
     }
@@ -164,10 +183,8 @@ extension HearClearServerCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let pool = try SQLiteDatabase.openPool(path: database.path)
-            try SQLiteDatabase.migrate(pool)
-            try await SQLiteRepository(pool: pool).rebuild()
-            print("\(database.path): rebuilt")
+            try await database.withStore { store in try await store.rebuild() }
+            print("\(try database.location): rebuilt")
         }
     }
 
@@ -190,16 +207,17 @@ extension HearClearServerCommand {
                 throw ValidationError("say how many days of samples to keep: --days N, or retention_days in the config file")
             }
             guard days >= 1 else { throw ValidationError("--days must be at least 1") }
-            let pool = try SQLiteDatabase.openPool(path: database.path)
-            try SQLiteDatabase.migrate(pool)
-            let pruned = try await SQLiteRepository(pool: pool).pruneSamples(startedBefore: Date().addingTimeInterval(-Double(days) * 86_400), at: Date())
-            print("\(database.path): dropped the samples of \(pruned) check-in(s) older than \(days) days")
+            let pruned = try await database.withStore { store in
+                try await store.pruneSamples(startedBefore: Date().addingTimeInterval(-Double(days) * 86_400), at: Date())
+            }
+            print("\(try database.location): dropped the samples of \(pruned) check-in(s) older than \(days) days")
         }
     }
 
     struct Backup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write a consistent copy of the database, safe while the server runs (VACUUM INTO).")
+            abstract: "Write a consistent copy of the database, safe while the server runs.",
+            discussion: "SQLite: VACUUM INTO, a self-contained SQLite file. PostgreSQL: pg_dump --format=custom (restore with pg_restore).")
 
         @Argument(help: "Where to write the copy; must not exist yet.")
         var path: String
@@ -208,8 +226,11 @@ extension HearClearServerCommand {
 
         func run() async throws {
             guard !FileManager.default.fileExists(atPath: path) else { throw ValidationError("\(path) exists already: choose a new file") }
-            try SQLiteDatabase.backup(path: database.path, to: path)
-            print("\(database.path) copied to \(path)")
+            switch try database.location {
+            case .sqlite(let source): try SQLiteDatabase.backup(path: source, to: path)
+            case .postgres(let address): try PostgresBackup.dump(address, to: path)
+            }
+            print("\(try database.location) copied to \(path)")
         }
     }
 }

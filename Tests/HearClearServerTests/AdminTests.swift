@@ -14,7 +14,7 @@ import Testing
     static let pages = ["/admin", "/admin/venues", "/admin/venues/v1", "/admin/devices", "/admin/calibration", "/admin/scale"]
 
     func withAdmin(_ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void) async throws {
-        let database = try TemporaryDatabase()
+        let database = try await TemporaryDatabase()
         let settings = ServerSettings(adminPassword: Self.password)
         let app = Application(router: try await buildRouter(repository: database.repository, changes: database.changes, settings: settings, logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in try await test(client, database) }
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func withoutAPasswordTheAdminPagesAreOff() async throws {
-        let database = try TemporaryDatabase()
+        let database = try await TemporaryDatabase()
         let app = Application(router: try await buildRouter(repository: database.repository, changes: database.changes, settings: ServerSettings(), logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in
             try await client.execute(uri: "/admin", method: .get, headers: [.authorization: Self.authorization]) { response throws in
@@ -208,20 +208,20 @@ import Testing
             _ = try await post(client, page + "/outlier", form: "marked=0&csrf=\(csrf)", cookie: cookie)
             #expect(try await database.status(of: ids[0]) == .accepted)
             #expect(try await overall(client) == before)
-            #expect(try await database.repository.aggregateMismatches() == [])
+            #expect(try await database.repository.verify() == [])
         }
     }
 
     @Test func aBanTakesTheDevicesCheckInsOutAndItsWritesAnswer403() async throws {
         try await withAdmin { client, database throws in
             let (token, _) = try await populate(client)
-            let device: String = try database.pool.read { db in try String.fetchOne(db, sql: "SELECT id FROM device")! }
+            let device: String = try #require(try await database.string("SELECT id FROM device"))
             let (cookie, csrf) = try await session(client, page: "/admin/devices")
             let banned = try await post(client, "/admin/devices/\(device)/ban", form: "banned=1&csrf=\(csrf)", cookie: cookie)
             #expect(banned.status == .seeOther)
             #expect(try await overall(client) == nil)  // no usable check-in left: 404
             #expect(try await client.putVenue("v2", token: token).status == .forbidden)
-            #expect(try await database.repository.aggregateMismatches() == [])
+            #expect(try await database.repository.verify() == [])
             _ = try await post(client, "/admin/devices/\(device)/ban", form: "banned=0&csrf=\(csrf)", cookie: cookie)
             #expect(try await overall(client)?.checkins == 6)
         }
@@ -240,7 +240,7 @@ import Testing
             let after = try #require(try await overall(client))
             #expect(after.levelDB == 77 && after.label == "loud")
             #expect(String(buffer: try await get(client, "/admin/calibration").body).contains("Cheap Mic"))
-            #expect(try await database.repository.aggregateMismatches() == [])
+            #expect(try await database.repository.verify() == [])
             _ = try await post(client, "/admin/calibration", form: "model=Cheap+Mic&offset=&csrf=\(csrf)", cookie: cookie)
             #expect(try await overall(client)?.levelDB == 65)
             #expect(try await post(client, "/admin/calibration", form: "model=Cheap+Mic&offset=900&csrf=\(csrf)", cookie: cookie).status == .unprocessableContent)

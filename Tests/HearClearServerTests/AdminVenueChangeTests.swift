@@ -13,9 +13,7 @@ extension AdminTests {
         try await withAdmin { client, database in
             let (token, _) = try await populate(client)
             let newOwner = try await client.registerDevice(model: "Other Mic")
-            let newOwnerID = try await database.pool.read { db in
-                try String.fetchOne(db, sql: "SELECT id FROM device WHERE model = 'Other Mic'")!
-            }
+            let newOwnerID = try #require(try await database.string("SELECT id FROM device WHERE model = 'Other Mic'"))
             let (cookie, csrf) = try await session(client, page: "/admin/venues/v1")
 
             let edited = try await post(
@@ -40,7 +38,7 @@ extension AdminTests {
             let page = String(buffer: try await get(client, "/admin/venues/v1", cookie: cookie).body)
             #expect(page.contains("<h2>History</h2>"))
             #expect(page.contains("name “The Loud Table” → “Mine Now”; place -33.87, 151.21 → -33.8688, 151.2093; time zone Asia/Kolkata → UTC"))
-            #expect(page.contains("owner \(try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT id FROM device WHERE model = 'Test Mic'")! }) → \(newOwnerID)"))
+            #expect(page.contains("owner \(try #require(try await database.string("SELECT id FROM device WHERE model = 'Test Mic'"))) → \(newOwnerID)"))
             #expect(page.contains("device:\(newOwnerID)"))
             #expect(page.contains("<td>admin</td>"))
             #expect(page.contains("created “The Quiet Table”"))
@@ -90,7 +88,7 @@ extension AdminTests {
     @Test func anOperatorDeletesADeviceWithItsData() async throws {
         try await withAdmin { client, database in
             _ = try await populate(client)
-            let device = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT id FROM device")! }
+            let device = try #require(try await database.string("SELECT id FROM device"))
             let (cookie, csrf) = try await session(client, page: "/admin/devices")
             #expect(String(buffer: try await get(client, "/admin/devices", cookie: cookie).body).contains("/admin/devices/\(device)/delete"))
             // Not without the box ticked.

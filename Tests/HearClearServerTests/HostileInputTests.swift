@@ -11,7 +11,7 @@ import Testing
 /// and the server keeps serving.
 @Suite struct HostileInputTests {
     func withApp(_ test: @Sendable (any TestClientProtocol, TemporaryDatabase, String) async throws -> Void) async throws {
-        let database = try TemporaryDatabase()
+        let database = try await TemporaryDatabase()
         let app = Application(router: try await buildRouter(repository: database.repository, changes: database.changes, settings: ServerSettings(rateLimit: 0), logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in
             let token = try await client.registerDevice()

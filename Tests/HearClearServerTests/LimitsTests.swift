@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func writesPastTheRateAre429WithRetryAfter() async throws {
-        let database = try TemporaryDatabase()
+        let database = try await TemporaryDatabase()
         let app = Application(router: try await buildRouter(repository: database.repository, changes: database.changes, settings: ServerSettings(rateLimit: 2), logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in
             let token = try await client.registerDevice()
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func verifyFindsWhatWasTamperedWithAndRebuildRepairsIt() async throws {
-        let database = try TemporaryDatabase()
+        let database = try await TemporaryDatabase()
         let device = try await database.registerDevice()
         _ = try await database.repository.saveVenue(id: "v1", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "UTC"), by: device, at: Date())
         for week in 0..<7 {
@@ -84,7 +84,7 @@ import Testing
             "UPDATE checkin SET level_db = level_db + 3 WHERE seq = 1",
         ]
         for statement in tampering {
-            try await database.pool.write { db in try db.execute(sql: statement) }
+            try await database.execute(statement)
             #expect(try await database.repository.verify().isEmpty == false, "\(statement)")
             try await database.repository.rebuild()
             #expect(try await database.repository.verify() == [], "\(statement)")

@@ -73,7 +73,7 @@ import Testing
                 #expect(try await client.postCheckIn(makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: week), level: -40), token: leaving).status == .created)
             }
             #expect(try await client.postCheckIn(makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: 3), level: -50), token: staying).status == .created)
-            let leavingID = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT owner_device_id FROM venue")! }
+            let leavingID = try #require(try await database.string("SELECT owner_device_id FROM venue"))
 
             try await client.execute(uri: "/api/v1/devices/me", method: .delete, headers: bearer(leaving)) { response throws in
                 #expect(response.status == .noContent)
@@ -87,9 +87,8 @@ import Testing
             #expect(overall.checkins == 1 && overall.levelDB == 60.0)
             #expect(try await database.repository.verify().isEmpty)
             // The venue stays, without an owner; its history no longer names the device.
-            let owner = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT owner_device_id FROM venue") }
-            #expect(owner == nil)
-            let history = try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT actor || COALESCE(before, '') || COALESCE(after, '') FROM venue_change") }
+            #expect(try await database.int("SELECT COUNT(*) FROM venue WHERE owner_device_id IS NULL") == 1)
+            let history = try await database.strings("SELECT actor || COALESCE(before, '') || COALESCE(after, '') FROM venue_change")
             #expect(history.count == 1 && !history.contains { $0.contains(leavingID) })
 
             // The token stops working.
@@ -107,7 +106,7 @@ import Testing
             #expect(try await client.putVenue("v1", token: token, timezone: "UTC").status == .created)
             let checkIn = makeCheckIn(venue: "v1", start: "2026-11-16T20:17:42Z")
             #expect(try await client.postCheckIn(checkIn, token: token).status == .created)
-            let device = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT id FROM device")! }
+            let device = try #require(try await database.string("SELECT id FROM device"))
             for path in ["/api/v1/venues/v1", "/api/v1/venues/v1/loudness", "/api/v1/venues?q=Quiet", "/api/v1/venues?near=-33.8688,151.2093", "/api/v1/scale"] {
                 try await client.execute(uri: path, method: .get) { response throws in
                     #expect(response.status == .ok, "\(path)")

@@ -12,8 +12,8 @@ import Testing
 @Suite struct RouterTests {
     // MARK: Devices
 
-    @Test func registeringADeviceReturnsATokenThatIsStoredOnlyAsAHash() async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases) func registeringADeviceReturnsATokenThatIsStoredOnlyAsAHash(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
             let credentials = try await client.execute(
                 uri: "/api/v1/devices", method: .post, headers: jsonHeaders,
                 body: try json(DeviceRegistration(model: "ReSpeaker USB", platform: "raspberrypi"))
@@ -22,15 +22,18 @@ import Testing
                 return try decode(DeviceCredentials.self, response)
             }
             #expect(credentials.token.count >= 22)  // base64url of ≥ 128 bits
-            let stored = try database.pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM device")! }
-            #expect(stored["id"] == credentials.deviceID.wireString)
-            #expect(stored["token_hash"] == DeviceToken.hash(credentials.token))
-            #expect(!stored.databaseValues.contains { $0.storage.value as? String == credentials.token })
+            #expect(try await database.string("SELECT id FROM device") == credentials.deviceID.wireString)
+            #expect(try await database.int("SELECT COUNT(*) FROM device WHERE token_hash = \(database.blob(DeviceToken.hash(credentials.token)))") == 1)
+            // No column holds the token itself.
+            let columns = ["model", "platform"] + (database.kind == .sqlite ? ["CAST(token_hash AS TEXT)"] : ["encode(token_hash, 'escape')"])
+            for column in columns {
+                #expect(try await database.strings("SELECT \(column) FROM device").allSatisfy { !$0.contains(credentials.token) })
+            }
         }
     }
 
-    @Test func aBadRegistrationIsRefusedWithAReason() async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases) func aBadRegistrationIsRefusedWithAReason(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
             try await client.execute(uri: "/api/v1/devices", method: .post, headers: jsonHeaders, body: ByteBuffer(string: "{\"model\": ")) { response throws in
                 #expect(response.status == .badRequest)
                 #expect(try errorMessage(response).contains("malformed JSON"))
@@ -52,8 +55,8 @@ import Testing
 
     // MARK: Venues
 
-    @Test func puttingAVenueCreatesThenUpdatesIt() async throws {
-        try await withApp { client, _ in
+    @Test(arguments: StoreKind.allCases) func puttingAVenueCreatesThenUpdatesIt(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
             let token = try await client.registerDevice()
             let created = try await client.putVenue("4b5a-bar_1", token: token, timezone: "Australia/Sydney")
             #expect(created.status == .created)
@@ -69,8 +72,8 @@ import Testing
         }
     }
 
-    @Test func venueWritesNeedAValidTokenOfAnUnbannedDevice() async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases) func venueWritesNeedAValidTokenOfAnUnbannedDevice(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
             let body = try json(VenueUpsert(name: "x", latitude: 0, longitude: 0, timezone: "UTC"))
             try await client.execute(uri: "/api/v1/venues/v1", method: .put, headers: jsonHeaders, body: body) { response throws in
                 #expect(response.status == .unauthorized)
@@ -80,15 +83,15 @@ import Testing
                 #expect(response.status == .unauthorized)
             }
             let token = try await client.registerDevice()
-            let device = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT id FROM device")! }
+            let device = try #require(try await database.string("SELECT id FROM device"))
             try await database.ban(UUID(uuidString: device)!)
             #expect(try await client.putVenue("v1", token: token).status == .forbidden)
             #expect(try await database.count("venue") == 0)
         }
     }
 
-    @Test func badVenuesAreRefused() async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases) func badVenuesAreRefused(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
             let token = try await client.registerDevice()
             let badID = try await client.putVenue("no%20spaces", token: token)
             #expect(badID.status == .badRequest)
@@ -107,8 +110,8 @@ import Testing
         }
     }
 
-    @Test func anUnknownVenueIs404() async throws {
-        try await withApp { client, _ in
+    @Test(arguments: StoreKind.allCases) func anUnknownVenueIs404(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
             try await client.execute(uri: "/api/v1/venues/nope", method: .get) { response throws in
                 #expect(response.status == .notFound)
                 #expect(try errorMessage(response) == "venue nope not found")
@@ -116,8 +119,8 @@ import Testing
         }
     }
 
-    @Test func venuesNearAPointComeNearestFirst() async throws {
-        try await withApp { client, _ in
+    @Test(arguments: StoreKind.allCases) func venuesNearAPointComeNearestFirst(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
             let token = try await client.registerDevice()
             // Around Sydney Town Hall (-33.8732, 151.2061): ~0 m, ~550 m, ~1.1 km and ~5 km away.
             _ = try await client.putVenue("town-hall", token: token, name: "Town Hall Bar", latitude: -33.8732, longitude: 151.2061)
@@ -155,8 +158,8 @@ import Testing
 
     // MARK: Check-ins
 
-    @Test func aGzippedCheckInIsStoredAndARetryGetsTheSameAnswer() async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases) func aGzippedCheckInIsStoredAndARetryGetsTheSameAnswer(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
             let token = try await client.registerDevice()
             _ = try await client.putVenue("v1", token: token, timezone: "UTC")
             let checkIn = makeCheckIn(venue: "v1", start: "2026-11-16T20:00:00Z", seconds: 300, level: -40, calibration: 112)
@@ -182,8 +185,8 @@ import Testing
         }
     }
 
-    @Test func checkInsNeedAValidTokenOfAnUnbannedDevice() async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases) func checkInsNeedAValidTokenOfAnUnbannedDevice(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
             let token = try await client.registerDevice()
             _ = try await client.putVenue("v1", token: token)
             let body = try json(makeCheckIn(venue: "v1", start: "2026-11-16T20:00:00Z"))
@@ -196,7 +199,7 @@ import Testing
             try await client.execute(uri: "/api/v1/checkins", method: .post, headers: [.authorization: "Basic \(token)", .contentType: "application/json"], body: body) { response throws in
                 #expect(response.status == .unauthorized)
             }
-            let device = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT id FROM device")! }
+            let device = try #require(try await database.string("SELECT id FROM device"))
             try await database.ban(UUID(uuidString: device)!)
             try await client.execute(uri: "/api/v1/checkins", method: .post, headers: bearer(token), body: body) { response throws in
                 #expect(response.status == .forbidden)
@@ -205,8 +208,8 @@ import Testing
         }
     }
 
-    @Test func aGzipBombIsRefusedWhileInflating() async throws {
-        try await withApp(settings: ServerSettings(maxBodyBytes: 64 * 1024)) { client, database in
+    @Test(arguments: StoreKind.allCases) func aGzipBombIsRefusedWhileInflating(store: StoreKind) async throws {
+        try await withApp(store: store, settings: ServerSettings(maxBodyBytes: 64 * 1024)) { client, database in
             let token = try await client.registerDevice()
             var headers = bearer(token)
             headers[.contentEncoding] = "gzip"
@@ -225,8 +228,8 @@ import Testing
         }
     }
 
-    @Test func brokenGzipIsA400AndUnknownEncodingsA415() async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases) func brokenGzipIsA400AndUnknownEncodingsA415(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
             let token = try await client.registerDevice()
             _ = try await client.putVenue("v1", token: token)
             let compressed = try gzip(try json(makeCheckIn(venue: "v1", start: "2026-11-16T20:00:00Z")))
@@ -284,8 +287,8 @@ import Testing
         }
     }
 
-    @Test func malformedCheckInsAre400() async throws {
-        try await withApp { client, _ in
+    @Test(arguments: StoreKind.allCases) func malformedCheckInsAre400(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
             let token = try await client.registerDevice()
             for (body, message) in [
                 ("[1, 2", "malformed JSON"),
@@ -301,8 +304,8 @@ import Testing
         }
     }
 
-    @Test func fiftyConcurrentCheckInsAreAllStored() async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases) func fiftyConcurrentCheckInsAreAllStored(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
             let token = try await client.registerDevice()
             _ = try await client.putVenue("v1", token: token)
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
@@ -315,14 +318,14 @@ import Testing
             #expect(statuses.count == 50 && statuses.allSatisfy { $0 == .created })
             #expect(try await database.count("checkin") == 50)
             #expect(try await database.count("sample") == 50 * 30)
-            #expect(try await database.repository.aggregateMismatches() == [])
+            #expect(try await database.repository.verify() == [])
         }
     }
 
     // MARK: Loudness
 
-    @Test func loudnessIsInTheVenuesLocalTime() async throws {
-        try await withApp { client, _ in
+    @Test(arguments: StoreKind.allCases) func loudnessIsInTheVenuesLocalTime(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
             let token = try await client.registerDevice()
             _ = try await client.putVenue("syd", token: token, timezone: "Australia/Sydney")
             try await client.execute(uri: "/api/v1/venues/syd/loudness", method: .get) { response throws in
@@ -373,8 +376,8 @@ import Testing
 
     // MARK: The rest
 
-    @Test func healthScaleAndOpenAPI() async throws {
-        try await withApp { client, _ in
+    @Test(arguments: StoreKind.allCases) func healthScaleAndOpenAPI(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
             try await client.execute(uri: "/healthz", method: .get) { response throws in
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body) == "ok")

@@ -5,7 +5,7 @@ import Testing
 
 @testable import HearClearServer
 
-/// The SQLite repository on a temporary file: the analysis as stored, and the cache kept right.
+/// Each store on a temporary database: the analysis as stored, and the cells kept right.
 @Suite struct StoreTests {
     let settings = ServerSettings()
 
@@ -23,8 +23,8 @@ import Testing
         }
     }
 
-    @Test func aLoudCheckInAmongQuietOnesIsAnOutlierUntilTheVenueChanges() async throws {
-        let database = try TemporaryDatabase()
+    @Test(arguments: StoreKind.allCases) func aLoudCheckInAmongQuietOnesIsAnOutlierUntilTheVenueChanges(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
         // Five check-ins at 60 dB(A) (−50 dBFS + 110), then one at 80.
@@ -44,11 +44,11 @@ import Testing
             _ = try await store(database, makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: week), level: -30), device: device)
         }
         #expect(try await database.status(of: loud.id) == .accepted)
-        #expect(try await database.repository.aggregateMismatches() == [])
+        #expect(try await database.repository.verify() == [])
     }
 
-    @Test func theOutlierRuleFallsBackToTheSameHourOnOtherWeekdays() async throws {
-        let database = try TemporaryDatabase()
+    @Test(arguments: StoreKind.allCases) func theOutlierRuleFallsBackToTheSameHourOnOtherWeekdays(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
         // Five quiet check-ins at 20h spread over Monday to Friday; the loud one on Saturday at 20h.
@@ -62,8 +62,8 @@ import Testing
         #expect(alone.status == .accepted)
     }
 
-    @Test func aShortCheckInIsStoredButNotCounted() async throws {
-        let database = try TemporaryDatabase()
+    @Test(arguments: StoreKind.allCases) func aShortCheckInIsStoredButNotCounted(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
         let stored = try await store(database, makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 1), seconds: 10), device: device)
@@ -72,8 +72,8 @@ import Testing
         #expect(try await database.repository.loudness(venueID: "venue-1") == [])
     }
 
-    @Test func spikesAreFlaggedAndKeptOutOfTheLevel() async throws {
-        let database = try TemporaryDatabase()
+    @Test(arguments: StoreKind.allCases) func spikesAreFlaggedAndKeptOutOfTheLevel(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
         var checkIn = makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 1), seconds: 60, level: -50)
@@ -81,22 +81,22 @@ import Testing
         let stored = try await store(database, checkIn, device: device)
         #expect(stored.droppedSamples == 1 && stored.samples == 60)
         #expect(abs(try #require(stored.levelDB) - 60) < 0.1)
-        let dropped = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample WHERE dropped = 1")! }
+        let dropped = try await database.int("SELECT COUNT(*) FROM sample WHERE dropped = TRUE")
         #expect(dropped == 1)
     }
 
-    @Test func theMissingCalibrationIsTheConfiguredDefaultAndRecorded() async throws {
-        let database = try TemporaryDatabase()
+    @Test(arguments: StoreKind.allCases) func theMissingCalibrationIsTheConfiguredDefaultAndRecorded(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
         let stored = try await store(database, makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 1), level: -50, calibration: nil), device: device)
         #expect(abs(try #require(stored.levelDB) - (-50 + settings.defaultCalibrationDB)) < 0.1)
-        let source = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT calibration_source FROM checkin") }
+        let source = try await database.string("SELECT calibration_source FROM checkin")
         #expect(source == "default")
     }
 
-    @Test func aCheckInAcrossLocalMidnightSplitsAndCountsOnceOverall() async throws {
-        let database = try TemporaryDatabase()
+    @Test(arguments: StoreKind.allCases) func aCheckInAcrossLocalMidnightSplitsAndCountsOnceOverall(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
         let device = try await database.registerDevice()
         try await makeVenue(database, timezone: "Australia/Sydney", device: device)
         // Monday 23:58 in Sydney (UTC+11) is Monday 12:58 UTC.
@@ -109,11 +109,11 @@ import Testing
         #expect(find(0, 24)?.checkins == 1 && find(1, 24)?.checkins == 1)
         // 2 weekday-hours, their 2 weekdays, their 2 hours and the overall span: nothing else.
         #expect(aggregates.count == 7)
-        #expect(try await database.repository.aggregateMismatches() == [])
+        #expect(try await database.repository.verify() == [])
     }
 
-    @Test func theSameCheckInStoredTwiceIsStoredOnce() async throws {
-        let database = try TemporaryDatabase()
+    @Test(arguments: StoreKind.allCases) func theSameCheckInStoredTwiceIsStoredOnce(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
         let checkIn = makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 1))
@@ -131,8 +131,8 @@ import Testing
         #expect(try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: otherDevice, at: Date()) == .conflict)
     }
 
-    @Test func aCheckInForAnUnknownVenueLeavesNoRows() async throws {
-        let database = try TemporaryDatabase()
+    @Test(arguments: StoreKind.allCases) func aCheckInForAnUnknownVenueLeavesNoRows(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
         let device = try await database.registerDevice()
         let outcome = try await database.repository.storeCheckIn(
             makeCheckIn(venue: "nowhere", start: mondayEvening(weeksBefore: 1)), contentHash: Data([1]), by: device, at: Date())
@@ -141,8 +141,8 @@ import Testing
         #expect(try await database.count("sample") == 0)
     }
 
-    @Test func changingTheTimeZoneMovesTheCheckInsToTheirNewLocalHours() async throws {
-        let database = try TemporaryDatabase()
+    @Test(arguments: StoreKind.allCases) func changingTheTimeZoneMovesTheCheckInsToTheirNewLocalHours(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
         let device = try await database.registerDevice()
         try await makeVenue(database, device: device)
         _ = try await store(database, makeCheckIn(venue: "venue-1", start: "2026-11-16T20:00:00Z"), device: device)
@@ -151,6 +151,6 @@ import Testing
         // Monday 20:00 UTC is Tuesday 07:00 in Sydney.
         #expect(aggregates.contains { $0.weekday == 1 && $0.hour == 7 && $0.checkins == 1 })
         #expect(!aggregates.contains { $0.weekday == 0 && $0.hour == 20 })
-        #expect(try await database.repository.aggregateMismatches() == [])
+        #expect(try await database.repository.verify() == [])
     }
 }

@@ -9,24 +9,90 @@ import NIOCore
 
 @testable import HearClearServer
 
-/// A migrated SQLite file in its own temporary folder, removed at deinit.
-final class TemporaryDatabase: Sendable {
-    let folder: URL
-    let pool: DatabasePool
-    let repository: SQLiteRepository
-    let changes = VenueChangeFeed()
+/// The stores every store-agnostic suite runs on.
+enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite, postgres
+    var description: String { rawValue }
+}
 
-    init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        pool = try SQLiteDatabase.openPool(path: folder.appendingPathComponent("test.sqlite").path)
-        try SQLiteDatabase.migrate(pool)
-        repository = SQLiteRepository(pool: pool, changes: changes)
+/// A migrated, empty store of either kind, removed at deinit: a SQLite file in its own temporary
+/// folder, or a database of its own in the PostgreSQL cluster `make test` starts
+/// (`HEARCLEAR_TEST_POSTGRES`, a URL of that cluster's `postgres` database).
+final class TemporaryDatabase: Sendable {
+    let kind: StoreKind
+    let repository: any MaintainedStore
+    let changes = VenueChangeFeed()
+    private let opened: OpenedStore
+    private let folder: URL?
+    private let url: String?
+
+    struct NoPostgreSQL: Error, CustomStringConvertible {
+        var description: String { "HEARCLEAR_TEST_POSTGRES is not set: run the tests with make test, which starts a private PostgreSQL (scripts/test-postgres.sh)" }
+    }
+
+    init(_ kind: StoreKind = .sqlite) async throws {
+        self.kind = kind
+        switch kind {
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-tests-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            self.folder = folder
+            url = nil
+            opened = try await OpenedStore.open(.sqlite(path: folder.appendingPathComponent("test.sqlite").path), changes: changes, logger: quietLogger)
+        case .postgres:
+            guard let admin = ProcessInfo.processInfo.environment["HEARCLEAR_TEST_POSTGRES"] else { throw NoPostgreSQL() }
+            let name = "test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+            _ = try Self.psql(admin, "CREATE DATABASE \(name)")
+            var address = try PostgresAddress(url: admin)
+            address.database = name
+            folder = nil
+            url = "postgres://\(address.username)@\(address.host):\(address.port)/\(name)"
+            opened = try await OpenedStore.open(.postgres(address), changes: changes, logger: quietLogger)
+        }
+        repository = opened.store
     }
 
     deinit {
-        try? pool.close()
-        try? FileManager.default.removeItem(at: folder)
+        opened.close()
+        if let folder { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    /// Runs SQL written for both stores (booleans as TRUE/FALSE) and returns the first column of
+    /// each row as text.
+    func strings(_ sql: String) async throws -> [String] {
+        if let pool = (repository as? SQLiteRepository)?.pool {
+            return try await pool.write { db in
+                try Row.fetchAll(db, sql: sql).map { row in row.databaseValues.first.map { $0.isNull ? "" : String(describing: $0.storage.value ?? "") } ?? "" }
+            }
+        }
+        guard let url else { return [] }
+        return try Self.psql(url, sql)
+    }
+
+    func string(_ sql: String) async throws -> String? { try await strings(sql).first }
+
+    func int(_ sql: String) async throws -> Int { Int(try await string(sql) ?? "") ?? -1 }
+
+    func execute(_ sql: String) async throws { _ = try await strings(sql) }
+
+    /// A blob literal in this store's SQL.
+    func blob(_ data: Data) -> String {
+        let hex = data.map { String(format: "%02x", $0) }.joined()
+        return kind == .sqlite ? "x'\(hex)'" : "'\\x\(hex)'::bytea"
+    }
+
+    /// psql's unaligned, tuples-only output: one line per row.
+    private static func psql(_ url: String, _ sql: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw StartFailure(description: "psql failed on: \(sql)") }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 
     func registerDevice(model: String = "Test Mic") async throws -> UUID {
@@ -35,20 +101,15 @@ final class TemporaryDatabase: Sendable {
     }
 
     func ban(_ device: UUID) async throws {
-        try await pool.write { db in
-            try db.execute(literal: "UPDATE device SET banned = 1 WHERE id = \(device.wireString)")
-        }
+        try await execute("UPDATE device SET banned = TRUE WHERE id = '\(device.wireString)'")
     }
 
     func count(_ table: String) async throws -> Int {
-        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)")! }
+        try await int("SELECT COUNT(*) FROM \(table)")
     }
 
     func status(of checkIn: UUID) async throws -> CheckInStatus? {
-        try await pool.read { db in
-            try SQLRequest<String>("SELECT status FROM checkin WHERE id = \(checkIn.wireString)").fetchOne(db)
-                .flatMap(CheckInStatus.init(rawValue:))
-        }
+        try await string("SELECT status FROM checkin WHERE id = '\(checkIn.wireString)'").flatMap(CheckInStatus.init(rawValue:))
     }
 }
 
@@ -61,10 +122,10 @@ let quietLogger: Logger = {
 
 /// The API's router on a temporary database, driven through HummingbirdTesting.
 func withApp(
-    settings: ServerSettings = ServerSettings(),
+    store: StoreKind = .sqlite, settings: ServerSettings = ServerSettings(),
     _ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void
 ) async throws {
-    let database = try TemporaryDatabase()
+    let database = try await TemporaryDatabase(store)
     let app = Application(router: try await buildRouter(repository: database.repository, changes: database.changes, settings: settings, logger: quietLogger), logger: quietLogger)
     try await app.test(.router) { client in try await test(client, database) }
 }

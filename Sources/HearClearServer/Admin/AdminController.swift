@@ -5,8 +5,8 @@ import Mustache
 
 /// `/admin`: the operators' pages. Each GET builds its page's model and renders its template;
 /// each POST changes one thing, checked against the session's CSRF token, and redirects back.
-struct AdminController<Store: AdminStore> {
-    let store: Store
+struct AdminController {
+    let store: any AdminStore
     let settings: ServerSettings
     let templates: MustacheLibrary
     let authenticator: AdminAuthenticator

@@ -146,7 +146,7 @@ enum DashboardPage {
         let dailyChart: String
     }
 
-    static func model(store: some AdminStore, scale: LabelScale, session: AdminSession, now: Date) async throws -> Model {
+    static func model(store: any AdminStore, scale: LabelScale, session: AdminSession, now: Date) async throws -> Model {
         let totals = try await store.totals()
         return Model(
             chrome: PageChrome(title: "Dashboard", csrf: session.csrfToken, section: "dashboard"),
@@ -193,7 +193,7 @@ enum VenuesPage {
         case loudest(LocalWindow)
     }
 
-    static func model(store: some AdminStore, listing: Listing, page: Int, scale: LabelScale, session: AdminSession) async throws -> Model {
+    static func model(store: any AdminStore, listing: Listing, page: Int, scale: LabelScale, session: AdminSession) async throws -> Model {
         let rows: [VenueRow]
         let total: Int
         var query: [URLQueryItem] = []
@@ -270,7 +270,7 @@ enum VenuePage {
         let what: String
     }
 
-    static func model(store: some AdminStore, id: String, scale: LabelScale, session: AdminSession) async throws -> Model? {
+    static func model(store: any AdminStore, id: String, scale: LabelScale, session: AdminSession) async throws -> Model? {
         guard let detail = try await store.venueDetail(id: id) else { return nil }
         let loudness = Loudness(venueID: id, aggregates: detail.aggregates, scale: scale)
         let usableLevels = detail.checkIns.filter { $0.status == .accepted }.compactMap(\.levelDB).sorted()
@@ -352,7 +352,7 @@ enum CheckInPage {
         let hasEvents: Bool
     }
 
-    static func model(store: some AdminStore, id: UUID, scale: LabelScale, session: AdminSession) async throws -> Model? {
+    static func model(store: any AdminStore, id: UUID, scale: LabelScale, session: AdminSession) async throws -> Model? {
         guard let detail = try await store.checkInDetail(id: id) else { return nil }
         let verdict = try await store.outlierVerdict(checkIn: id)
         let calibration = detail.calibrationDB
@@ -407,7 +407,7 @@ enum DevicesPage {
         let devices: [DeviceRow]
     }
 
-    static func model(store: some AdminStore, session: AdminSession) async throws -> Model {
+    static func model(store: any AdminStore, session: AdminSession) async throws -> Model {
         Model(chrome: PageChrome(title: "Devices", csrf: session.csrfToken, section: "devices"), devices: try await store.devices().map(DeviceRow.init))
     }
 }
@@ -425,7 +425,7 @@ enum CalibrationPage {
         let defaultCalibration: String
     }
 
-    static func model(store: some AdminStore, settings: ServerSettings, session: AdminSession) async throws -> Model {
+    static func model(store: any AdminStore, settings: ServerSettings, session: AdminSession) async throws -> Model {
         let table = try await store.calibrations()
         return Model(
             chrome: PageChrome(title: "Calibration", csrf: session.csrfToken, section: "calibration"),

@@ -2,49 +2,6 @@ import Foundation
 import GRDB
 import HearClearCore
 
-/// Who changed a venue, as its history records it.
-public enum VenueActor: Sendable, Equatable {
-    case device(UUID)
-    case admin
-
-    var recorded: String {
-        switch self {
-        case .device(let id): "device:\(id.wireString)"
-        case .admin: "admin"
-        }
-    }
-
-    /// What the history says of a device that deleted itself.
-    static let deletedDevice = "deleted device"
-}
-
-/// A venue as its history records it, before or after a change.
-public struct VenueSnapshot: Codable, Sendable, Equatable {
-    public var id: String
-    public var name: String
-    public var latitude: Double
-    public var longitude: Double
-    public var timezone: String
-    /// The owner device's id, or `deleted device`.
-    public var owner: String?
-
-    init(_ record: VenueRecord) {
-        id = record.id
-        name = record.name
-        latitude = record.latitude
-        longitude = record.longitude
-        timezone = record.timezone
-        owner = record.ownerDeviceId?.wireString
-    }
-
-    var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding plain strings and numbers cannot fail.
-        return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? "{}"
-    }
-}
-
 extension SQLiteRepository {
     /// Applies a new name, place or time zone to a venue and records the change; a new time zone
     /// places every check-in of the venue in its new local hours.
@@ -124,9 +81,4 @@ extension SQLiteRepository {
         changes.touch(target)
         return outcome
     }
-}
-
-/// What became of an operator's change to a venue.
-public enum VenueAdminOutcome: Sendable, Equatable {
-    case done, noSuchVenue, noSuchDevice, noSuchTarget, sameVenue
 }

@@ -10,7 +10,8 @@ extension SQLiteRepository {
     /// One line per difference; none when all agree. The comparisons are `Analysis`'s.
     public func verify() async throws -> [String] {
         try await pool.read { db in
-            var differences: [String] = []
+            let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+            var differences = integrity == ["ok"] ? [] : integrity.map { "integrity: \($0)" }
             var clocks: [String: VenueClock] = [:]
             for record in try CheckInRecord.filter(sql: "samples_pruned_at IS NULL").order(Column("seq")).fetchAll(db) {
                 guard let seq = record.seq else { continue }
@@ -37,17 +38,6 @@ extension SQLiteRepository {
                     contributions: try Self.contributions(venueID: venue, in: db))
             }
             return differences
-        }
-    }
-
-    /// Only the stored cells against their sums from scratch.
-    public func aggregateMismatches() async throws -> [String] {
-        try await pool.read { db in
-            try String.fetchAll(db, sql: "SELECT id FROM venue ORDER BY id").flatMap { venue in
-                Analysis.differences(
-                    venue: venue, cells: try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venue).fetchAll(db).map(\.aggregate),
-                    contributions: try Self.contributions(venueID: venue, in: db))
-            }
         }
     }
 

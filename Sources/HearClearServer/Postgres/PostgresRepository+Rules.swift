@@ -1,0 +1,206 @@
+import Foundation
+import HearClearAnalysis
+import HearClearCore
+import Logging
+import PostgresNIO
+
+/// A venue's row as the store reads it.
+struct PostgresVenueRow: Sendable {
+    var id: String
+    var venue: VenueUpsert
+    var owner: UUID?
+    var timezone: String { venue.timezone }
+}
+
+/// The parts of a stored check-in that decide a retry from a conflict, and its receipt.
+struct PostgresCheckInRow: Sendable {
+    var contentHash: Data
+    var device: UUID
+    var stored: StoredCheckIn
+}
+
+// Fetching what the rules of `Analysis` need and saving what they decide: the same steps as the
+// SQLite store's, in PostgreSQL's SQL.
+extension PostgresRepository {
+    static func touch(device: UUID, at now: Date, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("UPDATE device SET last_seen_at = \(now) WHERE id = \(device)", logger: logger)
+    }
+
+    static func alias(of id: String, on connection: PostgresConnection, logger: Logger) async throws -> String? {
+        try await connection.query("SELECT venue_id FROM venue_alias WHERE id = \(id)", logger: logger).decode(String.self).first { _ in true }
+    }
+
+    /// A venue's row; `locking` takes its row lock until the transaction ends, which orders every
+    /// analysis of the venue's check-ins across servers.
+    static func venueRow(_ id: String, locking: Bool, on connection: PostgresConnection, logger: Logger) async throws -> PostgresVenueRow? {
+        let lock = locking ? "FOR UPDATE" : ""
+        return try await connection.query(
+            "SELECT id, name, latitude, longitude, timezone, owner_device_id FROM venue WHERE id = \(id) \(unescaped: lock)", logger: logger
+        ).decode((String, String, Double, Double, String, UUID?).self).first { _ in true }.map {
+            PostgresVenueRow(id: $0.0, venue: VenueUpsert(name: $0.1, latitude: $0.2, longitude: $0.3, timezone: $0.4), owner: $0.5)
+        }
+    }
+
+    static func storedCheckIn(id: UUID, on connection: PostgresConnection, logger: Logger) async throws -> PostgresCheckInRow? {
+        try await connection.query(
+            "SELECT content_hash, device_id, venue_id, samples, dropped_samples, level_db, status FROM checkin WHERE id = \(id)", logger: logger
+        ).decode((Data, UUID, String, Int, Int, Double?, CheckInStatus).self).first { _ in true }.map {
+            PostgresCheckInRow(
+                contentHash: $0.0, device: $0.1,
+                stored: StoredCheckIn(id: id, venueID: $0.2, samples: $0.3, droppedSamples: $0.4, levelDB: $0.5, status: $0.6))
+        }
+    }
+
+    /// The calibration the server applies to a device's check-ins that bring none: its model's
+    /// offset from the calibration table, else the store's default.
+    func serverCalibration(forDevice device: UUID, on connection: PostgresConnection) async throws -> Double {
+        try await connection.query(
+            "SELECT c.offset_db FROM calibration c JOIN device d ON d.model = c.model WHERE d.id = \(device)", logger: logger
+        ).decode(Double.self).first { _ in true } ?? defaultCalibrationDB
+    }
+
+    static func storeHours(
+        _ hours: [LocalHour: CheckInAnalysis.HourShare], checkIn seq: Int64, venueID: String, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let rows = hours.sorted { $0.key < $1.key }
+        try await connection.query(
+            """
+            INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy)
+            SELECT \(seq), \(venueID), * FROM unnest(\(rows.map { $0.key.weekday }), \(rows.map { $0.key.hour }), \(rows.map { $0.value.samples }), \(rows.map { $0.value.energy }))
+            """, logger: logger)
+    }
+
+    /// A venue's check-ins as the status rule sees them: all, or those with one home hour.
+    static func statusCandidates(venueID: String, homeHour: Int? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [StatusCandidate<Int64>] {
+        var candidates: [StatusCandidate<Int64>] = []
+        for try await (seq, kept, level, weekday, hour, status, marked, banned) in try await connection.query(
+            """
+            SELECT c.seq, c.samples - c.dropped_samples, c.level_db, c.home_weekday, c.home_hour, c.status, c.marked_outlier, d.banned
+            FROM checkin c JOIN device d ON d.id = c.device_id
+            WHERE c.venue_id = \(venueID) AND (\(homeHour)::smallint IS NULL OR c.home_hour = \(homeHour))
+            """, logger: logger
+        ).decode((Int64, Int, Double?, Int, Int, CheckInStatus, Bool, Bool).self) {
+            candidates.append(
+                StatusCandidate(
+                    key: seq, keptSamples: kept, levelDB: level, home: LocalHour(weekday: weekday, hour: hour), status: status, markedOutlier: marked,
+                    deviceBanned: banned))
+        }
+        return candidates
+    }
+
+    /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
+    static func contributions(venueID: String, checkIns: [Int64]? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [HourContribution<Int64>] {
+        var contributions: [HourContribution<Int64>] = []
+        for try await (seq, weekday, hour, samples, energy, status, banned) in try await connection.query(
+            """
+            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned
+            FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
+            WHERE h.venue_id = \(venueID) AND (\(checkIns)::bigint[] IS NULL OR h.checkin_seq = ANY(\(checkIns)))
+            """, logger: logger
+        ).decode((Int64, Int, Int, Int, Double, CheckInStatus, Bool).self) {
+            contributions.append(
+                HourContribution(
+                    checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour), share: CheckInAnalysis.HourShare(samples: samples, energy: energy),
+                    status: status, deviceBanned: banned))
+        }
+        return contributions
+    }
+
+    static func cells(of venueID: String, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
+        var cells: [LoudnessAggregate] = []
+        for try await (weekday, hour, checkins, samples, energy) in try await connection.query(
+            "SELECT weekday, hour, checkins, samples, energy FROM loudness WHERE venue_id = \(venueID)", logger: logger
+        ).decode((Int, Int, Int, Int, Double).self) {
+            cells.append(LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy))
+        }
+        return cells
+    }
+
+    /// Applies the status rule to a venue's check-ins (those with one home hour, or all), saves the
+    /// statuses that change, and brings the venue's cells in step; `joined` is a check-in stored
+    /// in this transaction. With `sumAgain`, the cells are summed from scratch whatever changed.
+    static func decide(
+        venueID: String, homeHour: Int? = nil, joined: (Int64, CheckInStatus)? = nil, sumAgain: Bool = false, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let changes = Analysis.statusChanges(among: try await statusCandidates(venueID: venueID, homeHour: homeHour, on: connection, logger: logger))
+        if !changes.isEmpty {
+            try await connection.query(
+                """
+                UPDATE checkin c SET status = u.status FROM unnest(\(changes.map(\.key)), \(changes.map(\.to.rawValue))) AS u(seq, status)
+                WHERE c.seq = u.seq
+                """, logger: logger)
+            for change in changes where change.to == .outlier { ServerMetrics.outliersDecided.increment() }
+        }
+        let cells: [LoudnessAggregate]
+        switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined.map { (key: $0.0, status: $0.1) }) {
+        case .add(let checkIns):
+            guard !checkIns.isEmpty else { return }
+            let byCheckIn = Dictionary(grouping: try await contributions(venueID: venueID, checkIns: Array(checkIns), on: connection, logger: logger), by: \.checkIn)
+            var added: [LocalHour: LoudnessAggregate] = [:]
+            for contributions in byCheckIn.values {
+                let hours = Dictionary(contributions.map { ($0.hour, $0.share) }, uniquingKeysWith: { first, _ in first })
+                for (cell, addition) in Analysis.cellAdditions(of: hours) {
+                    added[cell] = added[cell].map { $0.adding(addition) } ?? addition
+                }
+            }
+            cells = added.values.sorted { $0.cell < $1.cell }
+            try await connection.query(
+                """
+                INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy)
+                SELECT \(venueID), * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map(\.checkins)), \(cells.map(\.samples)), \(cells.map(\.energy)))
+                ON CONFLICT (venue_id, weekday, hour) DO UPDATE
+                SET checkins = loudness.checkins + excluded.checkins, samples = loudness.samples + excluded.samples, energy = loudness.energy + excluded.energy
+                """, logger: logger)
+        case .sumAgain:
+            try await connection.query("DELETE FROM loudness WHERE venue_id = \(venueID)", logger: logger)
+            cells = Analysis.cells(from: try await contributions(venueID: venueID, on: connection, logger: logger)).values.sorted { $0.cell < $1.cell }
+            guard !cells.isEmpty else { return }
+            try await connection.query(
+                """
+                INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy)
+                SELECT \(venueID), * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map(\.checkins)), \(cells.map(\.samples)), \(cells.map(\.energy)))
+                """, logger: logger)
+        }
+    }
+
+    /// Decides every status of a venue again and sums its cells from scratch.
+    static func refreshVenue(_ venueID: String, on connection: PostgresConnection, logger: Logger) async throws {
+        try await decide(venueID: venueID, sumAgain: true, on: connection, logger: logger)
+    }
+
+    /// A check-in's samples in time order, with their stored `dropped` flags.
+    static func samples(of seq: Int64, on connection: PostgresConnection, logger: Logger) async throws -> [(sample: Sample, dropped: Bool)] {
+        var samples: [(sample: Sample, dropped: Bool)] = []
+        for try await (t, avg, peak, dropped) in try await connection.query(
+            "SELECT t, avg, peak, dropped FROM sample WHERE checkin_seq = \(seq) ORDER BY t", logger: logger
+        ).decode((Double, Double, Double, Bool).self) {
+            samples.append((Sample(t: t, avg: avg, peak: peak), dropped))
+        }
+        return samples
+    }
+
+    /// Places a venue's check-ins in their local hours again and recomputes their levels, from
+    /// their samples and each one's recorded calibration (after a new time zone, a calibration
+    /// change or a merge). Pruned check-ins keep their hours; a new calibration scales their energies.
+    /// Statuses and cells are left to `refreshVenue`.
+    static func reanalyse(venueID: String, on connection: PostgresConnection, logger: Logger) async throws {
+        guard let venue = try await venueRow(venueID, locking: false, on: connection, logger: logger),
+            let clock = VenueClock(timeZoneIdentifier: venue.timezone)
+        else { return }
+        let rows = try await connection.query(
+            "SELECT seq, started_at, calibration_db, samples_pruned_at IS NOT NULL FROM checkin WHERE venue_id = \(venueID)", logger: logger
+        ).decode((Int64, Date, Double, Bool).self).reduce(into: [(Int64, Date, Double, Bool)]()) { $0.append($1) }
+        for (seq, startedAt, calibration, pruned) in rows where !pruned {
+            let analysis = CheckInAnalysis(
+                samples: try await samples(of: seq, on: connection, logger: logger).map(\.sample), startedAt: startedAt, calibrationDB: calibration, clock: clock)
+            try await connection.query("DELETE FROM checkin_hour WHERE checkin_seq = \(seq)", logger: logger)
+            try await storeHours(analysis.hours, checkIn: seq, venueID: venueID, on: connection, logger: logger)
+            try await connection.query(
+                """
+                UPDATE checkin SET level_db = \(analysis.levelDB), home_weekday = \(analysis.homeHour.weekday), home_hour = \(analysis.homeHour.hour)
+                WHERE seq = \(seq)
+                """, logger: logger)
+        }
+    }
+}

@@ -1,0 +1,288 @@
+import Foundation
+import HearClearAnalysis
+import HearClearCore
+import Logging
+import PostgresNIO
+
+/// Enumerations stored as their raw text. Spelled out because these enums are also `Codable`,
+/// for which postgres-nio would otherwise pick its JSON encoding.
+protocol PostgresTextEnum: PostgresCodable, RawRepresentable where RawValue == String {}
+
+extension PostgresTextEnum {
+    public static var psqlType: PostgresDataType { .text }
+    public static var psqlFormat: PostgresFormat { .binary }
+
+    public func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        byteBuffer.writeString(rawValue)
+    }
+
+    public init<JSONDecoder: PostgresJSONDecoder>(
+        from buffer: inout ByteBuffer, type: PostgresDataType, format: PostgresFormat, context: PostgresDecodingContext<JSONDecoder>
+    ) throws {
+        guard let text = buffer.readString(length: buffer.readableBytes), let value = Self(rawValue: text) else {
+            throw PostgresDecodingError.Code.failure
+        }
+        self = value
+    }
+}
+
+extension CheckInStatus: PostgresTextEnum {}
+extension Weighting: PostgresTextEnum {}
+extension CalibrationSource: PostgresTextEnum {}
+extension VenueChangeAction: PostgresTextEnum {}
+
+/// The store for deployments that outgrow one machine: several stateless servers over one
+/// PostgreSQL, through postgres-nio's connection pool. It fetches and saves exactly what the SQLite
+/// store does (Migrations/postgres holds the same tables in PostgreSQL's types) and leaves every
+/// decision to `Analysis`.
+///
+/// Writes that touch a venue's analysis lock the venue's row (`SELECT … FOR UPDATE`) first, so that
+/// check-ins for one venue arriving at several servers are analysed one after the other, exactly as
+/// one server would, while other venues go on in parallel. A row lock rather than an advisory lock:
+/// it needs no hash of the venue id into a number (no collisions), it also orders the writes that
+/// change the venue itself (a new time zone), and it ends with the transaction whatever happens.
+/// After each commit the store notifies the other servers (`NOTIFY hearclear_venue`).
+public struct PostgresRepository: Repository {
+    let client: PostgresClient
+    let defaultCalibrationDB: Double
+    let changes: VenueChangeFeed
+    let health: PostgresHealth
+    let logger: Logger
+
+    /// The channel on which servers tell each other which venue changed (`*`: all of them).
+    static let changeChannel = "hearclear_venue"
+
+    public init(
+        client: PostgresClient, defaultCalibrationDB: Double = Level.defaultCalibrationDB, changes: VenueChangeFeed = VenueChangeFeed(),
+        health: PostgresHealth = PostgresHealth(), logger: Logger
+    ) {
+        self.client = client
+        self.health = health
+        self.defaultCalibrationDB = defaultCalibrationDB
+        self.changes = changes
+        self.logger = logger
+    }
+
+    /// Runs `body` in a transaction; no connection in time, or a lost one, becomes `StoreUnavailable`.
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let logger = logger
+        return try await StoreUnavailable.withConnection(client, health: health) { connection in
+            try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+        }
+    }
+
+    func read<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await StoreUnavailable.withConnection(client, health: health, body)
+    }
+
+    /// Tells this server's caches at once and the others through PostgreSQL, after the commit.
+    func announce(_ venues: some Sequence<String>) async {
+        for venue in Set(venues) {
+            changes.touch(venue)
+            _ = try? await client.query("SELECT pg_notify(\(Self.changeChannel), \(venue))", logger: logger)
+        }
+    }
+
+    func announceAll() async {
+        changes.touchAll()
+        _ = try? await client.query("SELECT pg_notify(\(Self.changeChannel), '*')", logger: logger)
+    }
+
+    // MARK: Devices
+
+    public func registerDevice(_ registration: DeviceRegistration, tokenHash: Data, at now: Date) async throws -> UUID {
+        let id = UUID()
+        try await transaction { connection in
+            try await connection.query(
+                """
+                INSERT INTO device (id, token_hash, model, platform, banned, created_at, last_seen_at)
+                VALUES (\(id), \(tokenHash), \(registration.model), \(registration.platform), false, \(now), \(now))
+                """, logger: logger)
+        }
+        return id
+    }
+
+    public func device(tokenHash: Data) async throws -> Device? {
+        try await read { connection in
+            try await connection.query("SELECT id, model, platform, banned FROM device WHERE token_hash = \(tokenHash)", logger: logger)
+                .decode((UUID, String, String, Bool).self).first { _ in true }
+                .map { Device(id: $0.0, model: $0.1, platform: $0.2, banned: $0.3) }
+        }
+    }
+
+    // MARK: Venues
+
+    public func saveVenue(id: String, _ venue: VenueUpsert, by device: UUID, at now: Date) async throws -> VenueSaveOutcome {
+        let outcome = try await transaction { connection -> VenueSaveOutcome in
+            try await Self.touch(device: device, at: now, on: connection, logger: logger)
+            if let target = try await Self.alias(of: id, on: connection, logger: logger) { return .merged(into: target) }
+            if let stored = try await Self.venueRow(id, locking: true, on: connection, logger: logger) {
+                guard stored.owner == device else { return .notOwner }
+                try await Self.change(stored, to: venue, by: .device(device), at: now, on: connection, logger: logger)
+                return .updated
+            }
+            // Two devices creating the same id at once: the second waits, then finds it taken.
+            let inserted = try await connection.query(
+                """
+                INSERT INTO venue (id, name, latitude, longitude, timezone, created_at, updated_at, owner_device_id)
+                VALUES (\(id), \(venue.name), \(venue.latitude), \(venue.longitude), \(venue.timezone), \(now), \(now), \(device))
+                ON CONFLICT (id) DO NOTHING RETURNING id
+                """, logger: logger
+            ).decode(String.self).first { _ in true }
+            guard inserted != nil else { return .notOwner }
+            try await Self.recordChange(
+                of: id, .create, by: .device(device), before: nil, after: VenueSnapshot(id: id, venue: venue, owner: device), at: now,
+                on: connection, logger: logger)
+            return .created
+        }
+        await announce([id])
+        return outcome
+    }
+
+    public func mergedVenue(id: String) async throws -> String? {
+        try await read { connection in try await Self.alias(of: id, on: connection, logger: logger) }
+    }
+
+    public func venue(id: String) async throws -> VenueSummary? {
+        try await read { connection in
+            try await Self.venueSummaries(
+                connection, logger: logger,
+                "SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.overallJoin) WHERE v.id = \(id)"
+            ).first
+        }
+    }
+
+    public func venues(matching query: VenueQuery) async throws -> [VenueSummary] {
+        try await read { connection in
+            let pattern = query.nameContains.flatMap { $0.isEmpty ? nil : "%" + Self.escapeLike($0) + "%" }
+            guard let near = query.near else {
+                return try await Self.venueSummaries(
+                    connection, logger: logger,
+                    """
+                    SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.overallJoin)
+                    WHERE \(pattern)::text IS NULL OR v.name ILIKE \(pattern) ESCAPE '\\'
+                    ORDER BY v.name, v.id LIMIT \(query.limit)
+                    """)
+            }
+            let box = near.boundingBox(radius: query.radiusM)
+            let longitudes = box.longitude ?? -180...180
+            let candidates = try await Self.venueSummaries(
+                connection, logger: logger,
+                """
+                SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.overallJoin)
+                WHERE (\(pattern)::text IS NULL OR v.name ILIKE \(pattern) ESCAPE '\\')
+                  AND v.latitude BETWEEN \(box.latitude.lowerBound) AND \(box.latitude.upperBound)
+                  AND v.longitude BETWEEN \(longitudes.lowerBound) AND \(longitudes.upperBound)
+                """)
+            return Array(
+                candidates.compactMap { summary -> VenueSummary? in
+                    let distance = near.distance(to: Coordinate(latitude: summary.venue.latitude, longitude: summary.venue.longitude))
+                    guard distance <= query.radiusM else { return nil }
+                    var summary = summary
+                    summary.distanceM = distance
+                    return summary
+                }
+                .sorted { ($0.distanceM ?? 0, $0.id) < ($1.distanceM ?? 0, $1.id) }
+                .prefix(query.limit))
+        }
+    }
+
+    static let summaryColumns = "v.id, v.name, v.latitude, v.longitude, v.timezone, l.checkins, l.samples, l.energy"
+    static let overallJoin = "l.venue_id = v.id AND l.weekday = \(LoudnessAggregate.everyWeekday) AND l.hour = \(LoudnessAggregate.everyHour)"
+
+    private static func venueSummaries(_ connection: PostgresConnection, logger: Logger, _ query: PostgresQuery) async throws -> [VenueSummary] {
+        var summaries: [VenueSummary] = []
+        for try await (id, name, latitude, longitude, timezone, checkins, samples, energy) in try await connection.query(query, logger: logger)
+            .decode((String, String, Double, Double, String, Int?, Int?, Double?).self)
+        {
+            let overall = checkins.map {
+                LoudnessAggregate(weekday: LoudnessAggregate.everyWeekday, hour: LoudnessAggregate.everyHour, checkins: $0, samples: samples ?? 0, energy: energy ?? 0)
+            }
+            summaries.append(
+                VenueSummary(id: id, venue: VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone), overall: overall))
+        }
+        return summaries
+    }
+
+    static func escapeLike(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
+    // MARK: Check-ins
+
+    public func storeCheckIn(_ checkIn: CheckIn, contentHash: Data, by device: UUID, at now: Date) async throws -> CheckInOutcome {
+        let start = ContinuousClock.now
+        defer { ServerMetrics.storeCheckInTransaction.recordSeconds((ContinuousClock.now - start).inSeconds) }
+        let outcome = try await transaction { connection -> CheckInOutcome in
+            if let existing = try await Self.storedCheckIn(id: checkIn.id, on: connection, logger: logger) {
+                return existing.contentHash == contentHash && existing.device == device ? .replayed(existing.stored) : .conflict
+            }
+            var venueID = checkIn.venueID
+            var venue = try await Self.venueRow(venueID, locking: true, on: connection, logger: logger)
+            if venue == nil, let target = try await Self.alias(of: venueID, on: connection, logger: logger) {
+                // A venue merged into another: the check-in counts there.
+                venueID = target
+                venue = try await Self.venueRow(target, locking: true, on: connection, logger: logger)
+            }
+            guard let venue, let clock = VenueClock(timeZoneIdentifier: venue.timezone) else { return .unknownVenue }
+
+            try await Self.touch(device: device, at: now, on: connection, logger: logger)
+            var calibration = checkIn.calibrationDB ?? 0
+            if checkIn.calibrationDB == nil { calibration = try await serverCalibration(forDevice: device, on: connection) }
+            let analysis = CheckInAnalysis(checkIn: checkIn, calibrationDB: calibration, clock: clock)
+            let status = Analysis.status(keptSamples: analysis.keptSamples, markedOutlier: false, verdict: nil)
+            let source: CalibrationSource = checkIn.calibrationDB == nil ? .server : .checkIn
+            // The same id posted to another server at the same moment: it waits for that commit and inserts nothing.
+            guard
+                let seq = try await connection.query(
+                    """
+                    INSERT INTO checkin (id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
+                        calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at)
+                    VALUES (\(checkIn.id), \(venueID), \(device), \(contentHash), \(checkIn.startedAt), \(checkIn.intervalS),
+                        \(checkIn.weighting), \(calibration), \(source), \(checkIn.samples.count), \(analysis.droppedSamples),
+                        \(analysis.levelDB), \(analysis.homeHour.weekday), \(analysis.homeHour.hour), \(status), \(now))
+                    ON CONFLICT (id) DO NOTHING RETURNING seq
+                    """, logger: logger
+                ).decode(Int64.self).first(where: { _ in true })
+            else {
+                guard let existing = try await Self.storedCheckIn(id: checkIn.id, on: connection, logger: logger) else { return .conflict }
+                return existing.contentHash == contentHash && existing.device == device ? .replayed(existing.stored) : .conflict
+            }
+            // One statement per table: the rows travel as arrays.
+            try await connection.query(
+                """
+                INSERT INTO sample (checkin_seq, t, avg, peak, dropped)
+                SELECT \(seq), * FROM unnest(\(checkIn.samples.map(\.t)), \(checkIn.samples.map(\.avg)), \(checkIn.samples.map(\.peak)), \(analysis.dropped))
+                """, logger: logger)
+            if !checkIn.events.isEmpty {
+                try await connection.query(
+                    """
+                    INSERT INTO event (checkin_seq, t, peak, duration_s)
+                    SELECT \(seq), * FROM unnest(\(checkIn.events.map(\.t)), \(checkIn.events.map(\.peak)), \(checkIn.events.map(\.durationS)))
+                    """, logger: logger)
+            }
+            try await Self.storeHours(analysis.hours, checkIn: seq, venueID: venueID, on: connection, logger: logger)
+            if !analysis.isTooShort {
+                try await Self.decide(venueID: venueID, homeHour: analysis.homeHour.hour, joined: (seq, status), on: connection, logger: logger)
+            }
+            guard let stored = try await Self.storedCheckIn(id: checkIn.id, on: connection, logger: logger) else { return .conflict }
+            return .created(stored.stored)
+        }
+        if case .created(let stored) = outcome { await announce([stored.venueID]) }
+        return outcome
+    }
+
+    // MARK: Loudness
+
+    public func loudness(venueID: String) async throws -> [LoudnessAggregate]? {
+        try await read { connection in
+            guard try await Self.venueRow(venueID, locking: false, on: connection, logger: logger) != nil else { return nil }
+            return try await Self.cells(of: venueID, on: connection, logger: logger)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import HearClearCore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// A store the server and its maintenance commands run on: the routes' `AdminStore`, plus the
+/// checks and repairs of `verify` and `rebuild`.
+public protocol MaintainedStore: AdminStore {
+    func verify() async throws -> [String]
+    func rebuild() async throws
+}
+
+extension SQLiteRepository: MaintainedStore {}
+extension PostgresRepository: MaintainedStore {}
+
+/// An opened, migrated store with what must run beside it (PostgreSQL's pool and listener) and
+/// how to close it.
+public struct OpenedStore: Sendable {
+    public let store: any MaintainedStore
+    public let schemaVersion: String
+    /// Run in the server's service group; they end (and close the store) on graceful shutdown.
+    let services: [any Service]
+    /// Closes the store when it is used outside a service group (the maintenance commands).
+    public let close: @Sendable () -> Void
+
+    /// Opens the store at `location` and applies the migrations it lacks. `changes` is told of
+    /// every commit that may change a venue's answers (and, for PostgreSQL, of other servers' commits).
+    public static func open(
+        _ location: DatabaseLocation, defaultCalibrationDB: Double = Level.defaultCalibrationDB, changes: VenueChangeFeed = VenueChangeFeed(),
+        logger: Logger
+    ) async throws -> OpenedStore {
+        switch location {
+        case .sqlite(let path):
+            let pool = try SQLiteDatabase.openPool(path: path)
+            let version = try SQLiteDatabase.migrate(pool)
+            return OpenedStore(
+                store: SQLiteRepository(pool: pool, defaultCalibrationDB: defaultCalibrationDB, changes: changes), schemaVersion: version,
+                services: [StoreCloser(close: { try? pool.close() })], close: { try? pool.close() })
+        case .postgres(let address):
+            let client = PostgresClient(configuration: address.clientConfiguration(), backgroundLogger: logger)
+            let running = Task { await client.run() }
+            do {
+                // Reachable at all? Else say so within seconds rather than retrying forever.
+                let health = PostgresHealth()
+                try await StoreUnavailable.withConnection(client, health: health, maximumWait: .seconds(10)) { connection in
+                    _ = try await connection.query("SELECT 1", logger: logger)
+                }
+                let version = try await PostgresMigrator.migrate(client, logger: logger)
+                let repository = PostgresRepository(client: client, defaultCalibrationDB: defaultCalibrationDB, changes: changes, health: health, logger: logger)
+                return OpenedStore(
+                    store: repository, schemaVersion: version,
+                    services: [ChangeListener(client: client, changes: changes, health: health, logger: logger), StoreCloser(close: { running.cancel() })],
+                    close: { running.cancel() })
+            } catch let error as StoreUnavailable {
+                running.cancel()
+                throw StartFailure(description: "cannot reach the database \(address): \(error.reason) (is PostgreSQL running there, and may this user log in?)")
+            } catch {
+                running.cancel()
+                throw StartFailure(description: "cannot open the database \(address): \(String(reflecting: error))")
+            }
+        }
+    }
+}
+
+/// Closes the store when the server has stopped.
+struct StoreCloser: Service {
+    let close: @Sendable () -> Void
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        close()
+    }
+}
