@@ -31,12 +31,14 @@ extension Analysis {
 
     /// What one check-in adds to each cell when it starts to count: its kept samples and energies,
     /// and 1 check-in in every cell it covers, however many of its hours fall in that cell.
-    public static func cellAdditions(of hours: [LocalHour: CheckInAnalysis.HourShare]) -> [LocalHour: LoudnessAggregate] {
+    static func cellAdditions(of hours: [LocalHour: CheckInAnalysis.HourShare]) -> [LocalHour: LoudnessAggregate] {
         var cells: [LocalHour: LoudnessAggregate] = [:]
         for (hour, share) in hours {
             for cell in Self.cells(covering: hour) {
-                let added = LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 0, samples: share.samples, energy: share.energy)
-                cells[cell] = cells[cell].map { $0.adding(added) } ?? LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 1, samples: share.samples, energy: share.energy)
+                var sum = cells[cell] ?? LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 1, samples: 0, energy: 0)
+                sum.samples += share.samples
+                sum.energy += share.energy
+                cells[cell] = sum
             }
         }
         return cells
@@ -64,7 +66,8 @@ extension Analysis {
     }
 
     /// A venue's cells from scratch, from the per-hour sums of its check-ins: the definition the
-    /// stored cells must always equal. Cells nothing counts in are left out.
+    /// stored cells must always equal. Cells nothing counts in are left out. Given only the check-ins
+    /// that start to count, it is what they add to the stored cells.
     public static func cells<Key>(from contributions: [HourContribution<Key>]) -> [LocalHour: LoudnessAggregate] {
         var byCheckIn: [Key: [LocalHour: CheckInAnalysis.HourShare]] = [:]
         for contribution in contributions where counts(status: contribution.status, deviceBanned: contribution.deviceBanned) {
@@ -82,20 +85,21 @@ extension Analysis {
 
 extension LoudnessAggregate {
     /// This cell with a check-in's sums added (see `Analysis.cellAdditions`).
-    public func adding(_ change: LoudnessAggregate) -> LoudnessAggregate {
+    func adding(_ change: LoudnessAggregate) -> LoudnessAggregate {
         LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins + change.checkins, samples: samples + change.samples, energy: energy + change.energy)
     }
 
     /// Equal counts, and energies equal within the error of summing in another order.
     public func matches(_ other: LoudnessAggregate) -> Bool {
-        cell == other.cell && checkins == other.checkins && samples == other.samples && Analysis.sameEnergy(energy, other.energy)
+        cell == other.cell && checkins == other.checkins && samples == other.samples && Analysis.equalWithinRounding(energy, other.energy)
     }
 }
 
 extension Analysis {
-    /// Sums of the same positive energies in different orders agree to about 1e-15 of their size;
-    /// 1e-9 is far above that and far below anything an answer shows (4e-9 dB).
-    public static func sameEnergy(_ a: Double, _ b: Double) -> Bool {
+    /// Sums of the same positive energies in different orders (and levels derived from them) agree
+    /// to about 1e-15 of their size; 1e-9 is far above that and far below anything an answer shows
+    /// (4e-9 dB).
+    public static func equalWithinRounding(_ a: Double, _ b: Double) -> Bool {
         abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1)
     }
 }

@@ -49,7 +49,7 @@ extension Analysis {
         }
         if stored.hours.keys.sorted() != analysis.hours.keys.sorted()
             || analysis.hours.contains(where: { hour, share in
-                stored.hours[hour].map { $0.samples != share.samples || !sameEnergy($0.energy, share.energy) } ?? true
+                stored.hours[hour].map { $0.samples != share.samples || !equalWithinRounding($0.energy, share.energy) } ?? true
             })
         {
             differences.append("check-in \(id): per-hour sums differ from its samples'")
@@ -79,7 +79,7 @@ extension Analysis {
     private static func sameLevel(_ a: Double?, _ b: Double?) -> Bool {
         switch (a, b) {
         case (nil, nil): true
-        case let (a?, b?): abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1)
+        case let (a?, b?): equalWithinRounding(a, b)
         default: false
         }
     }

@@ -28,8 +28,8 @@ public enum Analysis {
         median(values.map { abs($0 - center) })
     }
 
-    /// How far from the median of `values` a value may be before it stands out:
-    /// `sigmas × 1.4826 × MAD`, and at least `floor`. One formula for spikes and outliers.
+    /// How far from the median a value may be before it stands out: 3 × 1.4826 × MAD, and at least
+    /// `floor`. One formula for spikes and outliers.
     static func allowedDistance(mad: Double, floor: Double) -> Double {
         max(spikeSigmas * madToSigma * mad, floor)
     }
@@ -47,9 +47,8 @@ public enum Analysis {
             let center = sortedMedian(&window, count: count)
             for offset in 0..<count { deviations[offset] = abs(levels[lower + offset] - center) }
             let mad = sortedMedian(&deviations, count: count)
-            // Strictly beyond both: with a MAD of zero, a level 6.0 dB away is still kept.
-            let distance = abs(levels[index] - center)
-            return distance > spikeSigmas * madToSigma * mad && distance > minimumSpikeDB
+            // Strictly beyond: with a MAD of zero, a level 6.0 dB away is still kept.
+            return abs(levels[index] - center) > allowedDistance(mad: mad, floor: minimumSpikeDB)
         }
     }
 

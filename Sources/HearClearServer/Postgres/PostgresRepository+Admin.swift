@@ -61,7 +61,7 @@ extension PostgresRepository: AdminStore {
     }
 
     public func venues(search: String?, offset: Int, limit: Int) async throws -> (venues: [VenueListing], total: Int) {
-        let pattern = search.flatMap { $0.isEmpty ? nil : "%" + Self.escapeLike($0) + "%" }
+        let pattern = VenueQuery.likePattern(containing: search)
         return try await read { [logger] connection in
             let total = try await connection.query(
                 "SELECT COUNT(*) FROM venue v WHERE (\(pattern)::text IS NULL OR v.name ILIKE \(pattern) ESCAPE '\\' OR v.id ILIKE \(pattern) ESCAPE '\\')",

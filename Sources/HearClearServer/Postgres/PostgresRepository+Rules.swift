@@ -136,15 +136,9 @@ extension PostgresRepository {
         switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined.map { (key: $0.0, status: $0.1) }) {
         case .add(let checkIns):
             guard !checkIns.isEmpty else { return }
-            let byCheckIn = Dictionary(grouping: try await contributions(venueID: venueID, checkIns: Array(checkIns), on: connection, logger: logger), by: \.checkIn)
-            var added: [LocalHour: LoudnessAggregate] = [:]
-            for contributions in byCheckIn.values {
-                let hours = Dictionary(contributions.map { ($0.hour, $0.share) }, uniquingKeysWith: { first, _ in first })
-                for (cell, addition) in Analysis.cellAdditions(of: hours) {
-                    added[cell] = added[cell].map { $0.adding(addition) } ?? addition
-                }
-            }
-            cells = added.values.sorted { $0.cell < $1.cell }
+            // What the check-ins that start to count add: their cells as if they were all there is.
+            cells = Analysis.cells(from: try await contributions(venueID: venueID, checkIns: Array(checkIns), on: connection, logger: logger)).values
+                .sorted { $0.cell < $1.cell }
             try await connection.query(
                 """
                 INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy)

@@ -154,7 +154,7 @@ public struct PostgresRepository: Repository {
 
     public func venues(matching query: VenueQuery) async throws -> [VenueSummary] {
         try await read { connection in
-            let pattern = query.nameContains.flatMap { $0.isEmpty ? nil : "%" + Self.escapeLike($0) + "%" }
+            let pattern = VenueQuery.likePattern(containing: query.nameContains)
             guard let near = query.near else {
                 return try await Self.venueSummaries(
                     connection, logger: logger,
@@ -174,16 +174,7 @@ public struct PostgresRepository: Repository {
                   AND v.latitude BETWEEN \(box.latitude.lowerBound) AND \(box.latitude.upperBound)
                   AND v.longitude BETWEEN \(longitudes.lowerBound) AND \(longitudes.upperBound)
                 """)
-            return Array(
-                candidates.compactMap { summary -> VenueSummary? in
-                    let distance = near.distance(to: Coordinate(latitude: summary.venue.latitude, longitude: summary.venue.longitude))
-                    guard distance <= query.radiusM else { return nil }
-                    var summary = summary
-                    summary.distanceM = distance
-                    return summary
-                }
-                .sorted { ($0.distanceM ?? 0, $0.id) < ($1.distanceM ?? 0, $1.id) }
-                .prefix(query.limit))
+            return query.nearest(candidates, to: near)
         }
     }
 
@@ -202,15 +193,6 @@ public struct PostgresRepository: Repository {
                 VenueSummary(id: id, venue: VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone), overall: overall))
         }
         return summaries
-    }
-
-    static func escapeLike(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
     }
 
     // MARK: Check-ins

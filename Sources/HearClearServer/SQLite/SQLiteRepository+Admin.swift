@@ -58,8 +58,7 @@ extension SQLiteRepository: AdminStore {
     public func venues(search: String?, offset: Int, limit: Int) async throws -> (venues: [VenueListing], total: Int) {
         try await pool.read { db in
             var filter = SQL("")
-            if let search, !search.isEmpty {
-                let pattern = "%" + Self.escapeLike(search) + "%"
+            if let pattern = VenueQuery.likePattern(containing: search) {
                 filter = "WHERE v.name LIKE \(pattern) ESCAPE '\\' OR v.id LIKE \(pattern) ESCAPE '\\'"
             }
             let total = try SQLRequest<Int>("SELECT COUNT(*) FROM venue v \(filter)").fetchOne(db) ?? 0

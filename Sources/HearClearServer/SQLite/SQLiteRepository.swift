@@ -72,8 +72,8 @@ public struct SQLiteRepository: Repository {
     public func venues(matching query: VenueQuery) async throws -> [VenueSummary] {
         try await pool.read { db in
             var conditions: [SQL] = []
-            if let text = query.nameContains, !text.isEmpty {
-                conditions.append("v.name LIKE \("%" + Self.escapeLike(text) + "%") ESCAPE '\\'")
+            if let pattern = VenueQuery.likePattern(containing: query.nameContains) {
+                conditions.append("v.name LIKE \(pattern) ESCAPE '\\'")
             }
             guard let near = query.near else {
                 let whereClause = conditions.isEmpty ? SQL("") : "WHERE " + conditions.joined(separator: " AND ")
@@ -84,17 +84,7 @@ public struct SQLiteRepository: Repository {
             if let longitudes = box.longitude {
                 conditions.append("v.longitude BETWEEN \(longitudes.lowerBound) AND \(longitudes.upperBound)")
             }
-            let candidates = try Self.venueSummaries(db, literal: "WHERE " + conditions.joined(separator: " AND "))
-            return candidates.compactMap { summary -> VenueSummary? in
-                let distance = near.distance(to: Coordinate(latitude: summary.venue.latitude, longitude: summary.venue.longitude))
-                guard distance <= query.radiusM else { return nil }
-                var summary = summary
-                summary.distanceM = distance
-                return summary
-            }
-            .sorted { ($0.distanceM ?? 0, $0.id) < ($1.distanceM ?? 0, $1.id) }
-            .prefix(query.limit)
-            .map { $0 }
+            return query.nearest(try Self.venueSummaries(db, literal: "WHERE " + conditions.joined(separator: " AND ")), to: near)
         }
     }
 
@@ -117,15 +107,6 @@ public struct SQLiteRepository: Repository {
                 venue: VenueUpsert(name: row["name"], latitude: row["latitude"], longitude: row["longitude"], timezone: row["timezone"]),
                 overall: overall)
         }
-    }
-
-    static func escapeLike(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
     }
 
     // MARK: Check-ins
@@ -261,12 +242,9 @@ public struct SQLiteRepository: Repository {
                     ON CONFLICT (venue_id, weekday, hour) DO UPDATE
                     SET checkins = checkins + excluded.checkins, samples = samples + excluded.samples, energy = energy + excluded.energy
                     """)
-            let byCheckIn = Dictionary(grouping: try contributions(venueID: venueID, checkIns: checkIns, in: db), by: \.checkIn)
-            for contributions in byCheckIn.values {
-                let hours = Dictionary(contributions.map { ($0.hour, $0.share) }, uniquingKeysWith: { first, _ in first })
-                for cell in Analysis.cellAdditions(of: hours).values.sorted(by: { $0.cell < $1.cell }) {
-                    try add.execute(arguments: [venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy])
-                }
+            // What the check-ins that start to count add: their cells as if they were all there is.
+            for cell in Analysis.cells(from: try contributions(venueID: venueID, checkIns: checkIns, in: db)).values.sorted(by: { $0.cell < $1.cell }) {
+                try add.execute(arguments: [venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy])
             }
         case .sumAgain:
             try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).deleteAll(db)
