@@ -11,9 +11,9 @@ struct AdminController {
     let templates: MustacheLibrary
     let authenticator: AdminAuthenticator
 
-    func addRoutes(to group: RouterGroup<APIRequestContext>) {
-        group.add(middleware: authenticator)
-        group.get { _, context in try render("dashboard", try await DashboardPage.model(store: store, scale: settings.scale, session: try session(context), now: Date())) }
+    func addRoutes(to parent: RouterGroup<APIRequestContext>) {
+        let group = parent.add(middleware: authenticator).group(context: AdminRequestContext.self)
+        group.get { _, context in try render("dashboard", try await DashboardPage.model(store: store, scale: settings.scale, session: context.session, now: Date())) }
         group.get("venues") { request, context in
             let parameters = request.uri.queryParameters
             let page = parameters["page"].flatMap { Int(String($0)) }.map { max(1, $0) } ?? 1
@@ -29,11 +29,11 @@ struct AdminController {
                 let search = parameters["q"].map(String.init)?.trimmingCharacters(in: .whitespaces)
                 listing = .search(search?.isEmpty == true ? nil : search)
             }
-            return try render("venues", try await VenuesPage.model(store: store, listing: listing, page: page, scale: settings.scale, session: try session(context)))
+            return try render("venues", try await VenuesPage.model(store: store, listing: listing, page: page, scale: settings.scale, session: context.session))
         }
         group.get("venues/:venue_id") { _, context in
             let id = try context.parameters.require("venue_id")
-            guard let model = try await VenuePage.model(store: store, id: id, scale: settings.scale, session: try session(context)) else {
+            guard let model = try await VenuePage.model(store: store, id: id, scale: settings.scale, session: context.session) else {
                 if let target = try await store.mergedVenue(id: id) { return Response.redirect(to: "/admin/venues/\(target)", type: .permanent) }
                 throw APIError.notFound("venue \(id) not found")
             }
@@ -71,7 +71,7 @@ struct AdminController {
         }
         group.get("checkins/:checkin_id") { _, context in
             let id = try checkInID(context)
-            guard let model = try await CheckInPage.model(store: store, id: id, scale: settings.scale, session: try session(context)) else {
+            guard let model = try await CheckInPage.model(store: store, id: id, scale: settings.scale, session: context.session) else {
                 throw APIError.notFound("check-in \(id.wireString) not found")
             }
             return try render("checkin", model)
@@ -84,7 +84,7 @@ struct AdminController {
             }
             return Response.redirect(to: "/admin/checkins/\(id.wireString)", type: .normal)
         }
-        group.get("devices") { _, context in try render("devices", try await DevicesPage.model(store: store, session: try session(context))) }
+        group.get("devices") { _, context in try render("devices", try await DevicesPage.model(store: store, session: context.session)) }
         group.post("devices/:device_id/ban") { request, context in
             let form = try await checkedForm(request, context)
             guard let id = UUID(uuidString: try context.parameters.require("device_id")) else { throw APIError.notFound("no such device") }
@@ -99,7 +99,7 @@ struct AdminController {
             return Response.redirect(to: "/admin/devices", type: .normal)
         }
         group.get("calibration") { _, context in
-            try render("calibration", try await CalibrationPage.model(store: store, settings: settings, session: try session(context)))
+            try render("calibration", try await CalibrationPage.model(store: store, settings: settings, session: context.session))
         }
         group.post("calibration") { request, context in
             let form = try await checkedForm(request, context)
@@ -114,15 +114,10 @@ struct AdminController {
             try await store.setCalibration(model: model, offsetDB: offset, at: Date())
             return Response.redirect(to: "/admin/calibration", type: .normal)
         }
-        group.get("scale") { _, context in try render("scale", ScalePage.model(scale: settings.scale, session: try session(context))) }
+        group.get("scale") { _, context in try render("scale", ScalePage.model(scale: settings.scale, session: context.session)) }
     }
 
-    private func session(_ context: APIRequestContext) throws -> AdminSession {
-        guard let session = context.adminSession else { throw HTTPError(.unauthorized) }
-        return session
-    }
-
-    private func checkInID(_ context: APIRequestContext) throws -> UUID {
+    private func checkInID(_ context: AdminRequestContext) throws -> UUID {
         let text = try context.parameters.require("checkin_id")
         guard let id = UUID(uuidString: text) else { throw APIError.notFound("check-in \(text) not found") }
         return id
@@ -140,7 +135,7 @@ struct AdminController {
     }
 
     /// The fields of an urlencoded form, once its CSRF token is checked.
-    private func checkedForm(_ request: Request, _ context: APIRequestContext) async throws -> [String: String] {
+    private func checkedForm(_ request: Request, _ context: AdminRequestContext) async throws -> [String: String] {
         var body = try await request.body.collect(upTo: 64 * 1024)
         let text = body.readString(length: body.readableBytes) ?? ""
         let fields: [String: String]
@@ -149,7 +144,7 @@ struct AdminController {
         } catch {
             throw APIError.badRequest("the form is not urlencoded")
         }
-        try session(context).check(fields)
+        try context.session.check(fields)
         return fields
     }
 

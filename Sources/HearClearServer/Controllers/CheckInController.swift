@@ -15,16 +15,16 @@ struct CheckInController {
         group.methodNotAllowed("", allowing: [.post])
         if let limiter { group.add(middleware: AddressRateLimitMiddleware(limiter: limiter)) }
         group.add(middleware: DeviceAuthenticator(repository: repository, limiter: limiter))
+            .group(context: DeviceRequestContext.self)
             .post { request, context in try await uploads.run { try await upload(request, context: context) } }
     }
 
-    @Sendable func upload(_ request: Request, context: APIRequestContext) async throws -> EditedResponse<CheckInReceipt> {
-        let device = try context.requireDevice()
+    @Sendable func upload(_ request: Request, context: DeviceRequestContext) async throws -> EditedResponse<CheckInReceipt> {
         let checkIn = try await request.decodeJSON(CheckIn.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout)
         let now = Date()
         try Validation.checkIn(checkIn, now: now)
         let outcome = try await repository.storeCheckIn(
-            checkIn, contentHash: Self.contentHash(checkIn), by: device.id, at: now)
+            checkIn, contentHash: Self.contentHash(checkIn), by: context.device.id, at: now)
         switch outcome {
         case .created(let stored):
             ServerMetrics.checkInStored(status: stored.status, api: "v1", samples: stored.samples, dropped: stored.droppedSamples)

@@ -14,13 +14,13 @@ struct DeviceController {
         group.methodNotAllowed("me", allowing: [.delete])
         if let limiter { group.add(middleware: AddressRateLimitMiddleware(limiter: limiter)) }
         group.post(use: register)
-        group.group("me").add(middleware: DeviceAuthenticator(repository: repository, limiter: limiter, admitsBanned: true)).delete(use: forget)
+        group.group("me").add(middleware: DeviceAuthenticator(repository: repository, limiter: limiter, admitsBanned: true))
+            .group(context: DeviceRequestContext.self).delete(use: forget)
     }
 
     /// The device takes its data back: it, its check-ins and their samples are deleted, and its token stops working.
-    @Sendable func forget(_ request: Request, context: APIRequestContext) async throws -> HTTPResponse.Status {
-        let device = try context.requireDevice()
-        guard try await repository.deleteDevice(device.id) else { throw APIError.unauthorized("unknown device token") }
+    @Sendable func forget(_ request: Request, context: DeviceRequestContext) async throws -> HTTPResponse.Status {
+        guard try await repository.deleteDevice(context.device.id) else { throw APIError.unauthorized("unknown device token") }
         return .noContent
     }
 

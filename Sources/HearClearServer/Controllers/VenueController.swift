@@ -23,17 +23,17 @@ struct VenueController {
             .methodNotAllowed(":venue_id", allowing: [.get, .put])
         let writes = group.group(":venue_id")
         if let limiter { writes.add(middleware: AddressRateLimitMiddleware(limiter: limiter)) }
-        writes.add(middleware: DeviceAuthenticator(repository: repository, limiter: limiter)).put(use: save)
+        writes.add(middleware: DeviceAuthenticator(repository: repository, limiter: limiter))
+            .group(context: DeviceRequestContext.self).put(use: save)
         group.get(":venue_id/loudness", use: loudness)
             .methodNotAllowed(":venue_id/loudness", allowing: [.get])
     }
 
-    @Sendable func save(_ request: Request, context: APIRequestContext) async throws -> EditedResponse<Venue> {
-        let device = try context.requireDevice()
+    @Sendable func save(_ request: Request, context: DeviceRequestContext) async throws -> EditedResponse<Venue> {
         let id = try venueID(context)
         let venue = try Validation.venue(try await request.decodeJSON(VenueUpsert.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout))
         let status: HTTPResponse.Status
-        switch try await repository.saveVenue(id: id, venue, by: device.id, at: Date()) {
+        switch try await repository.saveVenue(id: id, venue, by: context.device.id, at: Date()) {
         case .created: status = .created
         case .updated: status = .ok
         case .notOwner:
@@ -105,7 +105,7 @@ struct VenueController {
         }
     }
 
-    private func venueID(_ context: APIRequestContext) throws -> String {
+    private func venueID(_ context: some RequestContext) throws -> String {
         let id = try context.parameters.require("venue_id")
         guard VenueID.isValid(id) else { throw APIError.badRequest("venue_id must be \(VenueID.rule)") }
         return id
