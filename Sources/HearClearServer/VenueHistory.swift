@@ -41,10 +41,8 @@ public struct VenueSnapshot: Codable, Sendable, Equatable {
     }
 
     var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding plain strings and numbers cannot fail.
-        return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? "{}"
+        return (try? String(decoding: APIResponseEncoder.jsonEncoder().encode(self), as: UTF8.self)) ?? "{}"
     }
 }
 

@@ -140,10 +140,16 @@ enum JSONBody {
 public struct APIResponseEncoder: ResponseEncoder {
     static let smallestCompressedBody = 1024
 
-    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+    /// Keys sorted: Swift's encoder otherwise orders them by a hash seeded per process, and every
+    /// server of a deployment (and every restart) must give the same bytes for the same answer.
+    static func jsonEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
-        var body = ByteBuffer(data: try encoder.encode(value))
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+        var body = ByteBuffer(data: try Self.jsonEncoder().encode(value))
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .vary: "Accept-Encoding"]
         if body.readableBytes >= Self.smallestCompressedBody, request.acceptsGzip {
             body = try body.compress(with: .gzip())

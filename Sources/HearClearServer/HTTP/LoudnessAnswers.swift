@@ -30,9 +30,7 @@ final class LoudnessAnswers: Sendable {
         var gzipped = entries.withLock { $0[venueID].flatMap { $0.changeCount == changeCount ? $0.gzipped : nil } }
         if gzipped == nil {
             ServerMetrics.answerCacheMisses.increment()
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .withoutEscapingSlashes
-            var plain = ByteBuffer(bytes: try encoder.encode(try await make()))
+            var plain = ByteBuffer(bytes: try APIResponseEncoder.jsonEncoder().encode(try await make()))
             let compressed = try plain.compress(with: .gzip())
             entries.withLock { entries in
                 if entries.count >= capacity {
