@@ -111,12 +111,14 @@ let package = Package(
         .testTarget(name: "HearClearCoreTests", dependencies: ["HearClearCore"]),
         // Test signals and WAV files, computed rather than recorded.
         .target(name: "TestSignals", path: "Tests/TestSignals"),
+        // The private PostgreSQL cluster of `make test`: a database per test, psql.
+        .target(name: "TestCluster", path: "Tests/TestCluster"),
         .testTarget(name: "LevelMeterTests", dependencies: ["LevelMeter", "AudioInput", "TestSignals"]),
         .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient", "TestSignals"]),
         // Runs the built executables as people do; `swift build --build-tests` builds them first.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["HearClearCore", "TestSignals", "LoopbackHTTP",
+            dependencies: ["HearClearCore", "TestSignals", "TestCluster", "LoopbackHTTP",
                 .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(
@@ -124,6 +126,7 @@ let package = Package(
             dependencies: [
                 "HearClearServer",
                 "HearClearAnalysis",
+                "TestCluster",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -39,27 +39,37 @@ public struct OpenedStore: Sendable {
                 store: SQLiteRepository(pool: pool, defaultCalibrationDB: defaultCalibrationDB, changes: changes), schemaVersion: version,
                 services: [StoreCloser(close: { try? pool.close() })], close: { try? pool.close() })
         case .postgres(let address):
-            let client = PostgresClient(configuration: address.clientConfiguration(), backgroundLogger: logger)
-            let running = Task { await client.run() }
-            do {
-                // Reachable at all? Else say so within seconds rather than retrying forever.
-                let health = PostgresHealth()
-                try await StoreUnavailable.withConnection(client, health: health, maximumWait: .seconds(10)) { connection in
-                    _ = try await connection.query("SELECT 1", logger: logger)
-                }
-                let version = try await PostgresMigrator.migrate(client, logger: logger)
-                let repository = PostgresRepository(client: client, defaultCalibrationDB: defaultCalibrationDB, changes: changes, health: health, logger: logger)
-                return OpenedStore(
-                    store: repository, schemaVersion: version,
-                    services: [ChangeListener(client: client, changes: changes, health: health, logger: logger), StoreCloser(close: { running.cancel() })],
-                    close: { running.cancel() })
-            } catch let error as StoreUnavailable {
-                running.cancel()
-                throw StartFailure(description: "cannot reach the database \(address): \(error.reason) (is PostgreSQL running there, and may this user log in?)")
-            } catch {
-                running.cancel()
-                throw StartFailure(description: "cannot open the database \(address): \(String(reflecting: error))")
+            return try await openPostgres(address, defaultCalibrationDB: defaultCalibrationDB, changes: changes, logger: logger).opened
+        }
+    }
+
+    /// Opens and migrates a PostgreSQL store; the repository is also given as itself, for what
+    /// only PostgreSQL does (`copy` into it).
+    public static func openPostgres(
+        _ address: PostgresAddress, defaultCalibrationDB: Double = Level.defaultCalibrationDB, changes: VenueChangeFeed = VenueChangeFeed(),
+        logger: Logger
+    ) async throws -> (repository: PostgresRepository, opened: OpenedStore) {
+        let client = PostgresClient(configuration: address.clientConfiguration(), backgroundLogger: logger)
+        let running = Task { await client.run() }
+        do {
+            // Reachable at all? Else say so within seconds rather than retrying forever.
+            let health = PostgresHealth()
+            try await StoreUnavailable.withConnection(client, health: health, maximumWait: .seconds(10)) { connection in
+                _ = try await connection.query("SELECT 1", logger: logger)
             }
+            let version = try await PostgresMigrator.migrate(client, logger: logger)
+            let repository = PostgresRepository(client: client, defaultCalibrationDB: defaultCalibrationDB, changes: changes, health: health, logger: logger)
+            let opened = OpenedStore(
+                store: repository, schemaVersion: version,
+                services: [ChangeListener(client: client, changes: changes, health: health, logger: logger), StoreCloser(close: { running.cancel() })],
+                close: { running.cancel() })
+            return (repository, opened)
+        } catch let error as StoreUnavailable {
+            running.cancel()
+            throw StartFailure(description: "cannot reach the database \(address): \(error.reason) (is PostgreSQL running there, and may this user log in?)")
+        } catch {
+            running.cancel()
+            throw StartFailure(description: "cannot open the database \(address): \(String(reflecting: error))")
         }
     }
 }

@@ -10,8 +10,8 @@ import Prometheus
 struct HearClearServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearclear-server",
-        abstract: "The HearClear server: venue loudness from crowd-sourced measurements (API v1 over SQLite).",
-        subcommands: [Serve.self, Migrate.self, Seed.self, Verify.self, Rebuild.self, Backup.self, Prune.self],
+        abstract: "The HearClear server: venue loudness from crowd-sourced measurements (API v1 over SQLite or PostgreSQL).",
+        subcommands: [Serve.self, Migrate.self, Seed.self, Verify.self, Rebuild.self, Backup.self, Prune.self, Copy.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -231,6 +231,48 @@ extension HearClearServerCommand {
             case .postgres(let address): try PostgresBackup.dump(address, to: path)
             }
             print("\(try database.location) copied to \(path)")
+        }
+    }
+}
+
+extension HearClearServerCommand {
+    struct Copy: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move a deployment from its SQLite file to PostgreSQL, then verify the copy.",
+            discussion: """
+                Copies every venue, device (their tokens keep working), check-in, sample, ban, mark, calibration and venue \
+                history in one transaction. The SQLite file is only read, from one snapshot. A target that holds data is \
+                refused unless --force, which empties it first. Exits 1 when `verify` finds a difference on the target.
+                """)
+
+        @Option(help: ArgumentHelp("The SQLite file to copy (it is not modified).", valueName: "path"))
+        var from: String
+
+        @Option(help: ArgumentHelp("The PostgreSQL database to copy into: postgres://user:password@host:port/database.", valueName: "url"))
+        var to: String
+
+        @Flag(help: "Empty the target first when it holds data.")
+        var force = false
+
+        func run() async throws {
+            guard case .postgres(let address) = try DatabaseLocation(to) else {
+                throw ValidationError("--to must be a postgres:// URL: copy moves a SQLite deployment to PostgreSQL")
+            }
+            var logger = Logger(label: "hearclear-server")
+            logger.logLevel = .warning
+            let target = try await OpenedStore.openPostgres(address, logger: logger)
+            defer { target.opened.close() }
+            let summary: DeploymentCopy.Summary
+            do {
+                summary = try await DeploymentCopy.copy(from: from, to: target.repository, force: force, logger: logger)
+            } catch let refusal as DeploymentCopy.Refusal {
+                throw ValidationError(refusal.description)
+            }
+            print("\(from) → \(address): \(summary.venues) venues, \(summary.devices) devices, \(summary.checkIns) check-ins, \(summary.samples) samples")
+            let differences = try await target.repository.verify()
+            for difference in differences { print(difference) }
+            print(differences.isEmpty ? "\(address): verify ok" : "\(address): \(differences.count) difference(s) after the copy")
+            if !differences.isEmpty { throw ExitCode.failure }
         }
     }
 }

@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import TestCluster
 
 @testable import HearClearServer
 
@@ -26,10 +27,6 @@ final class TemporaryDatabase: Sendable {
     private let folder: URL?
     private let url: String?
 
-    struct NoPostgreSQL: Error, CustomStringConvertible {
-        var description: String { "HEARCLEAR_TEST_POSTGRES is not set: run the tests with make test, which starts a private PostgreSQL (scripts/test-postgres.sh)" }
-    }
-
     init(_ kind: StoreKind = .sqlite) async throws {
         self.kind = kind
         switch kind {
@@ -40,14 +37,10 @@ final class TemporaryDatabase: Sendable {
             url = nil
             opened = try await OpenedStore.open(.sqlite(path: folder.appendingPathComponent("test.sqlite").path), changes: changes, logger: quietLogger)
         case .postgres:
-            guard let admin = ProcessInfo.processInfo.environment["HEARCLEAR_TEST_POSTGRES"] else { throw NoPostgreSQL() }
-            let name = "test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
-            _ = try Self.psql(admin, "CREATE DATABASE \(name)")
-            var address = try PostgresAddress(url: admin)
-            address.database = name
+            let url = try PostgresCluster.newDatabase()
+            self.url = url
             folder = nil
-            url = "postgres://\(address.username)@\(address.host):\(address.port)/\(name)"
-            opened = try await OpenedStore.open(.postgres(address), changes: changes, logger: quietLogger)
+            opened = try await OpenedStore.open(.postgres(try PostgresAddress(url: url)), changes: changes, logger: quietLogger)
         }
         repository = opened.store
     }
@@ -66,7 +59,7 @@ final class TemporaryDatabase: Sendable {
             }
         }
         guard let url else { return [] }
-        return try Self.psql(url, sql)
+        return try PostgresCluster.psql(url, sql)
     }
 
     func string(_ sql: String) async throws -> String? { try await strings(sql).first }
@@ -79,20 +72,6 @@ final class TemporaryDatabase: Sendable {
     func blob(_ data: Data) -> String {
         let hex = data.map { String(format: "%02x", $0) }.joined()
         return kind == .sqlite ? "x'\(hex)'" : "'\\x\(hex)'::bytea"
-    }
-
-    /// psql's unaligned, tuples-only output: one line per row.
-    private static func psql(_ url: String, _ sql: String) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw StartFailure(description: "psql failed on: \(sql)") }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 
     func registerDevice(model: String = "Test Mic") async throws -> UUID {

@@ -1,0 +1,210 @@
+import Foundation
+import GRDB
+import HearClearMigrations
+import Logging
+import PostgresNIO
+
+/// `hearclear-server copy`: moves a deployment from its SQLite file to PostgreSQL, every row as it
+/// is — devices with their token hashes (tokens keep working), venues, aliases, check-ins with their
+/// statuses and marks, samples, events, per-hour sums, cells, calibrations and venue history. Rate
+/// windows are not copied: they last a minute.
+///
+/// The source is opened read-only and read from one snapshot, so a server still writing to it
+/// cannot tear the copy; the target is written in one transaction, so a copy that fails leaves it
+/// as it was. Check-ins keep their `seq`, which the sample rows refer to.
+public enum DeploymentCopy {
+    /// What was copied, for the command to report.
+    public struct Summary: Sendable {
+        public var venues = 0, devices = 0, checkIns = 0, samples = 0
+    }
+
+    public struct Refusal: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Check-ins (with their samples, events and per-hour sums) per statement: bounded memory
+    /// whatever the size of the deployment.
+    static let checkInsPerBatch = 500
+
+    public static func copy(
+        from sourcePath: String, to target: PostgresRepository, force: Bool, logger: Logger
+    ) async throws -> Summary {
+        let source = try openSource(sourcePath)
+        defer { try? source.close() }
+        let snapshot = try source.makeSnapshot()
+        let summary = try await target.transaction { connection in
+            try await prepare(connection, force: force, logger: logger)
+            return try await copyRows(from: snapshot, to: connection, logger: logger)
+        }
+        await target.announceAll()
+        return summary
+    }
+
+    /// Read-only, and only at this server's schema: migrating it here would modify the source.
+    static func openSource(_ path: String) throws -> DatabasePool {
+        guard FileManager.default.fileExists(atPath: path) else { throw Refusal(description: "\(path) does not exist") }
+        var configuration = Configuration()
+        configuration.readonly = true
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch let error as DatabaseError {
+            throw Refusal(description: "cannot open \(path) for reading: \(error.message ?? "\(error.resultCode)")")
+        }
+        let current = try pool.read { db in try SQLiteDatabase.migrator().hasCompletedMigrations(db) }
+        guard current else {
+            try? pool.close()
+            throw Refusal(
+                description: "\(path) is not at this server's schema: run `hearclear-server migrate --database \(path)` on it (or on a backup of it) first")
+        }
+        return pool
+    }
+
+    /// Refuses a target that holds data, unless `force`, which empties it first.
+    static func prepare(_ connection: PostgresConnection, force: Bool, logger: Logger) async throws {
+        let rows = try await connection.query(
+            "SELECT (SELECT count(*) FROM venue), (SELECT count(*) FROM device), (SELECT count(*) FROM checkin), (SELECT count(*) FROM calibration)",
+            logger: logger
+        ).decode((Int, Int, Int, Int).self).first { _ in true } ?? (0, 0, 0, 0)
+        guard rows != (0, 0, 0, 0) else { return }
+        guard force else {
+            throw Refusal(
+                description:
+                    "the target is not empty (\(rows.0) venues, \(rows.1) devices, \(rows.2) check-ins, \(rows.3) calibrations): copy refuses to mix two deployments; --force empties it first")
+        }
+        try await connection.query(
+            """
+            TRUNCATE device, venue, venue_alias, checkin, sample, event, checkin_hour, loudness, calibration, venue_change, rate_window
+            RESTART IDENTITY
+            """, logger: logger)
+    }
+
+    static func copyRows(from source: DatabaseSnapshot, to connection: PostgresConnection, logger: Logger) async throws -> Summary {
+        var summary = Summary()
+        let devices = try await source.read { db in try DeviceRecord.order(Column("id")).fetchAll(db) }
+        try await connection.query(
+            """
+            INSERT INTO device (id, token_hash, model, platform, banned, created_at, last_seen_at)
+            SELECT * FROM unnest(\(devices.map(\.id)), \(devices.map { ByteBuffer(bytes: $0.tokenHash) }), \(devices.map(\.model)),
+                \(devices.map(\.platform)), \(devices.map(\.banned)), \(devices.map(\.createdAt)), \(devices.map(\.lastSeenAt)))
+            """, logger: logger)
+        summary.devices = devices.count
+
+        // Arrays cannot carry NULLs here (postgres-nio encodes no optional elements): a nullable
+        // column travels as text, '' standing for NULL, which no valid value is.
+        let venues = try await source.read { db in try VenueRecord.order(Column("id")).fetchAll(db) }
+        try await connection.query(
+            """
+            INSERT INTO venue (id, name, latitude, longitude, timezone, created_at, updated_at, owner_device_id)
+            SELECT id, name, latitude, longitude, timezone, created_at, updated_at, NULLIF(owner, '')::uuid
+            FROM unnest(\(venues.map(\.id)), \(venues.map(\.name)), \(venues.map(\.latitude)), \(venues.map(\.longitude)),
+                \(venues.map(\.timezone)), \(venues.map(\.createdAt)), \(venues.map(\.updatedAt)), \(venues.map { $0.ownerDeviceId?.wireString ?? "" }))
+                AS v(id, name, latitude, longitude, timezone, created_at, updated_at, owner)
+            """, logger: logger)
+        summary.venues = venues.count
+
+        let aliases = try await source.read { db in try VenueAliasRecord.order(Column("id")).fetchAll(db) }
+        try await connection.query(
+            "INSERT INTO venue_alias (id, venue_id) SELECT * FROM unnest(\(aliases.map(\.id)), \(aliases.map(\.venueId)))", logger: logger)
+
+        var last: Int64 = 0
+        while true {
+            let after = last
+            let batch = try source.read { db in
+                let checkIns = try CheckInRecord.filter(Column("seq") > after).order(Column("seq")).limit(checkInsPerBatch).fetchAll(db)
+                let range = [after + 1, checkIns.last?.seq ?? after]
+                return (
+                    checkIns,
+                    try Row.fetchAll(db, sql: "SELECT checkin_seq, t, avg, peak, dropped FROM sample WHERE checkin_seq BETWEEN ? AND ?", arguments: StatementArguments(range)),
+                    try Row.fetchAll(db, sql: "SELECT checkin_seq, t, peak, duration_s FROM event WHERE checkin_seq BETWEEN ? AND ?", arguments: StatementArguments(range)),
+                    try Row.fetchAll(
+                        db, sql: "SELECT checkin_seq, venue_id, weekday, hour, samples, energy FROM checkin_hour WHERE checkin_seq BETWEEN ? AND ?",
+                        arguments: StatementArguments(range))
+                )
+            }
+            let (checkIns, samples, events, hours) = batch
+            guard let newest = checkIns.last?.seq else { break }
+            try await insert(checkIns, on: connection, logger: logger)
+            try await connection.query(
+                """
+                INSERT INTO sample (checkin_seq, t, avg, peak, dropped)
+                SELECT * FROM unnest(\(samples.map { $0["checkin_seq"] as Int64 }), \(samples.map { $0["t"] as Double }),
+                    \(samples.map { $0["avg"] as Double }), \(samples.map { $0["peak"] as Double }), \(samples.map { $0["dropped"] as Bool }))
+                """, logger: logger)
+            try await connection.query(
+                """
+                INSERT INTO event (checkin_seq, t, peak, duration_s)
+                SELECT * FROM unnest(\(events.map { $0["checkin_seq"] as Int64 }), \(events.map { $0["t"] as Double }),
+                    \(events.map { $0["peak"] as Double }), \(events.map { $0["duration_s"] as Double }))
+                """, logger: logger)
+            try await connection.query(
+                """
+                INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy)
+                SELECT * FROM unnest(\(hours.map { $0["checkin_seq"] as Int64 }), \(hours.map { $0["venue_id"] as String }),
+                    \(hours.map { $0["weekday"] as Int16 }), \(hours.map { $0["hour"] as Int16 }), \(hours.map { $0["samples"] as Int32 }),
+                    \(hours.map { $0["energy"] as Double }))
+                """, logger: logger)
+            summary.checkIns += checkIns.count
+            summary.samples += samples.count
+            last = newest
+        }
+        try await connection.query(
+            "SELECT setval(pg_get_serial_sequence('checkin', 'seq'), COALESCE(max(seq), 0) + 1, false) FROM checkin", logger: logger)
+
+        let cells = try await source.read { db in try LoudnessRecord.fetchAll(db) }
+        try await connection.query(
+            """
+            INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy)
+            SELECT * FROM unnest(\(cells.map(\.venueId)), \(cells.map { Int16($0.weekday) }), \(cells.map { Int16($0.hour) }),
+                \(cells.map { Int32($0.checkins) }), \(cells.map { Int64($0.samples) }), \(cells.map(\.energy)))
+            """, logger: logger)
+
+        let calibrations = try await source.read { db in try CalibrationRecord.fetchAll(db) }
+        try await connection.query(
+            """
+            INSERT INTO calibration (model, offset_db, updated_at)
+            SELECT * FROM unnest(\(calibrations.map(\.model)), \(calibrations.map(\.offsetDb)), \(calibrations.map(\.updatedAt)))
+            """, logger: logger)
+
+        // In their order, so the history reads the same; `before` and `after` are JSON or NULL.
+        let history = try await source.read { db in try VenueChangeRecord.order(Column("seq")).fetchAll(db) }
+        try await connection.query(
+            """
+            INSERT INTO venue_change (venue_id, changed_at, actor, action, before, after)
+            SELECT venue_id, changed_at, actor, action, NULLIF(before, ''), NULLIF(after, '')
+            FROM unnest(\(history.map(\.venueId)), \(history.map(\.changedAt)), \(history.map(\.actor)), \(history.map(\.action.rawValue)),
+                \(history.map { $0.before ?? "" }), \(history.map { $0.after ?? "" })) WITH ORDINALITY
+                AS h(venue_id, changed_at, actor, action, before, after, position)
+            ORDER BY position
+            """, logger: logger)
+        return summary
+    }
+
+    /// Check-ins with their own `seq`; nullable columns as text ('' for NULL).
+    private static func insert(_ checkIns: [CheckInRecord], on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
+            INSERT INTO checkin (seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
+                calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, marked_outlier,
+                samples_pruned_at)
+            OVERRIDING SYSTEM VALUE
+            SELECT seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db, calibration_source,
+                samples, dropped_samples, NULLIF(level_db, '')::double precision, home_weekday, home_hour, status, received_at,
+                marked_outlier, to_timestamp(NULLIF(samples_pruned_at, '')::double precision)
+            FROM unnest(\(checkIns.map { $0.seq ?? 0 }), \(checkIns.map(\.id)), \(checkIns.map(\.venueId)), \(checkIns.map(\.deviceId)),
+                \(checkIns.map { ByteBuffer(bytes: $0.contentHash) }), \(checkIns.map(\.startedAt)), \(checkIns.map(\.intervalS)),
+                \(checkIns.map(\.weighting.rawValue)), \(checkIns.map(\.calibrationDb)), \(checkIns.map(\.calibrationSource.rawValue)),
+                \(checkIns.map { Int32($0.samples) }), \(checkIns.map { Int32($0.droppedSamples) }),
+                \(checkIns.map { $0.levelDb.map { "\($0)" } ?? "" }), \(checkIns.map { Int16($0.homeWeekday) }),
+                \(checkIns.map { Int16($0.homeHour) }), \(checkIns.map(\.status.rawValue)), \(checkIns.map(\.receivedAt)),
+                \(checkIns.map(\.markedOutlier)), \(checkIns.map { $0.samplesPrunedAt.map(Self.timestamp) ?? "" }))
+                AS c(seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db, calibration_source,
+                    samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, marked_outlier, samples_pruned_at)
+            """, logger: logger)
+    }
+
+    /// An instant as seconds since 1970, which `to_timestamp` reads back.
+    private static func timestamp(_ date: Date) -> String {
+        "\(date.timeIntervalSince1970)"
+    }
+}
