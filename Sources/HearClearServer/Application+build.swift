@@ -34,13 +34,10 @@ public struct ServerConfiguration: Sendable {
 
 /// Opens and migrates the database, then builds the HTTP application on it.
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
-    let changes = VenueChangeFeed()
-    let opened = try await OpenedStore.open(
-        configuration.database, defaultCalibrationDB: configuration.settings.defaultCalibrationDB, changes: changes, logger: logger)
+    let opened = try await OpenedStore.open(configuration.database, defaultCalibrationDB: configuration.settings.defaultCalibrationDB, logger: logger)
     let repository = opened.store
     let schemaVersion = opened.schemaVersion
-    let router = try await buildRouter(
-        repository: repository, changes: changes, settings: configuration.settings, publicFolder: configuration.publicFolder, logger: logger)
+    let router = try await buildRouter(store: opened, settings: configuration.settings, publicFolder: configuration.publicFolder, logger: logger)
     if configuration.settings.adminPassword == nil {
         logger.notice("The admin pages are off: set HEARCLEAR_ADMIN_PASSWORD (or admin_password in the config file) to turn them on.")
     }
@@ -109,9 +106,9 @@ func metricsApplication(hostname: String, port: Int, registry: PrometheusCollect
 /// The routes of API v1 and, when a password is set, the admin pages, on a store. Tests build it
 /// on a temporary database.
 public func buildRouter(
-    repository: any AdminStore, changes: VenueChangeFeed, settings: ServerSettings, publicFolder: String = "Public",
-    logger: Logger = Logger(label: "hearclear")
+    store: OpenedStore, settings: ServerSettings, publicFolder: String = "Public", logger: Logger = Logger(label: "hearclear")
 ) async throws -> Router<APIRequestContext> {
+    let repository = store.store
     let router = Router(context: APIRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
@@ -126,13 +123,17 @@ public func buildRouter(
 
     // Browsers ask for /favicon.ico whatever the pages link to.
     router.get("favicon.ico") { _, _ in Response.redirect(to: "/public/favicon.svg", type: .permanent) }
-    router.get("healthz") { _, _ in "ok" }
+    // Up, and able to reach its store: a load balancer sends requests elsewhere while it cannot.
+    router.get("healthz") { _, _ in
+        guard store.isReachable() else { throw StoreUnavailable(reason: "PostgreSQL does not answer") }
+        return "ok"
+    }
         .methodNotAllowed("healthz", allowing: [.get])
 
     let api = router.group("api/v1")
-    let limiter = settings.rateLimit > 0 ? RateLimiter(perMinute: settings.rateLimit) : nil
+    let limiter = settings.rateLimit > 0 ? RateLimiter(perMinute: settings.rateLimit, buckets: store.rateBuckets) : nil
     DeviceController(repository: repository, settings: settings, limiter: limiter).addRoutes(to: api.group("devices"))
-    VenueController(repository: repository, settings: settings, limiter: limiter, answers: LoudnessAnswers(changes: changes))
+    VenueController(repository: repository, settings: settings, limiter: limiter, answers: LoudnessAnswers(changes: store.changes))
         .addRoutes(to: api.group("venues"))
     CheckInController(repository: repository, settings: settings, limiter: limiter, uploads: UploadGate(capacity: settings.maxConcurrentUploads))
         .addRoutes(to: api.group("checkins"))

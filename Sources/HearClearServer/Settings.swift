@@ -5,7 +5,8 @@ import HearClearCore
 ///
 ///     {"scale": {"unit": "dBA", "bands": [{"label": "quiet", "max_db": 70}, ...]},
 ///      "max_body_bytes": 4194304, "default_calibration_db": 110, "admin_password": "...",
-///      "rate_limit": 60, "max_concurrent_uploads": 64, "body_timeout_s": 30, "retention_days": 365}
+///      "rate_limit": 60, "max_concurrent_uploads": 64, "body_timeout_s": 30, "retention_days": 365,
+///      "trusted_proxies": ["127.0.0.1"]}
 public struct ServerSettings: Sendable, Equatable {
     public var scale: LabelScale
     /// The largest request body accepted, counted after decompression.
@@ -22,11 +23,14 @@ public struct ServerSettings: Sendable, Equatable {
     public var bodyTimeout: Duration
     /// Days raw samples are kept (counted from a check-in's start); nil keeps them forever.
     public var retentionDays: Int?
+    /// Addresses of reverse proxies (nginx) whose `X-Forwarded-For` names the client, for the
+    /// per-address limit; from any other peer the header is ignored, so clients cannot forge it.
+    public var trustedProxies: Set<String>
 
     public init(
         scale: LabelScale = .standard, maxBodyBytes: Int = 4 * 1024 * 1024, defaultCalibrationDB: Double = Level.defaultCalibrationDB,
         adminPassword: String? = nil, rateLimit: Int = 60, maxConcurrentUploads: Int = 64, bodyTimeout: Duration = .seconds(30),
-        retentionDays: Int? = nil
+        retentionDays: Int? = nil, trustedProxies: Set<String> = []
     ) {
         self.scale = scale
         self.maxBodyBytes = maxBodyBytes
@@ -36,6 +40,7 @@ public struct ServerSettings: Sendable, Equatable {
         self.maxConcurrentUploads = maxConcurrentUploads
         self.bodyTimeout = bodyTimeout
         self.retentionDays = retentionDays
+        self.trustedProxies = trustedProxies
     }
 
     struct File: Decodable {
@@ -47,6 +52,7 @@ public struct ServerSettings: Sendable, Equatable {
         var maxConcurrentUploads: Int?
         var bodyTimeoutS: Double?
         var retentionDays: Int?
+        var trustedProxies: [String]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case scale
@@ -57,6 +63,7 @@ public struct ServerSettings: Sendable, Equatable {
             case maxConcurrentUploads = "max_concurrent_uploads"
             case bodyTimeoutS = "body_timeout_s"
             case retentionDays = "retention_days"
+            case trustedProxies = "trusted_proxies"
         }
     }
 
@@ -119,6 +126,14 @@ public struct ServerSettings: Sendable, Equatable {
         if let days = file.retentionDays {
             guard days >= 1 else { throw invalid("retention_days must be at least 1 (leave it out to keep samples forever)") }
             settings.retentionDays = days
+        }
+        if let proxies = file.trustedProxies {
+            var addresses: Set<String> = []
+            for text in proxies {
+                guard let address = ClientAddress.normalised(text) else { throw invalid("trusted_proxies must list IP addresses; \"\(text)\" is not one") }
+                addresses.insert(address)
+            }
+            settings.trustedProxies = addresses
         }
         return settings
     }

@@ -20,6 +20,13 @@ extension PostgresRepository: MaintainedStore {}
 public struct OpenedStore: Sendable {
     public let store: any MaintainedStore
     public let schemaVersion: String
+    /// Told of every commit that may change a venue's answers (and, on PostgreSQL, of other servers' commits).
+    public let changes: VenueChangeFeed
+    /// Where the write limits' buckets are kept: in memory for the one server a SQLite file has, in
+    /// PostgreSQL for a deployment of several servers.
+    let rateBuckets: any RateBuckets
+    /// Whether the store answers now (`/healthz`): a file always does; PostgreSQL as its listener last saw it.
+    let isReachable: @Sendable () -> Bool
     /// Run in the server's service group; they end (and close the store) on graceful shutdown.
     let services: [any Service]
     /// Closes the store when it is used outside a service group (the maintenance commands).
@@ -37,6 +44,7 @@ public struct OpenedStore: Sendable {
             let version = try SQLiteDatabase.migrate(pool)
             return OpenedStore(
                 store: SQLiteRepository(pool: pool, defaultCalibrationDB: defaultCalibrationDB, changes: changes), schemaVersion: version,
+                changes: changes, rateBuckets: LocalRateBuckets(), isReachable: { true },
                 services: [StoreCloser(close: { try? pool.close() })], close: { try? pool.close() })
         case .postgres(let address):
             return try await openPostgres(address, defaultCalibrationDB: defaultCalibrationDB, changes: changes, logger: logger).opened
@@ -60,7 +68,8 @@ public struct OpenedStore: Sendable {
             let version = try await PostgresMigrator.migrate(client, logger: logger)
             let repository = PostgresRepository(client: client, defaultCalibrationDB: defaultCalibrationDB, changes: changes, health: health, logger: logger)
             let opened = OpenedStore(
-                store: repository, schemaVersion: version,
+                store: repository, schemaVersion: version, changes: changes,
+                rateBuckets: PostgresRateBuckets(client: client, health: health, logger: logger), isReachable: { health.isReachable },
                 services: [ChangeListener(client: client, changes: changes, health: health, logger: logger), StoreCloser(close: { running.cancel() })],
                 close: { running.cancel() })
             return (repository, opened)

@@ -16,7 +16,7 @@ import Testing
     func withAdmin(_ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void) async throws {
         let database = try await TemporaryDatabase()
         let settings = ServerSettings(adminPassword: Self.password)
-        let app = Application(router: try await buildRouter(repository: database.repository, changes: database.changes, settings: settings, logger: quietLogger), logger: quietLogger)
+        let app = Application(router: try await buildRouter(store: database.opened, settings: settings, logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in try await test(client, database) }
     }
 
@@ -85,7 +85,7 @@ import Testing
 
     @Test func withoutAPasswordTheAdminPagesAreOff() async throws {
         let database = try await TemporaryDatabase()
-        let app = Application(router: try await buildRouter(repository: database.repository, changes: database.changes, settings: ServerSettings(), logger: quietLogger), logger: quietLogger)
+        let app = Application(router: try await buildRouter(store: database.opened, settings: ServerSettings(), logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in
             try await client.execute(uri: "/admin", method: .get, headers: [.authorization: Self.authorization]) { response throws in
                 #expect(response.status == .notFound)

@@ -12,7 +12,7 @@ import Testing
 @Suite struct HostileInputTests {
     func withApp(_ test: @Sendable (any TestClientProtocol, TemporaryDatabase, String) async throws -> Void) async throws {
         let database = try await TemporaryDatabase()
-        let app = Application(router: try await buildRouter(repository: database.repository, changes: database.changes, settings: ServerSettings(rateLimit: 0), logger: quietLogger), logger: quietLogger)
+        let app = Application(router: try await buildRouter(store: database.opened, settings: ServerSettings(rateLimit: 0), logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in
             let token = try await client.registerDevice()
             _ = try await client.putVenue("v1", token: token)

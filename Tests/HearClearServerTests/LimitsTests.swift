@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HearClearCore
 import Hummingbird
 import HummingbirdTesting
@@ -18,17 +19,65 @@ import Testing
 
     @Test func aBucketAllowsABurstThenRefillsAtTheRate() {
         let clock = ManualClock()
-        let limiter = RateLimiter(perMinute: 6, now: { clock.now() })
-        for _ in 0..<6 { #expect(limiter.take("device:a", perMinute: 6) == nil) }
-        let wait = limiter.take("device:a", perMinute: 6)
+        let buckets = LocalRateBuckets(now: { clock.now() })
+        for _ in 0..<6 { #expect(buckets.take("device:a", perMinute: 6) == nil) }
+        let wait = buckets.take("device:a", perMinute: 6)
         #expect(wait == .seconds(10))  // 6 a minute: one every 10 s
-        #expect(limiter.take("device:b", perMinute: 6) == nil)  // buckets are per key
+        #expect(buckets.take("device:b", perMinute: 6) == nil)  // buckets are per key
         clock.advance(.seconds(10))
-        #expect(limiter.take("device:a", perMinute: 6) == nil)
-        #expect(limiter.take("device:a", perMinute: 6) != nil)
+        #expect(buckets.take("device:a", perMinute: 6) == nil)
+        #expect(buckets.take("device:a", perMinute: 6) != nil)
         clock.advance(.seconds(3600))
-        for _ in 0..<6 { #expect(limiter.take("device:a", perMinute: 6) == nil) }  // never more than the burst
-        #expect(limiter.take("device:a", perMinute: 6) != nil)
+        for _ in 0..<6 { #expect(buckets.take("device:a", perMinute: 6) == nil) }  // never more than the burst
+        #expect(buckets.take("device:a", perMinute: 6) != nil)
+    }
+
+    /// Two servers on one PostgreSQL share each device's bucket: the device gets its writes a
+    /// minute in all, not per server, even when both take at once.
+    @Test func serversOnOnePostgreSQLShareTheBuckets() async throws {
+        let database = try await TemporaryDatabase(.postgres)
+        let url = try #require(database.url)
+        let other = try await OpenedStore.open(.postgres(try PostgresAddress(url: url)), logger: quietLogger)
+        defer { other.close() }
+        let servers = [database.opened.rateBuckets, other.rateBuckets]
+        let refused = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for attempt in 0..<20 {
+                group.addTask { try await servers[attempt % 2].take("device:shared", perMinute: 12) != nil }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        // 12 at once, and perhaps one more refilled while the 20 ran (one every 5 s).
+        #expect((7...8).contains(refused), "\(refused) of 20 refused")
+        let wait = try #require(try await servers[0].take("device:shared", perMinute: 12))
+        #expect(wait > .zero && wait <= .seconds(5))
+        #expect(try await servers[1].take("device:another", perMinute: 12) == nil)
+    }
+
+    @Test func theAddressBehindATrustedProxyIsTheOneItForwards() {
+        func request(_ forwarded: [String]) -> Request {
+            var headers = HTTPFields()
+            for value in forwarded { headers.append(HTTPField(name: .init("X-Forwarded-For")!, value: value)) }
+            return Request(head: HTTPRequest(method: .post, scheme: "http", authority: "x", path: "/", headerFields: headers), body: .init(buffer: ByteBuffer()))
+        }
+        let proxies: Set<String> = ["127.0.0.1", "10.0.0.2"]
+        // A client talking to the server directly cannot choose its address by sending the header.
+        #expect(ClientAddress.of(request(["198.51.100.7"]), peer: "203.0.113.9", trustedProxies: proxies) == "203.0.113.9")
+        // Through nginx: the address nginx appended, not what the client wrote before it.
+        #expect(ClientAddress.of(request(["1.2.3.4, 198.51.100.7"]), peer: "127.0.0.1", trustedProxies: proxies) == "198.51.100.7")
+        #expect(ClientAddress.of(request(["1.2.3.4", "198.51.100.7, 10.0.0.2"]), peer: "127.0.0.1", trustedProxies: proxies) == "198.51.100.7")
+        // Nothing forwarded, or rubbish: the proxy itself.
+        #expect(ClientAddress.of(request([]), peer: "127.0.0.1", trustedProxies: proxies) == "127.0.0.1")
+        #expect(ClientAddress.of(request(["not an address"]), peer: "127.0.0.1", trustedProxies: proxies) == "127.0.0.1")
+        #expect(ClientAddress.normalised("::0001") == "::1")
+    }
+
+    @Test func trustedProxiesAreReadFromTheConfigFileAsAddresses() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"trusted_proxies": ["127.0.0.1", "::0001"]}"#.utf8).write(to: file)
+        #expect(try ServerSettings.load(contentsOf: file.path).trustedProxies == ["127.0.0.1", "::1"])
+        try Data(#"{"trusted_proxies": ["nginx"]}"#.utf8).write(to: file)
+        #expect(throws: ServerSettings.InvalidFile.self) { try ServerSettings.load(contentsOf: file.path) }
     }
 
     @Test func theUploadGateTurnsAwayWhatIsOverCapacity() async throws {
@@ -46,9 +95,9 @@ import Testing
         try await gate.run {}  // free again
     }
 
-    @Test func writesPastTheRateAre429WithRetryAfter() async throws {
-        let database = try await TemporaryDatabase()
-        let app = Application(router: try await buildRouter(repository: database.repository, changes: database.changes, settings: ServerSettings(rateLimit: 2), logger: quietLogger), logger: quietLogger)
+    @Test(arguments: StoreKind.allCases) func writesPastTheRateAre429WithRetryAfter(store: StoreKind) async throws {
+        let database = try await TemporaryDatabase(store)
+        let app = Application(router: try await buildRouter(store: database.opened, settings: ServerSettings(rateLimit: 2), logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in
             let token = try await client.registerDevice()
             #expect(try await client.putVenue("v1", token: token).status == .created)

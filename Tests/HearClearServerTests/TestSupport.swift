@@ -22,10 +22,11 @@ enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
 final class TemporaryDatabase: Sendable {
     let kind: StoreKind
     let repository: any MaintainedStore
-    let changes = VenueChangeFeed()
-    private let opened: OpenedStore
+    var changes: VenueChangeFeed { opened.changes }
+    let opened: OpenedStore
     private let folder: URL?
-    private let url: String?
+    /// The PostgreSQL database's URL; nil for SQLite.
+    let url: String?
 
     init(_ kind: StoreKind = .sqlite) async throws {
         self.kind = kind
@@ -35,12 +36,12 @@ final class TemporaryDatabase: Sendable {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             self.folder = folder
             url = nil
-            opened = try await OpenedStore.open(.sqlite(path: folder.appendingPathComponent("test.sqlite").path), changes: changes, logger: quietLogger)
+            opened = try await OpenedStore.open(.sqlite(path: folder.appendingPathComponent("test.sqlite").path), logger: quietLogger)
         case .postgres:
             let url = try PostgresCluster.newDatabase()
             self.url = url
             folder = nil
-            opened = try await OpenedStore.open(.postgres(try PostgresAddress(url: url)), changes: changes, logger: quietLogger)
+            opened = try await OpenedStore.open(.postgres(try PostgresAddress(url: url)), logger: quietLogger)
         }
         repository = opened.store
     }
@@ -105,7 +106,7 @@ func withApp(
     _ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void
 ) async throws {
     let database = try await TemporaryDatabase(store)
-    let app = Application(router: try await buildRouter(repository: database.repository, changes: database.changes, settings: settings, logger: quietLogger), logger: quietLogger)
+    let app = Application(router: try await buildRouter(store: database.opened, settings: settings, logger: quietLogger), logger: quietLogger)
     try await app.test(.router) { client in try await test(client, database) }
 }
 

@@ -13,7 +13,7 @@ struct CheckInController {
 
     func addRoutes(to group: RouterGroup<APIRequestContext>) {
         group.methodNotAllowed("", allowing: [.post])
-        if let limiter { group.add(middleware: AddressRateLimitMiddleware(limiter: limiter)) }
+        if let limiter { group.add(middleware: AddressRateLimitMiddleware(limiter: limiter, trustedProxies: settings.trustedProxies)) }
         group.add(middleware: DeviceAuthenticator(repository: repository, limiter: limiter))
             .group(context: DeviceRequestContext.self)
             .post { request, context in try await uploads.run { try await upload(request, context: context) } }

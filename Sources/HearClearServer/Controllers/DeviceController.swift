@@ -12,7 +12,7 @@ struct DeviceController {
     func addRoutes(to group: RouterGroup<APIRequestContext>) {
         group.methodNotAllowed("", allowing: [.post])
         group.methodNotAllowed("me", allowing: [.delete])
-        if let limiter { group.add(middleware: AddressRateLimitMiddleware(limiter: limiter)) }
+        if let limiter { group.add(middleware: AddressRateLimitMiddleware(limiter: limiter, trustedProxies: settings.trustedProxies)) }
         group.post(use: register)
         group.group("me").add(middleware: DeviceAuthenticator(repository: repository, limiter: limiter, admitsBanned: true))
             .group(context: DeviceRequestContext.self).delete(use: forget)

@@ -22,7 +22,7 @@ struct VenueController {
         group.get(":venue_id", use: show)
             .methodNotAllowed(":venue_id", allowing: [.get, .put])
         let writes = group.group(":venue_id")
-        if let limiter { writes.add(middleware: AddressRateLimitMiddleware(limiter: limiter)) }
+        if let limiter { writes.add(middleware: AddressRateLimitMiddleware(limiter: limiter, trustedProxies: settings.trustedProxies)) }
         writes.add(middleware: DeviceAuthenticator(repository: repository, limiter: limiter))
             .group(context: DeviceRequestContext.self).put(use: save)
         group.get(":venue_id/loudness", use: loudness)

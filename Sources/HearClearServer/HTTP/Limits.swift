@@ -1,35 +1,62 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import Synchronization
 
-/// Token buckets per key ("device:…", "address:…"): `perMinute` writes a minute, in bursts of as
-/// many. Buckets idle for ten minutes are forgotten, so memory stays bounded by recent clients.
-final class RateLimiter: Sendable {
-    let perMinute: Int
+/// The write-rate rule: `perMinute` writes a minute, in bursts of as many (a token bucket). Written
+/// once here; the buckets it is applied to live where the deployment's servers can all see them
+/// (`RateBuckets`).
+enum TokenBucket {
+    /// A bucket holding `tokens` (nil: a new, full bucket) `elapsed` seconds after it was last
+    /// touched: its tokens after one write is taken, and how long to wait when none could be.
+    static func take(tokens: Double?, elapsed: Double, perMinute limit: Int) -> (tokens: Double, wait: Duration?) {
+        let rate = Double(limit) / 60
+        let available = min(Double(limit), (tokens ?? Double(limit)) + max(0, elapsed) * rate)
+        guard available >= 1 else { return (available, .milliseconds(Int64(((1 - available) / rate * 1000).rounded(.up)))) }
+        return (available - 1, nil)
+    }
+
+    /// A bucket left alone this long is full again: no different from no bucket at all.
+    static let fullAfter: Duration = .seconds(60)
+}
+
+/// Where the buckets of `TokenBucket` are kept, per key ("device:…", "address:…").
+public protocol RateBuckets: Sendable {
+    /// Takes one write from `key`'s bucket; when it is empty, how long until it holds one again.
+    func take(_ key: String, perMinute: Int) async throws -> Duration?
+}
+
+/// Buckets in this process's memory: the deployment of one server on SQLite. Buckets idle for ten
+/// minutes are forgotten, so memory stays bounded by recent clients.
+final class LocalRateBuckets: RateBuckets {
     private let buckets = Mutex<[String: (tokens: Double, updated: ContinuousClock.Instant)]>([:])
     private let now: @Sendable () -> ContinuousClock.Instant
 
-    init(perMinute: Int, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
-        self.perMinute = perMinute
+    init(now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.now = now
     }
 
-    /// Takes one write from `key`'s bucket; when it is empty, how long until it holds one again.
     func take(_ key: String, perMinute limit: Int) -> Duration? {
         let instant = now()
         return buckets.withLock { buckets in
             if buckets.count > 10_000 {
                 buckets = buckets.filter { instant - $0.value.updated < .seconds(600) }
             }
-            let rate = Double(limit) / 60
-            var bucket = buckets[key] ?? (Double(limit), instant)
-            bucket.tokens = min(Double(limit), bucket.tokens + (instant - bucket.updated).inSeconds * rate)
-            bucket.updated = instant
-            defer { buckets[key] = bucket }
-            guard bucket.tokens >= 1 else { return .milliseconds(Int64(((1 - bucket.tokens) / rate * 1000).rounded(.up))) }
-            bucket.tokens -= 1
-            return nil
+            let bucket = buckets[key]
+            let taken = TokenBucket.take(tokens: bucket?.tokens, elapsed: bucket.map { (instant - $0.updated).inSeconds } ?? 0, perMinute: limit)
+            buckets[key] = (taken.tokens, instant)
+            return taken.wait
         }
+    }
+}
+
+/// The write limits of the API: `perMinute` writes per device, ten times as many per client address.
+struct RateLimiter: Sendable {
+    let perMinute: Int
+    let buckets: any RateBuckets
+
+    func take(_ key: String, perMinute limit: Int) async throws -> Duration? {
+        try await buckets.take(key, perMinute: limit)
     }
 
     static func tooManyRequests(retryAfter wait: Duration, who: String) -> HTTPError {
@@ -42,13 +69,37 @@ final class RateLimiter: Sendable {
 struct AddressRateLimitMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
     let limiter: RateLimiter
+    let trustedProxies: Set<String>
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let address = context.remoteAddress, let wait = limiter.take("address:\(address)", perMinute: limiter.perMinute * 10) {
+        if let address = ClientAddress.of(request, peer: context.remoteAddress, trustedProxies: trustedProxies),
+            let wait = try await limiter.take("address:\(address)", perMinute: limiter.perMinute * 10)
+        {
             ServerMetrics.rateLimitedAddress.increment()
             throw RateLimiter.tooManyRequests(retryAfter: wait, who: "address")
         }
         return try await next(request, context)
+    }
+}
+
+/// Who sent a request: the peer, unless the peer is a trusted proxy, in which case the nearest
+/// address in `X-Forwarded-For` that is not a trusted proxy (nginx appends the address it saw, so
+/// entries further left may be the client's own inventions).
+enum ClientAddress {
+    static func of(_ request: Request, peer: String?, trustedProxies: Set<String>) -> String? {
+        guard let peer, trustedProxies.contains(peer) else { return peer }
+        let forwarded = request.headers[values: .init("X-Forwarded-For")!].flatMap { $0.split(separator: ",") }
+        for entry in forwarded.reversed() {
+            guard let address = normalised(entry.trimmingCharacters(in: .whitespaces)) else { return peer }
+            if !trustedProxies.contains(address) { return address }
+        }
+        return peer
+    }
+
+    /// An IP address as the server prints a peer's (so "::0001" and "::1" are one), or nil when
+    /// `text` is not one; NIO parses it.
+    static func normalised(_ text: String) -> String? {
+        (try? SocketAddress(ipAddress: text, port: 0))?.ipAddress
     }
 }
 
