@@ -83,6 +83,10 @@ public func serve(_ configuration: ServerConfiguration, logger: Logger, shutdown
 
 public struct StartFailure: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 /// `GET /metrics` in the Prometheus text format, on a listener of its own so that it stays off the

@@ -267,6 +267,9 @@ extension HearClearServerCommand {
                 summary = try await DeploymentCopy.copy(from: from, to: target.repository, force: force, logger: logger)
             } catch let refusal as DeploymentCopy.Refusal {
                 throw ValidationError(refusal.description)
+            } catch {
+                // postgres-nio's errors say what went wrong only when reflected.
+                throw StartFailure(description: "the copy failed and the target is as it was: \(String(reflecting: error))")
             }
             print("\(from) → \(address): \(summary.venues) venues, \(summary.devices) devices, \(summary.checkIns) check-ins, \(summary.samples) samples")
             let differences = try await target.repository.verify()

@@ -74,7 +74,7 @@ public enum DeploymentCopy {
         }
         try await connection.query(
             """
-            TRUNCATE device, venue, venue_alias, checkin, sample, event, checkin_hour, loudness, calibration, venue_change, rate_window
+            TRUNCATE device, venue, venue_alias, checkin, sample, event, checkin_hour, loudness, calibration, venue_change, rate_bucket
             RESTART IDENTITY
             """, logger: logger)
     }
