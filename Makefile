@@ -13,8 +13,9 @@ PROFILE_PACKAGES := linux-perf wrk
 # browser check, sqlite3 the shell the reliability suites count rows with, wrk for the benchmarks'
 # smoke run, lame and mpg123 to make and independently decode the MP3 test files, sndfile-convert
 # (sndfile-programs) to make an RF64 file, which sox cannot write, opus-tools to make and decode
-# an Opus file, and postgresql for the private cluster the store suites also run on.
-TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql
+# an Opus file, postgresql for the private clusters the store and deployment suites run on, and
+# nginx for the deployment recipe's end-to-end test (docs/deploy.md).
+TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080

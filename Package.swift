@@ -112,7 +112,9 @@ let package = Package(
         // Test signals and WAV files, computed rather than recorded.
         .target(name: "TestSignals", path: "Tests/TestSignals"),
         // The private PostgreSQL cluster of `make test`: a database per test, psql.
-        .target(name: "TestCluster", path: "Tests/TestCluster"),
+        .target(
+            name: "TestCluster", dependencies: [.product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system")],
+            path: "Tests/TestCluster"),
         .testTarget(name: "LevelMeterTests", dependencies: ["LevelMeter", "AudioInput", "TestSignals"]),
         .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient", "TestSignals"]),
         // Runs the built executables as people do; `swift build --build-tests` builds them first.

@@ -58,17 +58,19 @@ public final class ServerProcess: @unchecked Sendable {
         output.firstLine(containing: text)
     }
 
-    /// Kills the server at once, as a crash or a power cut would.
+    /// Kills the server at once, as a crash or a power cut would, and waits until it has gone
+    /// (its output ends). Not `waitUntilExit`: in a test process that also runs programs through
+    /// swift-subprocess it was seen waiting for ever for a child that had exited.
     public func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        _ = output.text(waitingForEnd: true)
     }
 
-    /// SIGTERM, and waits until the server has stopped.
+    /// SIGTERM, and waits until the server has stopped (its output ends).
     public func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
+        _ = output.text(waitingForEnd: true)
     }
 
     /// The server's peak resident memory so far (VmHWM), kB; 0 once it has gone.

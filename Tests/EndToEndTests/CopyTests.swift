@@ -69,7 +69,7 @@ import FoundationNetworking
         #expect(try await Executable.run("hearclear-server", ["verify", "--database", source]).status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: source))
 
-        let target = try PostgresCluster.newDatabase()
+        let target = try await PostgresCluster.newDatabase()
         let copied = try await Executable.run("hearclear-server", ["copy", "--from", source, "--to", target])
         #expect(copied.status == 0, "\(copied.output)\(copied.errors)")
         #expect(copied.output.contains("verify ok"), "\(copied.output)")
@@ -77,7 +77,7 @@ import FoundationNetworking
 
         for fact in Self.facts {
             let fromSQLite = try await sqlite(source, fact)
-            let fromPostgres = try PostgresCluster.psql(target, fact).joined(separator: "\n")
+            let fromPostgres = try await PostgresCluster.psql(target, fact).joined(separator: "\n")
             #expect(normalised(fromSQLite) == normalised(fromPostgres), "\(fact)")
         }
 
@@ -107,14 +107,14 @@ import FoundationNetworking
         let refused = try await Executable.run("hearclear-server", ["copy", "--from", source, "--to", target])
         #expect(refused.status != 0)
         #expect(refused.errors.contains("the target is not empty"), "\(refused.errors)")
-        #expect(try PostgresCluster.psql(target, "SELECT COUNT(*) FROM checkin WHERE venue_id = 'moved-bar'") == ["2"])
+        #expect(try await PostgresCluster.psql(target, "SELECT COUNT(*) FROM checkin WHERE venue_id = 'moved-bar'") == ["2"])
         let forced = try await Executable.run("hearclear-server", ["copy", "--from", source, "--to", target, "--force"])
         #expect(forced.status == 0, "\(forced.errors)")
-        #expect(try PostgresCluster.psql(target, "SELECT COUNT(*) FROM checkin WHERE venue_id = 'moved-bar'") == ["1"])
+        #expect(try await PostgresCluster.psql(target, "SELECT COUNT(*) FROM checkin WHERE venue_id = 'moved-bar'") == ["1"])
     }
 
     @Test func copyRefusesWhatItCannotCopy() async throws {
-        let target = try PostgresCluster.newDatabase()
+        let target = try await PostgresCluster.newDatabase()
         let missing = try await Executable.run("hearclear-server", ["copy", "--from", folder.appendingPathComponent("none.sqlite").path, "--to", target])
         #expect(missing.status != 0 && missing.errors.contains("none.sqlite does not exist"), "\(missing.errors)")
         let notPostgres = try await Executable.run("hearclear-server", ["copy", "--from", "a.sqlite", "--to", "b.sqlite"])

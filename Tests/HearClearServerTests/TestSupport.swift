@@ -38,7 +38,7 @@ final class TemporaryDatabase: Sendable {
             url = nil
             opened = try await OpenedStore.open(.sqlite(path: folder.appendingPathComponent("test.sqlite").path), logger: quietLogger)
         case .postgres:
-            let url = try PostgresCluster.newDatabase()
+            let url = try await PostgresCluster.newDatabase()
             self.url = url
             folder = nil
             opened = try await OpenedStore.open(.postgres(try PostgresAddress(url: url)), logger: quietLogger)
@@ -60,7 +60,7 @@ final class TemporaryDatabase: Sendable {
             }
         }
         guard let url else { return [] }
-        return try PostgresCluster.psql(url, sql)
+        return try await PostgresCluster.psql(url, sql)
     }
 
     func string(_ sql: String) async throws -> String? { try await strings(sql).first }
