@@ -26,8 +26,8 @@ public protocol RateBuckets: Sendable {
     func take(_ key: String, perMinute: Int) async throws -> Duration?
 }
 
-/// Buckets in this process's memory: the deployment of one server on SQLite. Buckets idle for ten
-/// minutes are forgotten, so memory stays bounded by recent clients.
+/// Buckets in this process's memory: the deployment of one server on SQLite. Buckets full again
+/// (`TokenBucket.fullAfter`) are forgotten once there are many, so memory stays bounded by recent clients.
 final class LocalRateBuckets: RateBuckets {
     private let buckets = Mutex<[String: (tokens: Double, updated: ContinuousClock.Instant)]>([:])
     private let now: @Sendable () -> ContinuousClock.Instant
@@ -40,7 +40,7 @@ final class LocalRateBuckets: RateBuckets {
         let instant = now()
         return buckets.withLock { buckets in
             if buckets.count > 10_000 {
-                buckets = buckets.filter { instant - $0.value.updated < .seconds(600) }
+                buckets = buckets.filter { instant - $0.value.updated < TokenBucket.fullAfter }
             }
             let bucket = buckets[key]
             let taken = TokenBucket.take(tokens: bucket?.tokens, elapsed: bucket.map { (instant - $0.updated).inSeconds } ?? 0, perMinute: limit)
