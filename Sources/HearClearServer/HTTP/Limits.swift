@@ -55,10 +55,6 @@ struct RateLimiter: Sendable {
     let perMinute: Int
     let buckets: any RateBuckets
 
-    func take(_ key: String, perMinute limit: Int) async throws -> Duration? {
-        try await buckets.take(key, perMinute: limit)
-    }
-
     static func tooManyRequests(retryAfter wait: Duration, who: String) -> HTTPError {
         let seconds = max(1, Int(wait.inSeconds.rounded(.up)))
         return HTTPError(.tooManyRequests, headers: [.retryAfter: "\(seconds)"], message: "too many writes from this \(who): retry in \(seconds) s")
@@ -73,7 +69,7 @@ struct AddressRateLimitMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let address = ClientAddress.of(request, peer: context.remoteAddress, trustedProxies: trustedProxies),
-            let wait = try await limiter.take("address:\(address)", perMinute: limiter.perMinute * 10)
+            let wait = try await limiter.buckets.take("address:\(address)", perMinute: limiter.perMinute * 10)
         {
             ServerMetrics.rateLimitedAddress.increment()
             throw RateLimiter.tooManyRequests(retryAfter: wait, who: "address")

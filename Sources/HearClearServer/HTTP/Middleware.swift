@@ -45,7 +45,7 @@ struct DeviceAuthenticator: RouterMiddleware {
             throw APIError.unauthorized("unknown device token")
         }
         guard !device.banned || admitsBanned else { throw APIError.forbidden("this device is banned") }
-        if let limiter, let wait = try await limiter.take("device:\(device.id.wireString)", perMinute: limiter.perMinute) {
+        if let limiter, let wait = try await limiter.buckets.take("device:\(device.id.wireString)", perMinute: limiter.perMinute) {
             ServerMetrics.rateLimitedDevice.increment()
             throw RateLimiter.tooManyRequests(retryAfter: wait, who: "device")
         }

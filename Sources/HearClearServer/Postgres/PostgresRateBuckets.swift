@@ -24,14 +24,15 @@ final class PostgresRateBuckets: RateBuckets {
         let logger = logger
         let wait = try await StoreUnavailable.withConnection(client, health: health) { connection in
             try await connection.withTransaction(logger: logger) { connection -> Duration? in
-                // The row exists before it is locked, so two servers' first writes cannot both start a full bucket.
-                try await connection.query(
-                    "INSERT INTO rate_bucket (key, tokens, updated_at) VALUES (\(key), \(Double(limit)), clock_timestamp()) ON CONFLICT (key) DO NOTHING",
-                    logger: logger)
+                // Made full when new, locked either way (as `FOR UPDATE` would) until the transaction
+                // ends, so two servers' first writes cannot both start a full bucket.
                 let (tokens, elapsed) =
                     try await connection.query(
-                        "SELECT tokens, EXTRACT(EPOCH FROM clock_timestamp() - updated_at)::double precision FROM rate_bucket WHERE key = \(key) FOR UPDATE",
-                        logger: logger
+                        """
+                        INSERT INTO rate_bucket (key, tokens, updated_at) VALUES (\(key), \(Double(limit)), clock_timestamp())
+                        ON CONFLICT (key) DO UPDATE SET tokens = rate_bucket.tokens
+                        RETURNING tokens, EXTRACT(EPOCH FROM clock_timestamp() - updated_at)::double precision
+                        """, logger: logger
                     ).decode((Double, Double).self).first { _ in true } ?? (Double(limit), 0)
                 let taken = TokenBucket.take(tokens: tokens, elapsed: elapsed, perMinute: limit)
                 try await connection.query(

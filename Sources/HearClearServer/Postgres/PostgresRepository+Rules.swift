@@ -139,23 +139,19 @@ extension PostgresRepository {
             // What the check-ins that start to count add: their cells as if they were all there is.
             cells = Analysis.cells(from: try await contributions(venueID: venueID, checkIns: Array(checkIns), on: connection, logger: logger)).values
                 .sorted { $0.cell < $1.cell }
-            try await connection.query(
-                """
-                INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy)
-                SELECT \(venueID), * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map(\.checkins)), \(cells.map(\.samples)), \(cells.map(\.energy)))
-                ON CONFLICT (venue_id, weekday, hour) DO UPDATE
-                SET checkins = loudness.checkins + excluded.checkins, samples = loudness.samples + excluded.samples, energy = loudness.energy + excluded.energy
-                """, logger: logger)
         case .sumAgain:
             try await connection.query("DELETE FROM loudness WHERE venue_id = \(venueID)", logger: logger)
             cells = Analysis.cells(from: try await contributions(venueID: venueID, on: connection, logger: logger)).values.sorted { $0.cell < $1.cell }
-            guard !cells.isEmpty else { return }
-            try await connection.query(
-                """
-                INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy)
-                SELECT \(venueID), * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map(\.checkins)), \(cells.map(\.samples)), \(cells.map(\.energy)))
-                """, logger: logger)
         }
+        guard !cells.isEmpty else { return }
+        // Added to the stored cells; after the DELETE there are none, and they are written as they are.
+        try await connection.query(
+            """
+            INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy)
+            SELECT \(venueID), * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map(\.checkins)), \(cells.map(\.samples)), \(cells.map(\.energy)))
+            ON CONFLICT (venue_id, weekday, hour) DO UPDATE
+            SET checkins = loudness.checkins + excluded.checkins, samples = loudness.samples + excluded.samples, energy = loudness.energy + excluded.energy
+            """, logger: logger)
     }
 
     /// Decides every status of a venue again and sums its cells from scratch.

@@ -233,25 +233,25 @@ public struct SQLiteRepository: Repository {
             try setStatus.execute(arguments: [change.to, change.key])
             if change.to == .outlier { ServerMetrics.outliersDecided.increment() }
         }
+        let cells: [LoudnessAggregate]
         switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined.map { (key: $0.0, status: $0.1) }) {
         case .add(let checkIns):
             guard !checkIns.isEmpty else { return }
-            let add = try db.cachedStatement(
-                sql: """
-                    INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy) VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (venue_id, weekday, hour) DO UPDATE
-                    SET checkins = checkins + excluded.checkins, samples = samples + excluded.samples, energy = energy + excluded.energy
-                    """)
             // What the check-ins that start to count add: their cells as if they were all there is.
-            for cell in Analysis.cells(from: try contributions(venueID: venueID, checkIns: checkIns, in: db)).values.sorted(by: { $0.cell < $1.cell }) {
-                try add.execute(arguments: [venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy])
-            }
+            cells = Array(Analysis.cells(from: try contributions(venueID: venueID, checkIns: checkIns, in: db)).values)
         case .sumAgain:
             try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).deleteAll(db)
-            for cell in Analysis.cells(from: try contributions(venueID: venueID, in: db)).values.sorted(by: { $0.cell < $1.cell }) {
-                try LoudnessRecord(venueId: venueID, weekday: cell.weekday, hour: cell.hour, checkins: cell.checkins, samples: cell.samples, energy: cell.energy)
-                    .insert(db)
-            }
+            cells = Array(Analysis.cells(from: try contributions(venueID: venueID, in: db)).values)
+        }
+        // Added to the stored cells; after the delete there are none, and they are written as they are.
+        let add = try db.cachedStatement(
+            sql: """
+                INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (venue_id, weekday, hour) DO UPDATE
+                SET checkins = checkins + excluded.checkins, samples = samples + excluded.samples, energy = energy + excluded.energy
+                """)
+        for cell in cells.sorted(by: { $0.cell < $1.cell }) {
+            try add.execute(arguments: [venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy])
         }
     }
 
