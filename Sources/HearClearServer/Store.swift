@@ -62,7 +62,7 @@ public struct OpenedStore: Sendable {
         do {
             // Reachable at all? Else say so within seconds rather than retrying forever.
             let health = PostgresHealth()
-            try await StoreUnavailable.withConnection(client, health: health, maximumWait: .seconds(10)) { connection in
+            try await client.withAvailableConnection(health: health, maximumWait: .seconds(10)) { connection in
                 _ = try await connection.query("SELECT 1", logger: logger)
             }
             let version = try await PostgresMigrator.migrate(client, logger: logger)

@@ -73,6 +73,15 @@ public final class ServerProcess: @unchecked Sendable {
         _ = output.text(waitingForEnd: true)
     }
 
+    /// SIGTERM, and waits until the server has stopped or `limit` has passed; whether it stopped.
+    /// For tests that a stop ends: `stop()` would wait for ever for a server that hangs.
+    public func stop(within limit: Duration) -> Bool {
+        guard process.isRunning else { return true }
+        process.terminate()
+        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+        return output.waitForEnd(until: Date().addingTimeInterval(seconds))
+    }
+
     /// The server's peak resident memory so far (VmHWM), kB; 0 once it has gone.
     public func peakMemoryKB() -> Int {
         Self.peakMemoryKB(of: pid)
@@ -116,6 +125,14 @@ final class LogBuffer: @unchecked Sendable {
                 if closed { return nil }
                 condition.wait()
             }
+        }
+    }
+
+    /// Waits until the output ends or `deadline` passes; whether it ended.
+    func waitForEnd(until deadline: Date) -> Bool {
+        condition.withLock {
+            while !closed && condition.wait(until: deadline) {}
+            return closed
         }
     }
 

@@ -32,12 +32,12 @@ public enum DeploymentCopy {
         let source = try openSource(sourcePath)
         defer { try? source.close() }
         let snapshot = try source.makeSnapshot()
-        let summary = try await target.transaction { connection in
+        return try await target.transaction { connection, announcement in
             try await prepare(connection, force: force, logger: logger)
-            return try await copyRows(from: snapshot, to: connection, logger: logger)
+            let summary = try await copyRows(from: snapshot, to: connection, logger: logger)
+            try await announcement.everyVenue()
+            return summary
         }
-        await target.announceAll()
-        return summary
     }
 
     /// Read-only, and only at this server's schema: migrating it here would modify the source.

@@ -88,7 +88,7 @@ public enum PostgresMigrator {
                     applied.insert(name)
                 }
                 for file in try Migrations.files(for: .postgres) where !applied.contains(file.name) {
-                    try await connection.withTransaction(logger: logger) { connection in
+                    try await connection.inTransaction(logger: logger) { connection in
                         for statement in statements(of: file.sql) {
                             try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                         }

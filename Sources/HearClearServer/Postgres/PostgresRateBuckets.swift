@@ -22,23 +22,21 @@ final class PostgresRateBuckets: RateBuckets {
 
     func take(_ key: String, perMinute limit: Int) async throws -> Duration? {
         let logger = logger
-        let wait = try await StoreUnavailable.withConnection(client, health: health) { connection in
-            try await connection.withTransaction(logger: logger) { connection -> Duration? in
-                // Made full when new, locked either way (as `FOR UPDATE` would) until the transaction
-                // ends, so two servers' first writes cannot both start a full bucket.
-                let (tokens, elapsed) =
-                    try await connection.query(
-                        """
-                        INSERT INTO rate_bucket (key, tokens, updated_at) VALUES (\(key), \(Double(limit)), clock_timestamp())
-                        ON CONFLICT (key) DO UPDATE SET tokens = rate_bucket.tokens
-                        RETURNING tokens, EXTRACT(EPOCH FROM clock_timestamp() - updated_at)::double precision
-                        """, logger: logger
-                    ).decode((Double, Double).self).first { _ in true } ?? (Double(limit), 0)
-                let taken = TokenBucket.take(tokens: tokens, elapsed: elapsed, perMinute: limit)
+        let wait = try await client.withAvailableTransaction(health: health, logger: logger) { connection -> Duration? in
+            // Made full when new, locked either way (as `FOR UPDATE` would) until the transaction
+            // ends, so two servers' first writes cannot both start a full bucket.
+            let (tokens, elapsed) =
                 try await connection.query(
-                    "UPDATE rate_bucket SET tokens = \(taken.tokens), updated_at = clock_timestamp() WHERE key = \(key)", logger: logger)
-                return taken.wait
-            }
+                    """
+                    INSERT INTO rate_bucket (key, tokens, updated_at) VALUES (\(key), \(Double(limit)), clock_timestamp())
+                    ON CONFLICT (key) DO UPDATE SET tokens = rate_bucket.tokens
+                    RETURNING tokens, EXTRACT(EPOCH FROM clock_timestamp() - updated_at)::double precision
+                    """, logger: logger
+                ).decode((Double, Double).self).first { _ in true } ?? (Double(limit), 0)
+            let taken = TokenBucket.take(tokens: tokens, elapsed: elapsed, perMinute: limit)
+            try await connection.query(
+                "UPDATE rate_bucket SET tokens = \(taken.tokens), updated_at = clock_timestamp() WHERE key = \(key)", logger: logger)
+            return taken.wait
         }
         try await sweepIfDue()
         return wait
@@ -53,7 +51,7 @@ final class PostgresRateBuckets: RateBuckets {
         }
         guard due else { return }
         let idle = Int(TokenBucket.fullAfter.inSeconds)
-        _ = try await StoreUnavailable.withConnection(client, health: health) { [logger] connection in
+        _ = try await client.withAvailableConnection(health: health) { [logger] connection in
             try await connection.query("DELETE FROM rate_bucket WHERE updated_at < clock_timestamp() - make_interval(secs => \(idle))", logger: logger)
         }
     }

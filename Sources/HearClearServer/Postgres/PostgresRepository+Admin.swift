@@ -175,41 +175,39 @@ extension PostgresRepository: AdminStore {
     // MARK: Changes
 
     public func setOutlierMark(checkIn: UUID, marked: Bool) async throws -> Bool {
-        let venue = try await transaction { [logger] connection -> String? in
+        try await transaction { [logger] connection, announcement -> Bool in
             guard
                 let (venue, hour) = try await connection.query("SELECT venue_id, home_hour FROM checkin WHERE id = \(checkIn)", logger: logger)
                     .decode((String, Int).self).first(where: { _ in true })
-            else { return nil }
+            else { return false }
             _ = try await Self.venueRow(venue, locking: true, on: connection, logger: logger)
             try await connection.query("UPDATE checkin SET marked_outlier = \(marked) WHERE id = \(checkIn)", logger: logger)
             // The status rule gives the mark's status, and may change the others at its hour.
             try await Self.decide(venueID: venue, homeHour: hour, on: connection, logger: logger)
-            return venue
+            try await announcement.venues([venue])
+            return true
         }
-        if let venue { await announce([venue]) }
-        return venue != nil
     }
 
     public func setBanned(device: UUID, banned: Bool) async throws -> Bool {
-        let venues = try await transaction { [logger] connection -> [String]? in
+        try await transaction { [logger] connection, announcement -> Bool in
             guard try await connection.query("UPDATE device SET banned = \(banned) WHERE id = \(device) RETURNING 1", logger: logger)
                 .decode(Int.self).first(where: { _ in true }) != nil
-            else { return nil }
+            else { return false }
             let venues = try await connection.query("SELECT DISTINCT venue_id FROM checkin WHERE device_id = \(device) ORDER BY venue_id", logger: logger)
                 .decode(String.self).reduce(into: [String]()) { $0.append($1) }
             for venue in venues {
                 _ = try await Self.venueRow(venue, locking: true, on: connection, logger: logger)
                 try await Self.refreshVenue(venue, on: connection, logger: logger)
             }
-            return venues
+            try await announcement.venues(venues)
+            return true
         }
-        if let venues { await announce(venues) }
-        return venues != nil
     }
 
     public func setCalibration(model: String, offsetDB: Double?, at now: Date) async throws {
         let offset = offsetDB ?? defaultCalibrationDB
-        let venues = try await transaction { [logger] connection -> [String] in
+        try await transaction { [logger] connection, announcement in
             if let offsetDB {
                 try await connection.query(
                     """
@@ -248,9 +246,8 @@ extension PostgresRepository: AdminStore {
                 try await Self.reanalyse(venueID: venue, on: connection, logger: logger)
                 try await Self.refreshVenue(venue, on: connection, logger: logger)
             }
-            return venues
+            try await announcement.venues(venues)
         }
-        await announce(venues)
     }
 
     // MARK: Listings

@@ -37,13 +37,12 @@ extension PostgresRepository {
     // MARK: Operators' changes
 
     public func editVenue(id: String, _ venue: VenueUpsert, at now: Date) async throws -> Bool {
-        let found = try await transaction { connection -> Bool in
+        try await transaction { connection, announcement -> Bool in
             guard let stored = try await Self.venueRow(id, locking: true, on: connection, logger: logger) else { return false }
             try await Self.change(stored, to: venue, by: .admin, at: now, on: connection, logger: logger)
+            try await announcement.venues([id])
             return true
         }
-        await announce([id])
-        return found
     }
 
     public func transferVenue(id: String, to device: UUID, at now: Date) async throws -> VenueAdminOutcome {
@@ -62,7 +61,7 @@ extension PostgresRepository {
     /// Moves every check-in of `id` to `target` (in the target's time zone), deletes `id`, and
     /// keeps `id` leading to `target`; statuses and cells of `target` are decided again.
     public func mergeVenue(id: String, into target: String, at now: Date) async throws -> VenueAdminOutcome {
-        let outcome = try await transaction { connection -> VenueAdminOutcome in
+        try await transaction { connection, announcement -> VenueAdminOutcome in
             guard id != target else { return .sameVenue }
             // Both rows locked, in a fixed order so two merges cannot wait on each other.
             let first = try await Self.venueRow(min(id, target), locking: true, on: connection, logger: logger)
@@ -84,18 +83,17 @@ extension PostgresRepository {
                 at: now, on: connection, logger: logger)
             try await connection.query("DELETE FROM venue WHERE id = \(id)", logger: logger)
             try await Self.refreshVenue(target, on: connection, logger: logger)
+            try await announcement.venues([id, target])
             return .done
         }
-        await announce([id, target])
-        return outcome
     }
 
     // MARK: Privacy
 
     public func deleteDevice(_ id: UUID) async throws -> Bool {
-        let venues = try await transaction { connection -> [String]? in
+        try await transaction { connection, announcement -> Bool in
             guard try await connection.query("SELECT 1 FROM device WHERE id = \(id) FOR UPDATE", logger: logger).decode(Int.self).first(where: { _ in true }) != nil
-            else { return nil }
+            else { return false }
             let venues = try await connection.query("SELECT DISTINCT venue_id FROM checkin WHERE device_id = \(id) ORDER BY venue_id", logger: logger)
                 .decode(String.self).reduce(into: [String]()) { $0.append($1) }
             for venue in venues { _ = try await Self.venueRow(venue, locking: true, on: connection, logger: logger) }
@@ -112,10 +110,9 @@ extension PostgresRepository {
             try await connection.query("DELETE FROM device WHERE id = \(id)", logger: logger)
             // Statuses of the check-ins left may change without these as references.
             for venue in venues { try await Self.refreshVenue(venue, on: connection, logger: logger) }
-            return venues
+            try await announcement.venues(venues)
+            return true
         }
-        if let venues { await announce(venues) }
-        return venues != nil
     }
 
     public func pruneSamples(startedBefore cutoff: Date, at now: Date) async throws -> Int {

@@ -45,7 +45,7 @@ extension PostgresRepository {
 
     /// Derives everything again from the raw rows, in one transaction: the repair for what `verify` reports.
     public func rebuild() async throws {
-        try await transaction { [logger] connection in
+        try await transaction { [logger] connection, announcement in
             let venues = try await connection.query("SELECT id, timezone FROM venue ORDER BY id FOR UPDATE", logger: logger)
                 .decode((String, String).self).reduce(into: [(String, String)]()) { $0.append($1) }
             for (venue, timezone) in venues {
@@ -75,7 +75,7 @@ extension PostgresRepository {
                 }
                 try await Self.refreshVenue(venue, on: connection, logger: logger)
             }
+            try await announcement.everyVenue()
         }
-        await announceAll()
     }
 }

@@ -41,7 +41,8 @@ extension VenueChangeAction: PostgresTextEnum {}
 /// one server would, while other venues go on in parallel. A row lock rather than an advisory lock:
 /// it needs no hash of the venue id into a number (no collisions), it also orders the writes that
 /// change the venue itself (a new time zone), and it ends with the transaction whatever happens.
-/// After each commit the store notifies the other servers (`NOTIFY hearclear_venue`).
+/// Each write that changes answers notifies the other servers (`NOTIFY hearclear_venue`, see
+/// `VenueAnnouncement`).
 public struct PostgresRepository: Repository {
     let client: PostgresClient
     let defaultCalibrationDB: Double
@@ -65,27 +66,24 @@ public struct PostgresRepository: Repository {
 
     /// Runs `body` in a transaction; no connection in time, or a lost one, becomes `StoreUnavailable`.
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        let logger = logger
-        return try await StoreUnavailable.withConnection(client, health: health) { connection in
-            try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
-        }
+        try await client.withAvailableTransaction(health: health, logger: logger, body)
     }
 
     func read<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await StoreUnavailable.withConnection(client, health: health, body)
+        try await client.withAvailableConnection(health: health, body)
     }
 
-    /// Tells this server's caches at once and the others through PostgreSQL, after the commit.
-    func announce(_ venues: some Sequence<String>) async {
-        for venue in Set(venues) {
-            changes.touch(venue)
-            _ = try? await client.query("SELECT pg_notify(\(Self.changeChannel), \(venue))", logger: logger)
+    /// Runs `body` in a transaction whose changes to venues' answers it announces (`VenueAnnouncement`).
+    func transaction<Result: Sendable>(
+        announcing body: @escaping @Sendable (PostgresConnection, VenueAnnouncement) async throws -> Result
+    ) async throws -> Result {
+        let logger = logger
+        let (result, announcement) = try await transaction { connection in
+            let announcement = VenueAnnouncement(connection: connection, logger: logger)
+            return (try await body(connection, announcement), announcement)
         }
-    }
-
-    func announceAll() async {
-        changes.touchAll()
-        _ = try? await client.query("SELECT pg_notify(\(Self.changeChannel), '*')", logger: logger)
+        announcement.tell(changes)
+        return result
     }
 
     // MARK: Devices
@@ -113,12 +111,13 @@ public struct PostgresRepository: Repository {
     // MARK: Venues
 
     public func saveVenue(id: String, _ venue: VenueUpsert, by device: UUID, at now: Date) async throws -> VenueSaveOutcome {
-        let outcome = try await transaction { connection -> VenueSaveOutcome in
+        try await transaction { connection, announcement -> VenueSaveOutcome in
             try await Self.touch(device: device, at: now, on: connection, logger: logger)
             if let target = try await Self.alias(of: id, on: connection, logger: logger) { return .merged(into: target) }
             if let stored = try await Self.venueRow(id, locking: true, on: connection, logger: logger) {
                 guard stored.owner == device else { return .notOwner }
                 try await Self.change(stored, to: venue, by: .device(device), at: now, on: connection, logger: logger)
+                try await announcement.venues([id])
                 return .updated
             }
             // Two devices creating the same id at once: the second waits, then finds it taken.
@@ -133,10 +132,9 @@ public struct PostgresRepository: Repository {
             try await Self.recordChange(
                 of: id, .create, by: .device(device), before: nil, after: VenueSnapshot(id: id, venue: venue, owner: device), at: now,
                 on: connection, logger: logger)
+            try await announcement.venues([id])
             return .created
         }
-        await announce([id])
-        return outcome
     }
 
     public func mergedVenue(id: String) async throws -> String? {
@@ -200,7 +198,7 @@ public struct PostgresRepository: Repository {
     public func storeCheckIn(_ checkIn: CheckIn, contentHash: Data, by device: UUID, at now: Date) async throws -> CheckInOutcome {
         let start = ContinuousClock.now
         defer { ServerMetrics.storeCheckInTransaction.recordSeconds((ContinuousClock.now - start).inSeconds) }
-        let outcome = try await transaction { connection -> CheckInOutcome in
+        return try await transaction { connection, announcement -> CheckInOutcome in
             if let existing = try await Self.storedCheckIn(id: checkIn.id, on: connection, logger: logger) {
                 return existing.contentHash == contentHash && existing.device == device ? .replayed(existing.stored) : .conflict
             }
@@ -253,10 +251,9 @@ public struct PostgresRepository: Repository {
                 try await Self.decide(venueID: venueID, homeHour: analysis.homeHour.hour, joined: (seq, status), on: connection, logger: logger)
             }
             guard let stored = try await Self.storedCheckIn(id: checkIn.id, on: connection, logger: logger) else { return .conflict }
+            try await announcement.venues([venueID])
             return .created(stored.stored)
         }
-        if case .created(let stored) = outcome { await announce([stored.venueID]) }
-        return outcome
     }
 
     // MARK: Loudness
