@@ -13,8 +13,8 @@ import Testing
     static let authorization = "Basic " + Data("admin:\(password)".utf8).base64EncodedString()
     static let pages = ["/admin", "/admin/venues", "/admin/venues/v1", "/admin/devices", "/admin/calibration", "/admin/scale"]
 
-    func withAdmin(_ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void) async throws {
-        let database = try await TemporaryDatabase()
+    func withAdmin(_ store: StoreKind, _ test: @Sendable (any TestClientProtocol, TemporaryDatabase) async throws -> Void) async throws {
+        let database = try await TemporaryDatabase(store)
         let settings = ServerSettings(adminPassword: Self.password)
         let app = Application(router: try await buildRouter(store: database.opened, settings: settings, logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in try await test(client, database) }
@@ -63,8 +63,8 @@ import Testing
         }
     }
 
-    @Test func everyPageNeedsThePasswordAndSaysSoToBrowsers() async throws {
-        try await withAdmin { client, _ throws in
+    @Test(arguments: StoreKind.allCases) func everyPageNeedsThePasswordAndSaysSoToBrowsers(store: StoreKind) async throws {
+        try await withAdmin(store) { client, _ throws in
             _ = try await populate(client)
             for page in Self.pages {
                 try await client.execute(uri: page, method: .get) { response throws in
@@ -83,8 +83,8 @@ import Testing
         }
     }
 
-    @Test func withoutAPasswordTheAdminPagesAreOff() async throws {
-        let database = try await TemporaryDatabase()
+    @Test(arguments: StoreKind.allCases) func withoutAPasswordTheAdminPagesAreOff(store: StoreKind) async throws {
+        let database = try await TemporaryDatabase(store)
         let app = Application(router: try await buildRouter(store: database.opened, settings: ServerSettings(), logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in
             try await client.execute(uri: "/admin", method: .get, headers: [.authorization: Self.authorization]) { response throws in
@@ -93,16 +93,16 @@ import Testing
         }
     }
 
-    @Test func unknownIdsAre404() async throws {
-        try await withAdmin { client, _ throws in
+    @Test(arguments: StoreKind.allCases) func unknownIdsAre404(store: StoreKind) async throws {
+        try await withAdmin(store) { client, _ throws in
             #expect(try await get(client, "/admin/venues/nope").status == .notFound)
             #expect(try await get(client, "/admin/checkins/\(UUID().wireString)").status == .notFound)
             #expect(try await get(client, "/admin/checkins/not-a-uuid").status == .notFound)
         }
     }
 
-    @Test func pagesShowTheData() async throws {
-        try await withAdmin { client, _ throws in
+    @Test(arguments: StoreKind.allCases) func pagesShowTheData(store: StoreKind) async throws {
+        try await withAdmin(store) { client, _ throws in
             let (_, ids) = try await populate(client)
             let dashboard = String(buffer: try await get(client, "/admin").body)
             #expect(dashboard.contains("Latest check-ins left out"))
@@ -125,8 +125,8 @@ import Testing
         }
     }
 
-    @Test func theLoudestVenuesOnFridayNightsComeFirst() async throws {
-        try await withAdmin { client, _ throws in
+    @Test(arguments: StoreKind.allCases) func theLoudestVenuesOnFridayNightsComeFirst(store: StoreKind) async throws {
+        try await withAdmin(store) { client, _ throws in
             let token = try await client.registerDevice()
             // Friday 2026-11-20, 21:00 UTC: a quiet café, a loud bar; the café is also loud on Monday.
             for (venue, name) in [("cafe", "Quiet Cafe"), ("bar", "Loud Bar")] {
@@ -147,8 +147,8 @@ import Testing
         }
     }
 
-    @Test func aCheckInPageSaysWhyItCountsOrNot() async throws {
-        try await withAdmin { client, _ throws in
+    @Test(arguments: StoreKind.allCases) func aCheckInPageSaysWhyItCountsOrNot(store: StoreKind) async throws {
+        try await withAdmin(store) { client, _ throws in
             let (token, ids) = try await populate(client)
             let outlier = String(buffer: try await get(client, "/admin/checkins/\(ids[6].wireString)").body)
             #expect(outlier.contains("Outlier: 80.0 dB(A) is more than 6.0 dB from the median 60.0 dB(A) of 6 other check-ins at the same weekday and hour."))
@@ -167,8 +167,8 @@ import Testing
         }
     }
 
-    @Test func whatClientsSentIsEscaped() async throws {
-        try await withAdmin { client, _ throws in
+    @Test(arguments: StoreKind.allCases) func whatClientsSentIsEscaped(store: StoreKind) async throws {
+        try await withAdmin(store) { client, _ throws in
             _ = try await populate(client, venueName: "<script>alert(1)</script>")
             for page in ["/admin", "/admin/venues", "/admin/venues/v1"] {
                 let html = String(buffer: try await get(client, page).body)
@@ -178,8 +178,8 @@ import Testing
         }
     }
 
-    @Test func aPostWithoutAValidCSRFTokenIsRefused() async throws {
-        try await withAdmin { client, database throws in
+    @Test(arguments: StoreKind.allCases) func aPostWithoutAValidCSRFTokenIsRefused(store: StoreKind) async throws {
+        try await withAdmin(store) { client, database throws in
             let (_, ids) = try await populate(client)
             let page = "/admin/checkins/\(ids[0].wireString)"
             let (cookie, csrf) = try await session(client, page: page)
@@ -194,8 +194,8 @@ import Testing
         }
     }
 
-    @Test func aManualOutlierMarkChangesTheLoudnessAndClearingItUndoesIt() async throws {
-        try await withAdmin { client, database throws in
+    @Test(arguments: StoreKind.allCases) func aManualOutlierMarkChangesTheLoudnessAndClearingItUndoesIt(store: StoreKind) async throws {
+        try await withAdmin(store) { client, database throws in
             let (_, ids) = try await populate(client)
             let before = try #require(try await overall(client))
             #expect(before.checkins == 6)
@@ -212,8 +212,8 @@ import Testing
         }
     }
 
-    @Test func aBanTakesTheDevicesCheckInsOutAndItsWritesAnswer403() async throws {
-        try await withAdmin { client, database throws in
+    @Test(arguments: StoreKind.allCases) func aBanTakesTheDevicesCheckInsOutAndItsWritesAnswer403(store: StoreKind) async throws {
+        try await withAdmin(store) { client, database throws in
             let (token, _) = try await populate(client)
             let device: String = try #require(try await database.string("SELECT id FROM device"))
             let (cookie, csrf) = try await session(client, page: "/admin/devices")
@@ -227,8 +227,8 @@ import Testing
         }
     }
 
-    @Test func aModelsCalibrationRecalibratesItsCheckInsAndRelabels() async throws {
-        try await withAdmin { client, database throws in
+    @Test(arguments: StoreKind.allCases) func aModelsCalibrationRecalibratesItsCheckInsAndRelabels(store: StoreKind) async throws {
+        try await withAdmin(store) { client, database throws in
             let token = try await client.registerDevice(model: "Cheap Mic")
             _ = try await client.putVenue("v1", token: token)
             // −45 dBFS with the default 110: 65 dB(A), quiet. With Cheap Mic at 122: 77, loud.
@@ -248,8 +248,8 @@ import Testing
     }
 
     /// Without an icon, every page load logged a 404 for /favicon.ico.
-    @Test func pagesHaveAnIconSoBrowsersAskForNothingMissing() async throws {
-        try await withAdmin { client, _ in
+    @Test(arguments: StoreKind.allCases) func pagesHaveAnIconSoBrowsersAskForNothingMissing(store: StoreKind) async throws {
+        try await withAdmin(store) { client, _ in
             #expect(String(buffer: try await get(client, "/admin").body).contains(#"<link rel="icon" href="/public/favicon.svg""#))
             try await client.execute(uri: "/public/favicon.svg", method: .get) { response throws in
                 #expect(response.status == .ok)
@@ -262,8 +262,8 @@ import Testing
         }
     }
 
-    @Test func theStylesheetIsServedWithCachingHeaders() async throws {
-        try await withAdmin { client, _ throws in
+    @Test(arguments: StoreKind.allCases) func theStylesheetIsServedWithCachingHeaders(store: StoreKind) async throws {
+        try await withAdmin(store) { client, _ throws in
             try await client.execute(uri: "/public/admin.css", method: .get) { response throws in
                 #expect(response.status == .ok)
                 #expect(response.headers[.cacheControl]?.contains("max-age=3600") == true)

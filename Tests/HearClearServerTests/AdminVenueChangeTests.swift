@@ -9,8 +9,8 @@ import Testing
 
 /// Operators correct venues: edit any, give one to another device, merge duplicates, delete a device.
 extension AdminTests {
-    @Test func anOperatorEditsAnyVenueAndGivesItAwayAndTheHistorySaysWhoDidWhat() async throws {
-        try await withAdmin { client, database in
+    @Test(arguments: StoreKind.allCases) func anOperatorEditsAnyVenueAndGivesItAwayAndTheHistorySaysWhoDidWhat(store: StoreKind) async throws {
+        try await withAdmin(store) { client, database in
             let (token, _) = try await populate(client)
             let newOwner = try await client.registerDevice(model: "Other Mic")
             let newOwnerID = try #require(try await database.string("SELECT id FROM device WHERE model = 'Other Mic'"))
@@ -46,8 +46,8 @@ extension AdminTests {
         }
     }
 
-    @Test func mergingADuplicateMovesItsCheckInsAndItsIdLeadsToTheVenueKept() async throws {
-        try await withAdmin { client, database in
+    @Test(arguments: StoreKind.allCases) func mergingADuplicateMovesItsCheckInsAndItsIdLeadsToTheVenueKept(store: StoreKind) async throws {
+        try await withAdmin(store) { client, database in
             let (token, _) = try await populate(client)
             #expect(try await client.putVenue("dup", token: token, timezone: "UTC", name: "The Quiet Table (again)").status == .created)
             #expect(try await client.postCheckIn(makeCheckIn(venue: "dup", start: mondayEvening(weeksBefore: 7)), token: token).status == .created)
@@ -85,8 +85,8 @@ extension AdminTests {
         }
     }
 
-    @Test func anOperatorDeletesADeviceWithItsData() async throws {
-        try await withAdmin { client, database in
+    @Test(arguments: StoreKind.allCases) func anOperatorDeletesADeviceWithItsData(store: StoreKind) async throws {
+        try await withAdmin(store) { client, database in
             _ = try await populate(client)
             let device = try #require(try await database.string("SELECT id FROM device"))
             let (cookie, csrf) = try await session(client, page: "/admin/devices")

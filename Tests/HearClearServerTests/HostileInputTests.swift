@@ -10,8 +10,8 @@ import Testing
 /// Input meant to break things: every answer is a 4xx with a JSON message, nothing is half-stored,
 /// and the server keeps serving.
 @Suite struct HostileInputTests {
-    func withApp(_ test: @Sendable (any TestClientProtocol, TemporaryDatabase, String) async throws -> Void) async throws {
-        let database = try await TemporaryDatabase()
+    func withApp(_ store: StoreKind, _ test: @Sendable (any TestClientProtocol, TemporaryDatabase, String) async throws -> Void) async throws {
+        let database = try await TemporaryDatabase(store)
         let app = Application(router: try await buildRouter(store: database.opened, settings: ServerSettings(rateLimit: 0), logger: quietLogger), logger: quietLogger)
         try await app.test(.router) { client in
             let token = try await client.registerDevice()
@@ -31,8 +31,8 @@ import Testing
         #"{"id": "\#(UUID().wireString)", "venue_id": "\#(venue)", "started_at": "2026-11-16T20:00:00Z", "samples": \#(samples)}"#
     }
 
-    @Test func malformedNumbersAndStructuresAre400() async throws {
-        try await withApp { client, database, token in
+    @Test(arguments: StoreKind.allCases) func malformedNumbersAndStructuresAre400(store: StoreKind) async throws {
+        try await withApp(store) { client, database, token in
             let nested = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
             let cases: [(String, String)] = [
                 ("deeply nested arrays", nested),
@@ -56,8 +56,8 @@ import Testing
         }
     }
 
-    @Test func hugeBodiesAreRefusedBeforeTheyAreRead() async throws {
-        try await withApp { client, database, token in
+    @Test(arguments: StoreKind.allCases) func hugeBodiesAreRefusedBeforeTheyAreRead(store: StoreKind) async throws {
+        try await withApp(store) { client, database, token in
             let hundredMegabytes = ByteBuffer(repeating: UInt8(ascii: " "), count: 100 * 1024 * 1024)
             let response = try await client.execute(uri: "/api/v1/checkins", method: .post, headers: bearer(token), body: hundredMegabytes)
             try expectJSONError(response, [.contentTooLarge], "100 MB body")
@@ -65,8 +65,8 @@ import Testing
         }
     }
 
-    @Test func stringsWithSQLAndControlCharactersAndUnicode() async throws {
-        try await withApp { client, database, token in
+    @Test(arguments: StoreKind.allCases) func stringsWithSQLAndControlCharactersAndUnicode(store: StoreKind) async throws {
+        try await withApp(store) { client, database, token in
             // SQL metacharacters are just characters: stored and returned as sent.
             let sneaky = #"Robert'); DROP TABLE venue;-- "%_\ O'Reilly's"#
             let created = try await client.putVenue("v2", token: token, name: sneaky)
@@ -91,8 +91,8 @@ import Testing
         }
     }
 
-    @Test func idsThatTryToEscapeThePathAre4xx() async throws {
-        try await withApp { client, _, token in
+    @Test(arguments: StoreKind.allCases) func idsThatTryToEscapeThePathAre4xx(store: StoreKind) async throws {
+        try await withApp(store) { client, _, token in
             for path in ["..%2F..%2Fetc%2Fpasswd", "%2e%2e", "v1%00", "v1;DROP", "%F0%9F%8D%9E", String(repeating: "a", count: 5000)] {
                 try await client.execute(uri: "/api/v1/venues/\(path)", method: .get) { response throws in
                     try expectJSONError(response, [.badRequest, .notFound], path)
@@ -105,8 +105,8 @@ import Testing
         }
     }
 
-    @Test func tenThousandQueryParametersAre400() async throws {
-        try await withApp { client, _, _ in
+    @Test(arguments: StoreKind.allCases) func tenThousandQueryParametersAre400(store: StoreKind) async throws {
+        try await withApp(store) { client, _, _ in
             let query = (0..<10_000).map { "p\($0)=\($0)" }.joined(separator: "&")
             try await client.execute(uri: "/api/v1/venues?\(query)", method: .get) { response throws in
                 try expectJSONError(response, [.badRequest], "10 000 parameters")
@@ -117,8 +117,8 @@ import Testing
         }
     }
 
-    @Test func wrongContentTypesAndEncodingsAre415() async throws {
-        try await withApp { client, _, token in
+    @Test(arguments: StoreKind.allCases) func wrongContentTypesAndEncodingsAre415(store: StoreKind) async throws {
+        try await withApp(store) { client, _, token in
             for (type, encoding) in [("text/plain", nil), ("application/x-www-form-urlencoded", nil), (nil, nil), ("application/json", "br"), ("application/json", "deflate, gzip")] as [(String?, String?)] {
                 var headers: HTTPFields = [.authorization: "Bearer \(token)"]
                 if let type { headers[.contentType] = type }

@@ -115,8 +115,8 @@ import Testing
         }
     }
 
-    @Test func verifyFindsWhatWasTamperedWithAndRebuildRepairsIt() async throws {
-        let database = try await TemporaryDatabase()
+    @Test(arguments: StoreKind.allCases) func verifyFindsWhatWasTamperedWithAndRebuildRepairsIt(store: StoreKind) async throws {
+        let database = try await TemporaryDatabase(store)
         let device = try await database.registerDevice()
         _ = try await database.repository.saveVenue(id: "v1", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "UTC"), by: device, at: Date())
         for week in 0..<7 {
@@ -129,7 +129,7 @@ import Testing
             "UPDATE loudness SET energy = energy * 2 WHERE weekday = 7 AND hour = 24",
             "UPDATE checkin_hour SET samples = samples + 1 WHERE checkin_seq = 2",
             "UPDATE checkin SET status = 'accepted' WHERE status = 'outlier'",
-            "UPDATE sample SET dropped = 1 WHERE t = 5",
+            "UPDATE sample SET dropped = TRUE WHERE t = 5",
             "UPDATE checkin SET level_db = level_db + 3 WHERE seq = 1",
         ]
         for statement in tampering {

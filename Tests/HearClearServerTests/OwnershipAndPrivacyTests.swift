@@ -13,9 +13,9 @@ import Testing
     // MARK: Time zones
 
     /// Zones Linux's `knownTimeZoneIdentifiers` lacks, though its tz database has them.
-    @Test(arguments: ["Asia/Kolkata", "Etc/UTC", "US/Eastern", "Etc/GMT+5", "UTC", "Europe/Paris", "America/Argentina/Buenos_Aires"])
-    func everyZoneOfTheTimeZoneDatabaseIsAccepted(zone: String) async throws {
-        try await withApp { client, _ in
+    @Test(arguments: StoreKind.allCases, ["Asia/Kolkata", "Etc/UTC", "US/Eastern", "Etc/GMT+5", "UTC", "Europe/Paris", "America/Argentina/Buenos_Aires"])
+    func everyZoneOfTheTimeZoneDatabaseIsAccepted(store: StoreKind, zone: String) async throws {
+        try await withApp(store: store) { client, _ in
             let token = try await client.registerDevice()
             let created = try await client.putVenue("v1", token: token, timezone: zone)
             #expect(created.status == .created, "\(zone): \(String(buffer: created.body))")
@@ -23,9 +23,9 @@ import Testing
         }
     }
 
-    @Test(arguments: ["Mars/Olympus_Mons", "GMT+5", "europe/paris", "", "../../etc/passwd"])
-    func namesThatAreNotZonesAreRefused(zone: String) async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases, ["Mars/Olympus_Mons", "GMT+5", "europe/paris", "", "../../etc/passwd"])
+    func namesThatAreNotZonesAreRefused(store: StoreKind, zone: String) async throws {
+        try await withApp(store: store) { client, database in
             let token = try await client.registerDevice()
             let refused = try await client.putVenue("v1", token: token, timezone: zone)
             #expect(refused.status == .unprocessableContent)
@@ -36,8 +36,8 @@ import Testing
 
     // MARK: Ownership
 
-    @Test func onlyTheDeviceThatCreatedAVenueMayChangeIt() async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases) func onlyTheDeviceThatCreatedAVenueMayChangeIt(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
             let owner = try await client.registerDevice()
             let stranger = try await client.registerDevice()
             #expect(try await client.putVenue("v1", token: owner, timezone: "Europe/Paris", name: "Chez Nous").status == .created)
@@ -64,8 +64,8 @@ import Testing
 
     // MARK: Taking data back
 
-    @Test func aDeviceDeletesItselfItsCheckInsAndItsSamples() async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases) func aDeviceDeletesItselfItsCheckInsAndItsSamples(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
             let leaving = try await client.registerDevice()
             let staying = try await client.registerDevice()
             #expect(try await client.putVenue("v1", token: leaving, timezone: "UTC").status == .created)
@@ -100,8 +100,8 @@ import Testing
     }
 
     /// Public answers (venues, loudness, scale) carry neither device ids nor check-in times.
-    @Test func publicAnswersCarryNoDeviceIdsNorCheckInTimes() async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases) func publicAnswersCarryNoDeviceIdsNorCheckInTimes(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
             let token = try await client.registerDevice()
             #expect(try await client.putVenue("v1", token: token, timezone: "UTC").status == .created)
             let checkIn = makeCheckIn(venue: "v1", start: "2026-11-16T20:17:42Z")

@@ -7,8 +7,8 @@ import Testing
 
 /// Retention drops old raw samples and keeps what they added to the aggregates.
 @Suite struct RetentionTests {
-    @Test func oldSamplesGoAndTheAggregatesAndVerifyStay() async throws {
-        let database = try await TemporaryDatabase()
+    @Test(arguments: StoreKind.allCases) func oldSamplesGoAndTheAggregatesAndVerifyStay(store: StoreKind) async throws {
+        let database = try await TemporaryDatabase(store)
         let device = try await database.registerDevice(model: "Cheap Mic")
         _ = try await database.repository.saveVenue(id: "v1", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "UTC"), by: device, at: Date())
         for week in 0..<6 {

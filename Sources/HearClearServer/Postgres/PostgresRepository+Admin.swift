@@ -72,7 +72,7 @@ extension PostgresRepository: AdminStore {
                 """
                 \(unescaped: Self.venueListingSelect)
                 WHERE (\(pattern)::text IS NULL OR v.name ILIKE \(pattern) ESCAPE '\\' OR v.id ILIKE \(pattern) ESCAPE '\\')
-                ORDER BY latest IS NULL, latest DESC, v.name, v.id LIMIT \(limit) OFFSET \(offset)
+                ORDER BY latest DESC NULLS LAST, v.name, v.id LIMIT \(limit) OFFSET \(offset)
                 """)
             return (venues, total)
         }
