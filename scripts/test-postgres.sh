@@ -23,7 +23,7 @@ start)
     ;;
 resume)
     DIR=${2:?folder}
-    as_postgres "$BIN/pg_ctl -D $DIR/data -o '-p $(cat "$DIR/port") -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off' -l $DIR/log -w start >/dev/null"
+    as_postgres "$BIN/pg_ctl -D $DIR/data -o '-p $(cat "$DIR/port") -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=1000 -c fsync=off' -l $DIR/log -w start >/dev/null"
     ;;
 crash)
     as_postgres "$BIN/pg_ctl -D ${2:?folder}/data -m immediate stop >/dev/null"

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Counts changes per venue (and for all at once), so caches of encoded answers know when to let
@@ -5,6 +6,9 @@ import Synchronization
 /// relays what other servers commit), and a cache compares counts, which costs no database access.
 public final class VenueChangeFeed: Sendable {
     private let counts = Mutex<(all: UInt64, venues: [String: UInt64])>((0, [:]))
+    /// Names this feed in what its store tells other servers, so that it does not hear its own news
+    /// again (and drop answers cached since) when PostgreSQL relays it back.
+    public let id = UUID().uuidString
 
     public init() {}
 

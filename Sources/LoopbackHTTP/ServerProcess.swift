@@ -5,15 +5,20 @@ import Foundation
 /// output and error go through a pipe that a thread copies to `logFile` (as a service manager
 /// copies a service's output to its journal) and keeps for `log` and `logLine(containing:)`.
 public final class ServerProcess: @unchecked Sendable {
-    public let process = Process()
+    public let process: Process
     public let startLine: String
     public let url: URL
     public let logFile: URL
-    private let output = LogBuffer()
+    private let output: LogBuffer
 
     /// Starts `executable` and waits for the line naming its address (`… listening on http://HOST:PORT…`).
-    public init(executable: URL, arguments: [String], environment: [String: String], logFile: URL) throws {
+    /// The wait happens on a thread of its own, not on one of Swift concurrency's few shared ones,
+    /// which tests and the bench's other tasks need meanwhile.
+    public init(executable: URL, arguments: [String], environment: [String: String], logFile: URL) async throws {
         self.logFile = logFile
+        let process = Process(), output = LogBuffer()
+        self.process = process
+        self.output = output
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment
@@ -25,7 +30,7 @@ public final class ServerProcess: @unchecked Sendable {
         }
         let file = try FileHandle(forWritingTo: logFile)
         try process.run()
-        let reader = pipe.fileHandleForReading, output = self.output
+        let reader = pipe.fileHandleForReading
         Thread {
             while case let data = reader.availableData, !data.isEmpty {
                 file.write(data)
@@ -34,12 +39,12 @@ public final class ServerProcess: @unchecked Sendable {
             try? file.close()
             output.close()
         }.start()
-        guard let found = output.firstLine(containing: "listening on http://"),
-            let address = found.split(separator: " ").first(where: { $0.hasPrefix("http://") }),
+        let found = await onAThreadOfItsOwn { output.firstLine(containing: "listening on http://") }
+        guard let found, let address = found.split(separator: " ").first(where: { $0.hasPrefix("http://") }),
             let url = URL(string: address.trimmingCharacters(in: CharacterSet(charactersIn: ",\"")))
         else {
-            process.waitUntilExit()
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(executable.lastPathComponent) did not start: \(output.text(waitingForEnd: true))"])
+            let said = await onAThreadOfItsOwn { output.text(waitingForEnd: true) }
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(executable.lastPathComponent) did not start: \(said)"])
         }
         startLine = found
         self.url = url
@@ -54,32 +59,32 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// The first log line containing `text`, once the server has logged it (nil if it ends first).
-    public func logLine(containing text: String) -> String? {
-        output.firstLine(containing: text)
+    public func logLine(containing text: String) async -> String? {
+        await onAThreadOfItsOwn { [output] in output.firstLine(containing: text) }
     }
 
     /// Kills the server at once, as a crash or a power cut would, and waits until it has gone
     /// (its output ends). Not `waitUntilExit`: in a test process that also runs programs through
     /// swift-subprocess it was seen waiting for ever for a child that had exited.
-    public func kill() {
+    public func kill() async {
         Foundation.kill(process.processIdentifier, SIGKILL)
-        _ = output.text(waitingForEnd: true)
+        await onAThreadOfItsOwn { [output] in _ = output.text(waitingForEnd: true) }
     }
 
     /// SIGTERM, and waits until the server has stopped (its output ends).
-    public func stop() {
+    public func stop() async {
         guard process.isRunning else { return }
         process.terminate()
-        _ = output.text(waitingForEnd: true)
+        await onAThreadOfItsOwn { [output] in _ = output.text(waitingForEnd: true) }
     }
 
     /// SIGTERM, and waits until the server has stopped or `limit` has passed; whether it stopped.
     /// For tests that a stop ends: `stop()` would wait for ever for a server that hangs.
-    public func stop(within limit: Duration) -> Bool {
+    public func stop(within limit: Duration) async -> Bool {
         guard process.isRunning else { return true }
         process.terminate()
         let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-        return output.waitForEnd(until: Date().addingTimeInterval(seconds))
+        return await onAThreadOfItsOwn { [output] in output.waitForEnd(until: Date().addingTimeInterval(seconds)) }
     }
 
     /// The server's peak resident memory so far (VmHWM), kB; 0 once it has gone.
@@ -93,8 +98,18 @@ public final class ServerProcess: @unchecked Sendable {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
+    /// A server a test left running is stopped, here without waiting for it.
     deinit {
-        stop()
+        if process.isRunning { process.terminate() }
+    }
+}
+
+/// Runs `body`, which blocks its thread (waiting for a process or a pipe), on a thread of its own:
+/// blocking one of Swift concurrency's shared threads, as many as there are cores, starves every
+/// other task of the process meanwhile.
+public func onAThreadOfItsOwn<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
     }
 }
 

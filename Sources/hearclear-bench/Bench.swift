@@ -35,11 +35,11 @@ struct Bench: AsyncParsableCommand {
         for name in ["ingest", "query", "meter", "wire", "memory"] where only.isEmpty || only.contains(name) {
             FileHandle.standardError.write(Data("running \(name)…\n".utf8))
             switch name {
-            case "ingest": results.append(try cases.ingest())
+            case "ingest": results.append(try await cases.ingest())
             case "query": results.append(try await cases.query())
             case "meter": results.append(try cases.meter())
             case "wire": results.append(try cases.wireSize())
-            default: results.append(try cases.memoryOverTime())
+            default: results.append(try await cases.memoryOverTime())
             }
         }
         let report = Report(results: results, size: size.rawValue)

@@ -100,7 +100,7 @@ struct Cases {
 
     // MARK: 1. Ingest
 
-    func ingest() throws -> CaseResult {
+    func ingest() async throws -> CaseResult {
         var random = SplitMix64(seed: 1)
         let start = Date(timeIntervalSince1970: 1_790_000_000)
         let checkIns = (0..<size.ingestCheckIns).map {
@@ -113,7 +113,7 @@ struct Cases {
             let run = try folder("ingest")
             // The rate limit is off here only: one load generator on one address would be refused after
             // 600 writes a minute. Everything else is as deployed: log level info, the access log on.
-            let server = try ServerProcess.hearclear(
+            let server = try await ServerProcess.hearclear(
                 database: run.appendingPathComponent("ingest.sqlite").path, binaries: binaries, environment: ["HEARCLEAR_RATE_LIMIT": "0"])
             let token = try prepare(server: server, venues: 200)
             let requests = bodies.map { Self.request("POST", "/api/v1/checkins", token: token, body: $0, gzipped: true) }
@@ -146,7 +146,7 @@ struct Cases {
             p50s.append(Measure.percentile(sorted, 0.5))
             p99s.append(Measure.percentile(sorted, 0.99))
             memories.append(server.peakMemoryMB())
-            server.stop()
+            await server.stop()
             raws.append(samples / (try rawImportSeconds(checkIns, folder: run)))
         }
         let rate = Measure.median(rates), raw = Measure.median(raws)
@@ -193,20 +193,20 @@ struct Cases {
         let small = try await seededDatabase(venues: max(1, size.queryVenues / 100), checkIns: size.smallQueryCheckIns, name: "query-small")
         var loudness: [Double] = [], health: [Double] = [], bare: [Double] = [], p99s: [Double] = [], smallRates: [Double] = []
         for _ in 0..<size.runs {
-            let reference = try ServerProcess.bareHummingbird(binaries: binaries, logFile: work.appendingPathComponent("bare.log"))
+            let reference = try await ServerProcess.bareHummingbird(binaries: binaries, logFile: work.appendingPathComponent("bare.log"))
             bare.append(try wrk(port: reference.port, path: "/healthz").rate)
-            reference.stop()
-            let server = try ServerProcess.hearclear(database: big.database, binaries: binaries)
+            await reference.stop()
+            let server = try await ServerProcess.hearclear(database: big.database, binaries: binaries)
             try warm(port: server.port, venues: size.queryVenues)
             let bigRun = try wrk(port: server.port, script: big.script)
             loudness.append(bigRun.rate)
             p99s.append(bigRun.p99)
             health.append(try wrk(port: server.port, path: "/healthz").rate)
-            server.stop()
-            let smallServer = try ServerProcess.hearclear(database: small.database, binaries: binaries)
+            await server.stop()
+            let smallServer = try await ServerProcess.hearclear(database: small.database, binaries: binaries)
             try warm(port: smallServer.port, venues: max(1, size.queryVenues / 100))
             smallRates.append(try wrk(port: smallServer.port, script: small.script).rate)
-            smallServer.stop()
+            await smallServer.stop()
         }
         let rate = Measure.median(loudness), healthRate = Measure.median(health), bareRate = Measure.median(bare), p99 = Measure.median(p99s)
         let growth = Measure.median(smallRates) / rate
@@ -356,12 +356,12 @@ struct Cases {
 
     // MARK: 5. Memory over time
 
-    func memoryOverTime() throws -> CaseResult {
+    func memoryOverTime() async throws -> CaseResult {
         let run = try folder("memory")
         let long = run.appendingPathComponent("long.wav"), short = run.appendingPathComponent("short.wav")
         try BenchWAV.write(to: long, seconds: size.longCheckInSeconds, sampleRate: 16_000)
         try BenchWAV.write(to: short, seconds: size.shortCheckInSeconds, sampleRate: 16_000)
-        let server = try ServerProcess.hearclear(database: run.appendingPathComponent("memory.sqlite").path, binaries: binaries)
+        let server = try await ServerProcess.hearclear(database: run.appendingPathComponent("memory.sqlite").path, binaries: binaries)
         let environment = ["HOME": run.path, "XDG_CONFIG_HOME": run.appendingPathComponent("config").path, "XDG_DATA_HOME": run.appendingPathComponent("data").path]
         guard try Measure.run(hearclear, ["register", "--server", "http://127.0.0.1:\(server.port)"], environment: environment).status == 0,
             try Measure.run(hearclear, ["venue", "add", "bench", "--name", "Bench", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0
@@ -376,7 +376,7 @@ struct Cases {
             longRSS.append(try peakMemory(checkingIn: long))
             shortRSS.append(try peakMemory(checkingIn: short))
         }
-        server.stop()
+        await server.stop()
         let difference = Measure.median(longRSS) - Measure.median(shortRSS)
         return CaseResult(
             name: "Memory over time", reference: "the same client on a \(Self.minutes(size.shortCheckInSeconds)) check-in",

@@ -18,7 +18,7 @@ import FoundationNetworking
     func server(config: String) async throws -> (ServerProcess, token: String) {
         let file = folder.appendingPathComponent("config.json")
         try Data(config.utf8).write(to: file)
-        let server = try ServerProcess(
+        let server = try await ServerProcess(
             database: folder.appendingPathComponent("abuse.sqlite").path, environment: ["HEARCLEAR_CONFIG": file.path, "HEARCLEAR_RATE_LIMIT": "0"])
         let connection = try LoopbackConnection(port: server.port)
         let body = #"{"model": "abuser", "platform": "linux"}"#

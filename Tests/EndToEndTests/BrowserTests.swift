@@ -57,7 +57,7 @@ import FoundationNetworking
         let database = folder.appendingPathComponent("demo.sqlite").path
         let seeded = try await Executable.run("hearclear-server", ["seed", "--demo", "--database", database])
         #expect(seeded.status == 0, "\(seeded.errors)")
-        let server = try ServerProcess(database: database, environment: ["HEARCLEAR_ADMIN_PASSWORD": Self.password])
+        let server = try await ServerProcess(database: database, environment: ["HEARCLEAR_ADMIN_PASSWORD": Self.password])
 
         // A venue whose name tries to run a script.
         let api = server.url.appendingPathComponent("api/v1")

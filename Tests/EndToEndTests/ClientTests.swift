@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackHTTP
 import HearClearCore
+import TestCluster
 import TestSignals
 import Testing
 
@@ -26,8 +27,8 @@ import Testing
 
     var outbox: URL { folder.appendingPathComponent("data/hearclear/outbox") }
 
-    @Test func registerAddAVenueCheckInAndReadItsLoudness() async throws {
-        let server = try ServerProcess(database: folder.appendingPathComponent("e2e.sqlite").path)
+    @Test(arguments: StoreKind.allCases) func registerAddAVenueCheckInAndReadItsLoudness(store: StoreKind) async throws {
+        let server = try await ServerProcess(database: try await ServerDatabase(store, named: "e2e", in: folder))
         let registered = try await hearclear("register", "--server", server.url.absoluteString, "--model", "Test Mic")
         #expect(registered.status == 0, "\(registered.errors)")
         let config = try String(contentsOf: folder.appendingPathComponent("config/hearclear/config.json"), encoding: .utf8)
@@ -58,13 +59,13 @@ import Testing
         #expect(try JSONDecoder().decode(Venue.self, from: Data(shown.output.utf8)).checkins == 1)
     }
 
-    @Test func offlineTheCheckInWaitsAndSyncStoresItOnce() async throws {
-        let database = folder.appendingPathComponent("offline.sqlite").path
-        var server = try ServerProcess(database: database)
+    @Test(arguments: StoreKind.allCases) func offlineTheCheckInWaitsAndSyncStoresItOnce(store: StoreKind) async throws {
+        let database = try await ServerDatabase(store, named: "offline", in: folder)
+        var server = try await ServerProcess(database: database)
         let port = server.port
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
         #expect(try await hearclear("venue", "add", "cafe", "--name", "Cafe", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
-        server.stop()
+        await server.stop()
 
         let offline = try await hearclear("checkin", "cafe", "--file", try recording())
         #expect(offline.status == 0, "\(offline.errors)")
@@ -73,7 +74,7 @@ import Testing
         let waiting = try await hearclear("sync")
         #expect(waiting.status != 0 && waiting.output.contains("1 waiting"))
 
-        server = try ServerProcess(database: database, port: port)
+        server = try await ServerProcess(database: database, port: port)
         let synced = try await hearclear("sync", "--json")
         #expect(synced.status == 0, "\(synced.errors)")
         let receipts = try JSONDecoder().decode([CheckInReceipt].self, from: Data(synced.output.utf8))
@@ -84,8 +85,8 @@ import Testing
     }
 
     /// Was: five minutes of measuring before learning the venue id is invalid or unknown.
-    @Test func checkinChecksTheVenueBeforeMeasuring() async throws {
-        let server = try ServerProcess(database: folder.appendingPathComponent("refused.sqlite").path)
+    @Test(arguments: StoreKind.allCases) func checkinChecksTheVenueBeforeMeasuring(store: StoreKind) async throws {
+        let server = try await ServerProcess(database: try await ServerDatabase(store, named: "refused", in: folder))
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
         let invalid = try await hearclear("checkin", "no such venue!", "--file", try recording())
         #expect(invalid.status != 0)
@@ -182,8 +183,8 @@ import Testing
     }
 
     /// Was: "give the place as LATITUDE,LONGITUDE" for a pasted "-33.87, 151.21".
-    @Test func venueNearTakesCoordinatesWithASpace() async throws {
-        let server = try ServerProcess(database: folder.appendingPathComponent("near.sqlite").path)
+    @Test(arguments: StoreKind.allCases) func venueNearTakesCoordinatesWithASpace(store: StoreKind) async throws {
+        let server = try await ServerProcess(database: try await ServerDatabase(store, named: "near", in: folder))
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
         #expect(try await hearclear("venue", "add", "opera", "--name", "Opera Bar", "--lat", "-33.8572", "--lng", "151.2153", "--timezone", "Australia/Sydney").status == 0)
         let near = try await hearclear("venue", "near", "-33.857,", "151.215")
@@ -192,9 +193,9 @@ import Testing
     }
 
     /// A recording made on Friday night lands in Friday night's hours, not at upload time.
-    @Test func aRecordingCountsWhenItWasMadeNotWhenItIsUploaded() async throws {
-        let database = folder.appendingPathComponent("when.sqlite").path
-        let server = try ServerProcess(database: database)
+    @Test(arguments: StoreKind.allCases) func aRecordingCountsWhenItWasMadeNotWhenItIsUploaded(store: StoreKind) async throws {
+        let database = try await ServerDatabase(store, named: "when", in: folder)
+        let server = try await ServerProcess(database: database)
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
         #expect(try await hearclear("venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "Europe/London").status == 0)
         // Written at 21:30:30 UTC on Friday 2026-11-20; 30 s long, so begun at 21:30:00.
@@ -212,26 +213,26 @@ import Testing
         #expect(try await hearclear("checkin", "pub", "--file", file, "--started-at", "2026-11-21T01:00:00+11:00").status == 0)
         #expect(try await hearclear("meter", "--started-at", "2026-11-21T01:00:00Z").status != 0)
         #expect(try await hearclear("checkin", "pub", "--started-at", "2026-11-21T01:00:00Z").errors.contains("--started-at is for recordings"))
-        server.stop()
-        #expect(try await sqlite(database, "SELECT group_concat(CAST(started_at AS INTEGER), ',') FROM (SELECT started_at FROM checkin ORDER BY started_at)")
-            == "\(Int(Timestamp.parse("2026-11-20T14:00:00Z")!.timeIntervalSince1970)),\(Int(Timestamp.parse("2026-11-20T21:30:00Z")!.timeIntervalSince1970))")
+        await server.stop()
+        #expect(try await database.query("SELECT \(database.epoch("started_at")) FROM checkin ORDER BY started_at")
+            == "\(Int(Timestamp.parse("2026-11-20T14:00:00Z")!.timeIntervalSince1970))\n\(Int(Timestamp.parse("2026-11-20T21:30:00Z")!.timeIntervalSince1970))")
     }
 
-    @Test func forgetDeletesTheDeviceItsCheckInsAndWhatWaitsHere() async throws {
-        let database = folder.appendingPathComponent("forget.sqlite").path
-        let server = try ServerProcess(database: database)
+    @Test(arguments: StoreKind.allCases) func forgetDeletesTheDeviceItsCheckInsAndWhatWaitsHere(store: StoreKind) async throws {
+        let database = try await ServerDatabase(store, named: "forget", in: folder)
+        let server = try await ServerProcess(database: database)
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
         #expect(try await hearclear("venue", "add", "cafe", "--name", "Cafe", "--lat", "0", "--lng", "0", "--timezone", "Asia/Kolkata").status == 0)
         #expect(try await hearclear("checkin", "cafe", "--file", try recording()).status == 0)
         // Without a terminal to ask on, nothing happens without --yes.
         let unconfirmed = try await hearclear("forget")
         #expect(unconfirmed.status != 0 && unconfirmed.errors.contains("add --yes to confirm"))
-        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
+        #expect(try await database.query("SELECT COUNT(*) FROM checkin") == "1")
 
         let forgotten = try await hearclear("forget", "--yes")
         #expect(forgotten.status == 0, "\(forgotten.errors)")
         #expect(forgotten.output.contains("Deleted device"))
-        #expect(try await sqlite(database, "SELECT (SELECT COUNT(*) FROM device) || '/' || (SELECT COUNT(*) FROM checkin) || '/' || (SELECT COUNT(*) FROM sample)") == "0/0/0")
+        #expect(try await database.query("SELECT (SELECT COUNT(*) FROM device) || '/' || (SELECT COUNT(*) FROM checkin) || '/' || (SELECT COUNT(*) FROM sample)") == "0/0/0")
         let config = try String(contentsOf: folder.appendingPathComponent("config/hearclear/config.json"), encoding: .utf8)
         #expect(!config.contains("token") && config.contains("server"))
         #expect(try await hearclear("sync").errors.contains("this device is not registered"))
@@ -259,8 +260,10 @@ import Testing
         process.standardError = pipe
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = await onAThreadOfItsOwn {
+            defer { process.waitUntilExit() }
+            return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
         let lines = text.split(separator: "\n")
         let rms = lines.filter { $0.hasPrefix("RMS lev dB") }.compactMap { Double($0.split(separator: " ").last!) }
         let peak = lines.filter { $0.hasPrefix("Pk lev dB") }.compactMap { Double($0.split(separator: " ").last!) }
@@ -413,41 +416,50 @@ import Testing
         process.standardError = errors
         process.standardOutput = Pipe()
         try process.run()
-        let writer = try #require(FileHandle(forWritingAtPath: fifo))
         // A WAV header that declares more audio than is sent: the reader waits for the rest.
         var wav = WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -40, seconds: 21, sampleRate: 8000), sampleRate: 8000, format: .int16)
         wav.replaceSubrange(wav.count - 8000 * 2 * 21 - 4..<wav.count - 8000 * 2 * 21, with: [0x00, 0x00, 0x00, 0x10])
-        writer.write(wav)
-        var progress = ""
-        while !progress.contains("00:21 / 05:00") {
-            let data = errors.fileHandleForReading.availableData
-            guard !data.isEmpty else { break }
-            progress += String(decoding: data, as: UTF8.self)
+        let sent = wav
+        // Opening a FIFO, writing to it and reading the client's progress all block.
+        let (opened, progress) = await onAThreadOfItsOwn { () -> (FileHandle?, String) in
+            guard let writer = FileHandle(forWritingAtPath: fifo) else { return (nil, "") }
+            writer.write(sent)
+            var progress = ""
+            while !progress.contains("00:21 / 05:00") {
+                let data = errors.fileHandleForReading.availableData
+                guard !data.isEmpty else { break }
+                progress += String(decoding: data, as: UTF8.self)
+            }
+            return (writer, progress)
         }
+        let writer = try #require(opened)
         #expect(progress.contains("00:21 / 05:00"), "\(progress)")
         return (process, writer)
     }
 
-    @Test func ctrlCEndsTheSessionAndStillUploads() async throws {
-        let server = try ServerProcess(database: folder.appendingPathComponent("int.sqlite").path)
+    @Test(arguments: StoreKind.allCases) func ctrlCEndsTheSessionAndStillUploads(store: StoreKind) async throws {
+        let server = try await ServerProcess(database: try await ServerDatabase(store, named: "int", in: folder))
         let (process, writer) = try await startCheckIn(server: server)
         defer { try? writer.close() }
         let output = process.standardOutput as! Pipe
         kill(process.processIdentifier, SIGINT)
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let said = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (printed, said) = await onAThreadOfItsOwn {
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let said = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (printed, said)
+        }
         #expect(process.terminationStatus == 0)
         #expect(said.contains("Stopped early: uploading what was measured."))
         #expect(printed.contains("pub: 67.0 dB(A) quiet, 21 samples"), "\(printed)")
     }
 
-    @Test func aKilledSessionLosesAtMostTheCurrentSecond() async throws {
-        let server = try ServerProcess(database: folder.appendingPathComponent("kill.sqlite").path)
+    @Test(arguments: StoreKind.allCases) func aKilledSessionLosesAtMostTheCurrentSecond(store: StoreKind) async throws {
+        let server = try await ServerProcess(database: try await ServerDatabase(store, named: "kill", in: folder))
         let (process, writer) = try await startCheckIn(server: server)
         defer { try? writer.close() }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await onAThreadOfItsOwn { process.waitUntilExit() }
         let synced = try await Executable.run("hearclear", ["sync"], environment: environment)
         #expect(synced.output.contains("pub: 67.0 dB(A) quiet, 21 samples"), "\(synced.output) \(synced.errors)")
         #expect(synced.output.contains("1 uploaded"))
@@ -470,9 +482,9 @@ import Testing
     }
 
     /// A server, a proxy in front of it spoiling uploads as told, and a registered client with a venue.
-    func setUp(_ spoils: [FlakyProxy.Spoil]) async throws -> (ServerProcess, FlakyProxy, database: String) {
-        let database = folder.appendingPathComponent("flaky.sqlite").path
-        let server = try ServerProcess(database: database)
+    func setUp(_ store: StoreKind, _ spoils: [FlakyProxy.Spoil]) async throws -> (ServerProcess, FlakyProxy, database: ServerDatabase) {
+        let database = try await ServerDatabase(store, named: "flaky", in: folder)
+        let server = try await ServerProcess(database: database)
         let proxy = try FlakyProxy(upstream: server.port, spoils: spoils)
         #expect(try await Executable.run("hearclear", ["register", "--server", "http://127.0.0.1:\(proxy.port)"], environment: environment).status == 0)
         #expect(try await Executable.run("hearclear", ["venue", "add", "bar", "--name", "Bar", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0)
@@ -481,8 +493,8 @@ import Testing
 
     var outbox: URL { folder.appendingPathComponent("data/hearclear/outbox") }
 
-    @Test func a500AndADroppedAnswerAreRetriedAndTheCheckInIsStoredOnce() async throws {
-        let (server, proxy, database) = try await setUp([.serverError, .serverError, .dropAnswer])
+    @Test(arguments: StoreKind.allCases) func a500AndADroppedAnswerAreRetriedAndTheCheckInIsStoredOnce(store: StoreKind) async throws {
+        let (server, proxy, database) = try await setUp(store, [.serverError, .serverError, .dropAnswer])
         // The check-in tries once, so that ending it stays quick; then it waits.
         let checkIn = try await Executable.run("hearclear", ["checkin", "bar", "--file", try recording()], environment: environment)
         #expect(checkIn.status == 0, "\(checkIn.errors)")
@@ -493,12 +505,12 @@ import Testing
         #expect(result.output.contains("bar: 70.0 dB(A) quiet, 20 samples"), "\(result.output)")
         #expect(proxy.uploads.withLock { $0 } == 4)
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).isEmpty)
-        server.stop()
-        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
+        await server.stop()
+        #expect(try await database.query("SELECT COUNT(*) FROM checkin") == "1")
     }
 
-    @Test func aClientKilledWhileSyncingUploadsOnceLater() async throws {
-        let (server, proxy, database) = try await setUp([.dropRequest, .dropAnswer, .hold])
+    @Test(arguments: StoreKind.allCases) func aClientKilledWhileSyncingUploadsOnceLater(store: StoreKind) async throws {
+        let (server, proxy, database) = try await setUp(store, [.dropRequest, .dropAnswer, .hold])
         // Lost on the way: the check-in's one try leaves it in the outbox.
         let first = try await Executable.run("hearclear", ["checkin", "bar", "--file", try recording()], environment: environment)
         #expect(first.output.contains("waits in"), "\(first.output)")
@@ -510,17 +522,17 @@ import Testing
         sync.standardOutput = FileHandle.nullDevice
         sync.standardError = FileHandle.nullDevice
         try sync.run()
-        proxy.waitUntilHolding()
+        await onAThreadOfItsOwn { proxy.waitUntilHolding() }
         kill(sync.processIdentifier, SIGKILL)
-        sync.waitUntilExit()
+        await onAThreadOfItsOwn { sync.waitUntilExit() }
         proxy.release()
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).filter { $0.hasSuffix(".json") }.count == 1)
         let again = try await Executable.run("hearclear", ["sync"], environment: environment)
         #expect(again.output.contains("1 uploaded"), "\(again.output)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).isEmpty)
-        server.stop()
-        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
-        #expect(try await sqlite(database, "SELECT COUNT(*) FROM sample") == "20")
+        await server.stop()
+        #expect(try await database.query("SELECT COUNT(*) FROM checkin") == "1")
+        #expect(try await database.query("SELECT COUNT(*) FROM sample") == "20")
     }
 }
 
@@ -548,7 +560,7 @@ import Testing
         try process.run()
         try await Task.sleep(for: delay)
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await onAThreadOfItsOwn { process.waitUntilExit() }
     }
 
     /// Every entry left in the outbox is a whole check-in or a journal that recovers.
@@ -561,15 +573,15 @@ import Testing
         #expect(entries.allSatisfy { $0.hasSuffix(".json") || $0.hasSuffix(".recording") }, "\(entries)")
     }
 
-    @Test(arguments: [11, 23, 37] as [UInt64])
-    func killedAtRandomMomentsTheClientLosesNothingAndDuplicatesNothing(seed: UInt64) async throws {
+    @Test(arguments: StoreKind.allCases, [11, 23, 37] as [UInt64])
+    func killedAtRandomMomentsTheClientLosesNothingAndDuplicatesNothing(store: StoreKind, seed: UInt64) async throws {
         var state = seed
         func nextDelay() -> Duration {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return .milliseconds(Int64(state >> 33) % 400)
         }
-        let database = folder.appendingPathComponent("kill.sqlite").path
-        let server = try ServerProcess(database: database)
+        let database = try await ServerDatabase(store, named: "kill", in: folder)
+        let server = try await ServerProcess(database: database)
         #expect(try await Executable.run("hearclear", ["register", "--server", server.url.absoluteString], environment: environment).status == 0)
         #expect(try await Executable.run("hearclear", ["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0)
         let recording = try temporaryFile("pub.wav", WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -37, seconds: 40, sampleRate: 48_000), sampleRate: 48_000, format: .int16))
@@ -583,10 +595,10 @@ import Testing
         let final = try await Executable.run("hearclear", ["sync"], environment: environment)
         #expect(final.status == 0, "\(final.output)")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: outbox.path)) ?? []).isEmpty)
-        server.stop()
-        let stored = try await sqlite(database, "SELECT COUNT(*), COALESCE(SUM(samples), 0) FROM checkin").split(separator: "|")
+        await server.stop()
+        let stored = try await database.query("SELECT COUNT(*), COALESCE(SUM(samples), 0) FROM checkin").split(separator: "|")
         #expect(["0", "1"].contains(stored[0]), "stored \(stored)")  // killed before the first interval: nothing to send
         #expect((Int(stored[1]) ?? -1) <= 40)
-        #expect(try await sqlite(database, "SELECT COUNT(*) FROM sample") == String(stored[1]))
+        #expect(try await database.query("SELECT COUNT(*) FROM sample") == String(stored[1]))
     }
 }

@@ -46,7 +46,7 @@ import FoundationNetworking
         #expect(try await Executable.run("hearclear-server", ["seed", "--demo", "--database", source]).status == 0)
 
         // A device of our own, whose token must keep working after the move, and its check-in.
-        var server = try ServerProcess(database: source)
+        var server = try await ServerProcess(database: source)
         let credentials = try JSONDecoder().decode(
             DeviceCredentials.self,
             from: try await send("POST", server.url.appendingPathComponent("api/v1/devices"), body: Data(#"{"model": "Moved", "platform": "linux"}"#.utf8)).body)
@@ -58,7 +58,7 @@ import FoundationNetworking
                 samples: (0..<60).map { Sample(t: Double($0), avg: -40 - Double($0 % 5), peak: -30) }))
         let receipt = try await send("POST", server.url.appendingPathComponent("api/v1/checkins"), token: credentials.token, body: checkIn)
         #expect(receipt.status == 201)
-        server.stop()
+        await server.stop()
 
         // What operators do: a ban, a mark, a calibration, a merged venue id; rebuild applies them.
         _ = try await sqlite(source, "UPDATE device SET banned = 1 WHERE id = (SELECT id FROM device WHERE model <> 'Moved' ORDER BY id LIMIT 1)")
@@ -82,8 +82,8 @@ import FoundationNetworking
         }
 
         // The same answers, byte for byte, from a server on each store.
-        server = try ServerProcess(database: source)
-        let moved = try ServerProcess(database: target, logFolder: folder)
+        server = try await ServerProcess(database: source)
+        let moved = try await ServerProcess(database: target, logFolder: folder)
         let venues = try await sqlite(source, "SELECT id FROM venue ORDER BY id").split(separator: "\n").map(String.init) + ["old-moved-bar"]
         #expect(venues.count > 30)
         for id in venues {
@@ -101,7 +101,7 @@ import FoundationNetworking
                 id: UUID(), venueID: "moved-bar", startedAt: Date(timeIntervalSince1970: 1_790_003_600), calibrationDB: 100,
                 samples: (0..<60).map { Sample(t: Double($0), avg: -41, peak: -30) }))
         #expect(try await send("POST", moved.url.appendingPathComponent("api/v1/checkins"), token: credentials.token, body: next).status == 201)
-        moved.stop()
+        await moved.stop()
 
         // A target with data is refused, and left as it was; --force empties it first.
         let refused = try await Executable.run("hearclear-server", ["copy", "--from", source, "--to", target])

@@ -27,7 +27,7 @@ import FoundationNetworking
     }
 
     /// `hearclear-server@PORT` as systemd would start it.
-    func unitInstance(port: Int, database: String) throws -> ServerProcess {
+    func unitInstance(port: Int, database: String) async throws -> ServerProcess {
         let unit = try String(contentsOf: deploy.appendingPathComponent("systemd/hearclear-server@.service"), encoding: .utf8)
         let execStart = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") }).dropFirst("ExecStart=".count)
         var words = execStart.split(separator: " ").map { $0.replacingOccurrences(of: "%i", with: "\(port)") }
@@ -41,7 +41,7 @@ import FoundationNetworking
         #expect(environment["HEARCLEAR_DATABASE"]?.hasPrefix("postgres://") == true)
         environment["HEARCLEAR_DATABASE"] = database
         environment["HEARCLEAR_CONFIG"] = deploy.appendingPathComponent("config.json").path
-        return try ServerProcess(
+        return try await ServerProcess(
             executable: Executable.buildFolder.appendingPathComponent("hearclear-server"), arguments: words,
             environment: Executable.environment(adding: environment), logFile: folder.appendingPathComponent("server-\(port).log"))
     }
@@ -90,7 +90,8 @@ import FoundationNetworking
     @Test func theRecipeServesRealClientsThroughNginxOverTwoServersAndOnePostgreSQL() async throws {
         let database = try await PostgresCluster.newDatabase()
         let ports = [try Self.freePort(), try Self.freePort()]
-        let servers = try ports.map { try unitInstance(port: $0, database: database) }
+        var servers: [ServerProcess] = []
+        for port in ports { servers.append(try await unitInstance(port: port, database: database)) }
         let nginxPort = try Self.freePort()
         let proxy = try nginx(port: nginxPort, upstreams: ports)
         defer { proxy.terminate() }
@@ -133,7 +134,7 @@ import FoundationNetworking
         }
 
         // A server gone: nginx sends its requests to the other, and no check-in waits.
-        servers[0].kill()
+        await servers[0].kill()
         for home in homes {
             let checkIn = try await hearclear(home, ["checkin", "deploy-bar", "--file", recording])
             #expect(checkIn.status == 0 && checkIn.output.contains("accepted"), "\(checkIn.output)\(checkIn.errors)")

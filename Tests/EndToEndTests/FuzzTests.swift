@@ -15,7 +15,7 @@ import FoundationNetworking
 
     @Test func schemathesisFindsNoServerErrorAndNoAnswerOutsideTheDocument() async throws {
         let folder = try temporaryFolder()
-        let server = try ServerProcess(database: folder.appendingPathComponent("fuzz.sqlite").path, environment: ["HEARCLEAR_RATE_LIMIT": "0"])
+        let server = try await ServerProcess(database: folder.appendingPathComponent("fuzz.sqlite").path, environment: ["HEARCLEAR_RATE_LIMIT": "0"])
         var request = URLRequest(url: server.url.appendingPathComponent("api/v1/devices"))
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -35,7 +35,7 @@ import FoundationNetworking
         #expect(result.status == 0, "\(result.output.suffix(4000))")
         let summary = result.output.split(separator: "\n").first { $0.contains("generated,") }
         #expect(summary?.contains("passed") == true, "\(summary ?? "no summary")")
-        server.stop()
+        await server.stop()
         #expect(!server.log.contains(" 500 "))
     }
 }

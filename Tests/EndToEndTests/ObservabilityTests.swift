@@ -41,8 +41,8 @@ import FoundationNetworking
     }
 
     @Test func metricsAreServedOnTheirOwnPort() async throws {
-        let server = try ServerProcess(database: folder.appendingPathComponent("m.sqlite").path, arguments: ["--metrics-port", "0"])
-        let announced = try #require(server.logLine(containing: "Metrics on http://"))
+        let server = try await ServerProcess(database: folder.appendingPathComponent("m.sqlite").path, arguments: ["--metrics-port", "0"])
+        let announced = try #require(await server.logLine(containing: "Metrics on http://"))
         let metricsURL = try #require(URL(string: String(announced.split(separator: " ").first { $0.hasPrefix("http://") }!)))
         let api = server.url.appendingPathComponent("api/v1")
         _ = try await populate(api)
@@ -70,7 +70,7 @@ import FoundationNetworking
     }
 
     @Test func jsonLogLinesCarryRequestIdsAndNoSecrets() async throws {
-        let server = try ServerProcess(
+        let server = try await ServerProcess(
             database: folder.appendingPathComponent("j.sqlite").path, arguments: ["--log-format", "json"])
         let api = server.url.appendingPathComponent("api/v1")
         let token = try await populate(api)
@@ -79,7 +79,7 @@ import FoundationNetworking
         let (_, replaced, _) = try await send("GET", api.appendingPathComponent("venues/bar"), requestID: String(repeating: "x", count: 200))
         let generated = try #require(replaced.value(forHTTPHeaderField: "X-Request-Id"))
         #expect(generated.count >= 17 && generated.allSatisfy(\.isHexDigit), "\(generated)")
-        server.stop()
+        await server.stop()
 
         let lines = server.log.split(separator: "\n").map(String.init)
         var requestLines = 0

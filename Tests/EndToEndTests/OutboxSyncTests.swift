@@ -1,6 +1,7 @@
 import Foundation
 import HearClearCore
 import LoopbackHTTP
+import TestCluster
 import TestSignals
 import Testing
 
@@ -22,10 +23,10 @@ import Testing
         try await Executable.run("hearclear", arguments, environment: environment.merging(extra) { $1 })
     }
 
-    /// A registered client with a venue `bar` on a real server.
-    func setUp(environment serverEnvironment: [String: String] = [:]) async throws -> (ServerProcess, database: String) {
-        let database = folder.appendingPathComponent("sync.sqlite").path
-        let server = try ServerProcess(database: database, environment: serverEnvironment)
+    /// A registered client with a venue `bar` on a real server over `store`.
+    func setUp(_ store: StoreKind, environment serverEnvironment: [String: String] = [:]) async throws -> (ServerProcess, database: ServerDatabase) {
+        let database = try await ServerDatabase(store, named: "sync", in: folder)
+        let server = try await ServerProcess(database: database, environment: serverEnvironment)
         #expect(try await hearclear(["register", "--server", server.url.absoluteString]).status == 0)
         #expect(try await hearclear(["venue", "add", "bar", "--name", "Bar", "--lat", "0", "--lng", "0", "--timezone", "UTC"]).status == 0)
         return (server, database)
@@ -51,8 +52,8 @@ import Testing
     }
 
     /// Was: 60 uploaded, the other 60 answered 429 and moved to rejected/ for good, exit 0.
-    @Test func aBacklogOfTwiceTheRateLimitGoesUpWhole() async throws {
-        let (server, database) = try await setUp()
+    @Test(arguments: StoreKind.allCases) func aBacklogOfTwiceTheRateLimitGoesUpWhole(store: StoreKind) async throws {
+        let (server, database) = try await setUp(store)
         try waiting(120)
         let synced = try await hearclear(["sync"])
         #expect(synced.status == 0, "\(synced.output.suffix(500)) \(synced.errors)")
@@ -61,13 +62,13 @@ import Testing
         #expect(files(outbox).isEmpty && files(rejected).isEmpty)
         // The server did refuse some with 429 along the way: the limit was on.
         #expect(server.log.contains("POST /api/v1/checkins 429"))
-        server.stop()
-        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "120")
+        await server.stop()
+        #expect(try await database.query("SELECT COUNT(*) FROM checkin") == "120")
     }
 
     /// Was: the loser exited 1 with NSCocoaErrorDomain Code=4.
-    @Test func twoSyncsAtOnceBothEndWellAndStoreEachCheckInOnce() async throws {
-        let (server, database) = try await setUp()
+    @Test(arguments: StoreKind.allCases) func twoSyncsAtOnceBothEndWellAndStoreEachCheckInOnce(store: StoreKind) async throws {
+        let (server, database) = try await setUp(store)
         try waiting(30)
         let processes = try (0..<2).map { _ -> (Process, Pipe) in
             let process = Process()
@@ -81,20 +82,22 @@ import Testing
             return (process, errors)
         }
         for (process, errors) in processes {
-            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let said = await onAThreadOfItsOwn {
+                defer { process.waitUntilExit() }
+                return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            }
             #expect(process.terminationStatus == 0, "\(said)")
             #expect(!said.contains("NSCocoaErrorDomain"))
         }
         #expect(files(outbox).isEmpty && files(rejected).isEmpty)
-        server.stop()
-        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "30")
+        await server.stop()
+        #expect(try await database.query("SELECT COUNT(*) FROM checkin") == "30")
     }
 
     /// Was: about 9 s, retrying every waiting check-in three times. Now one try of the new one.
     @Test func anOfflineCheckInWithABacklogTriesOnceAndSaysWhatWaits() async throws {
-        let (server, _) = try await setUp()
-        server.stop()
+        let (server, _) = try await setUp(.sqlite)
+        await server.stop()
         // The server's place is taken by something answering 503 without a word of HearClear.
         let unavailable = try StubServer(status: "503 Service Unavailable", headers: ["Content-Type: text/html"], body: "<h1>Down for maintenance</h1>")
         try waiting(5)
@@ -110,7 +113,7 @@ import Testing
 
     /// Was: the redirect target received `Authorization: Bearer <token>`.
     @Test func aServerRedirectingElsewhereNeverSeesTheToken() async throws {
-        let (server, _) = try await setUp()
+        let (server, _) = try await setUp(.sqlite)
         let thief = try StubServer(status: "200 OK", headers: ["Content-Type: application/json"], body: "{}")
         let portal = try StubServer(status: "302 Found", headers: ["Location: \(thief.url)/steal"])
         try waiting(1)
@@ -126,7 +129,7 @@ import Testing
         let reader = try StubServer(status: "404 Not Found", headers: ["Content-Type: application/json"], body: #"{"error": {"message": "venue bar not found"}}"#)
         _ = try await hearclear(["venue", "show", "bar"], environment: ["HEARCLEAR_SERVER": reader.url])
         #expect(reader.requests.withLock { $0 }.allSatisfy { !$0.lowercased().contains("authorization") })
-        server.stop()
+        await server.stop()
     }
 
     /// Was: a proxy's 404 moved the check-in to rejected/ for good; a 200 HTML page gave a DecodingError dump.
@@ -136,7 +139,7 @@ import Testing
         ("400 Bad Request", "text/plain", "bad request"),
     ])
     func anAnswerThatIsNotHearClearsLeavesTheCheckInWaiting(status: String, contentType: String, body: String) async throws {
-        let (server, _) = try await setUp()
+        let (server, _) = try await setUp(.sqlite)
         let foreign = try StubServer(status: status, headers: ["Content-Type: \(contentType)"], body: body)
         try waiting(2)
         let synced = try await hearclear(["sync"], environment: ["HEARCLEAR_SERVER": foreign.url])
@@ -147,12 +150,12 @@ import Testing
         #expect(files(outbox).count == 2 && files(rejected).isEmpty)
         // Back at the real server, both go up.
         #expect(try await hearclear(["sync"]).output.contains("2 uploaded"))
-        server.stop()
+        await server.stop()
     }
 
     /// The server's own refusal sets a check-in aside; `outbox` shows why, `--retry` sends it again.
-    @Test func aRefusedCheckInIsListedWithItsReasonAndCanBeSentAgain() async throws {
-        let (server, database) = try await setUp()
+    @Test(arguments: StoreKind.allCases) func aRefusedCheckInIsListedWithItsReasonAndCanBeSentAgain(store: StoreKind) async throws {
+        let (server, database) = try await setUp(store)
         let ids = try waiting(1, venue: "pub")
         let synced = try await hearclear(["sync"])
         #expect(synced.output.contains("0 uploaded, 1 refused, 0 waiting."), "\(synced.output)")
@@ -169,7 +172,7 @@ import Testing
         #expect(retried.status == 0 && retried.output.contains("1 check-in(s) back in the queue"))
         #expect(try await hearclear(["sync"]).output.contains("1 uploaded"))
         #expect(files(outbox).isEmpty && files(rejected).isEmpty)
-        server.stop()
-        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
+        await server.stop()
+        #expect(try await database.query("SELECT COUNT(*) FROM checkin") == "1")
     }
 }

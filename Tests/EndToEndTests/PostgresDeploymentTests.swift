@@ -19,8 +19,8 @@ import FoundationNetworking
         folder = try temporaryFolder()
     }
 
-    func server(_ database: String) throws -> ServerProcess {
-        try ServerProcess(database: database, environment: ["HEARCLEAR_RATE_LIMIT": "0"], logFolder: folder)
+    func server(_ database: String) async throws -> ServerProcess {
+        try await ServerProcess(database: database, environment: ["HEARCLEAR_RATE_LIMIT": "0"], logFolder: folder)
     }
 
     /// `count` check-ins for venue `bar` in the same local weekday-hour over as many weeks, every
@@ -43,7 +43,7 @@ import FoundationNetworking
 
     @Test func twoServersStoringForOneVenueAtOnceAnswerAsOneServerWould() async throws {
         let database = try await PostgresCluster.newDatabase()
-        let servers = [try server(database), try server(database)]
+        let servers = [try await server(database), try await server(database)]
         let clients = servers.map { Client(server: $0.url) }
         let token = try await prepare(clients[0])
         let checkIns = Self.checkIns(count: 40)
@@ -57,7 +57,7 @@ import FoundationNetworking
         #expect(statuses.allSatisfy { $0 == 201 }, "\(statuses)")
 
         // The same check-ins, one by one, to one server on SQLite.
-        let one = try server(folder.appendingPathComponent("one.sqlite").path)
+        let one = try await server(folder.appendingPathComponent("one.sqlite").path)
         let reference = Client(server: one.url)
         let referenceToken = try await prepare(reference)
         for body in bodies { #expect(await reference.send("POST", "api/v1/checkins", token: referenceToken, body: body)?.status == 201) }
@@ -77,7 +77,7 @@ import FoundationNetworking
 
     @Test func theSameCheckInPostedToTwoServersAtOnceIsStoredOnce() async throws {
         let database = try await PostgresCluster.newDatabase()
-        let servers = [try server(database), try server(database)]
+        let servers = [try await server(database), try await server(database)]
         let clients = servers.map { Client(server: $0.url) }
         let token = try await prepare(clients[0])
         for checkIn in Self.checkIns(count: 12) {
@@ -93,7 +93,7 @@ import FoundationNetworking
 
     @Test func aCachedAnswerIsDroppedWithinASecondOfAnotherServersWrite() async throws {
         let database = try await PostgresCluster.newDatabase()
-        let servers = [try server(database), try server(database)]
+        let servers = [try await server(database), try await server(database)]
         let clients = servers.map { Client(server: $0.url) }
         let token = try await prepare(clients[0])
         // The first four are alike: each counts, so each changes the answer.
@@ -119,7 +119,7 @@ import FoundationNetworking
     @Test func postgreSQLGoneIs503AtOnceAndTheServerRecoversByItself() async throws {
         let cluster = try await PrivateCluster()
         let database = try await cluster.newDatabase()
-        let running = try server(database)
+        let running = try await server(database)
         let client = Client(server: running.url)
         let token = try await prepare(client)
         let checkIns = Self.checkIns(count: 3)
@@ -155,7 +155,7 @@ import FoundationNetworking
     @Test func twoServersLoseNothingWhenOneIsKilledAndPostgreSQLRestarts() async throws {
         let cluster = try await PrivateCluster()
         let database = try await cluster.newDatabase()
-        let servers = [try server(database), try server(database)]
+        let servers = [try await server(database), try await server(database)]
         let clients = servers.map { Client(server: $0.url) }
         let tokens = try await ReliabilityTests.prepare(clients[0])
         let perClient = 15
@@ -169,7 +169,7 @@ import FoundationNetworking
                 var count = 0
                 for await _ in acks {
                     count += 1
-                    if count == total / 4 { servers[0].kill() }
+                    if count == total / 4 { await servers[0].kill() }
                     if count == total / 2 {
                         try await cluster.crash()
                         try await cluster.resume()
@@ -206,8 +206,8 @@ import FoundationNetworking
         let verified = try await Executable.run("hearclear-server", ["verify", "--database", database])
         #expect(verified.status == 0, "\(verified.output)")
         // The survivor still stops when asked, within its 10 s grace and a margin.
-        let stopped = servers[1].stop(within: .seconds(20))
+        let stopped = await servers[1].stop(within: .seconds(20))
         #expect(stopped, "SIGTERM did not stop the server after PostgreSQL restarted; it logged (answered check-ins left out): \(servers[1].log.split(separator: "\n").filter { !$0.contains("POST /api/v1/checkins 20") }.suffix(40).joined(separator: "\n"))")
-        if !stopped { servers[1].kill() }
+        if !stopped { await servers[1].kill() }
     }
 }

@@ -62,9 +62,9 @@ enum Executable {
 extension ServerProcess {
     /// `hearclear-server serve` on `port` (0: a free one) over `database`, its log in a file next
     /// to it (a SQLite file) or in `logFolder` (which a PostgreSQL URL needs).
-    convenience init(database: String, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:], logFolder: URL? = nil) throws {
+    convenience init(database: String, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:], logFolder: URL? = nil) async throws {
         let logName = ".\(UUID().uuidString.prefix(8)).log"
-        try self.init(
+        try await self.init(
             executable: Executable.buildFolder.appendingPathComponent("hearclear-server"),
             arguments: ["serve", "--port", "\(port)", "--database", database] + arguments,
             environment: Executable.environment(adding: environment),

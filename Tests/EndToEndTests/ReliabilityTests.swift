@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackHTTP
 import HearClearCore
+import TestCluster
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -59,8 +60,8 @@ import FoundationNetworking
         }
     }
 
-    static func startServer(_ database: String, port: Int = 0, environment: [String: String] = [:]) async throws -> ServerProcess {
-        try ServerProcess(database: database, port: port, environment: ["HEARCLEAR_RATE_LIMIT": "0"].merging(environment) { $1 })
+    static func startServer(_ database: ServerDatabase, port: Int = 0, environment: [String: String] = [:]) async throws -> ServerProcess {
+        try await ServerProcess(database: database, port: port, environment: ["HEARCLEAR_RATE_LIMIT": "0"].merging(environment) { $1 })
     }
 
     /// Registers the clients and the venues.
@@ -71,16 +72,16 @@ import FoundationNetworking
         return tokens
     }
 
-    func expectConsistent(_ database: String, checkIns: Int, samples: Int) async throws {
-        #expect(try await sqlite(database, "SELECT COUNT(*), COUNT(DISTINCT id) FROM checkin") == "\(checkIns)|\(checkIns)")
-        #expect(try await sqlite(database, "SELECT COUNT(*) FROM sample") == "\(samples)")
-        #expect(try await sqlite(database, "PRAGMA integrity_check") == "ok")
-        let verified = try await Executable.run("hearclear-server", ["verify", "--database", database])
+    func expectConsistent(_ database: ServerDatabase, checkIns: Int, samples: Int) async throws {
+        #expect(try await database.query("SELECT COUNT(*), COUNT(DISTINCT id) FROM checkin") == "\(checkIns)|\(checkIns)")
+        #expect(try await database.query("SELECT COUNT(*) FROM sample") == "\(samples)")
+        if database.kind == .sqlite { #expect(try await database.query("PRAGMA integrity_check") == "ok") }
+        let verified = try await Executable.run("hearclear-server", ["verify", "--database", database.location])
         #expect(verified.status == 0, "\(verified.output)")
     }
 
-    @Test func thirtyTwoClientsPostingAHundredCheckInsEachLoseNothing() async throws {
-        let database = folder.appendingPathComponent("load.sqlite").path
+    @Test(arguments: StoreKind.allCases) func thirtyTwoClientsPostingAHundredCheckInsEachLoseNothing(store: StoreKind) async throws {
+        let database = try await ServerDatabase(store, named: "load", in: folder)
         let server = try await Self.startServer(database)
         let client = Client(server: server.url)
         let tokens = try await Self.prepare(client)
@@ -98,15 +99,15 @@ import FoundationNetworking
         }
         #expect(statuses.count == 3200)
         #expect(statuses.allSatisfy { $0 == 201 }, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")
-        server.stop()
+        await server.stop()
         try await expectConsistent(database, checkIns: 3200, samples: 3200 * 30)
     }
 
     /// SIGKILL (a crash) at three moments, and SIGTERM (a deploy): the server stops mid-load and is
     /// started again on the same file while the clients retry what was not acknowledged.
-    @Test(arguments: [(10, SIGKILL), (45, SIGKILL), (80, SIGKILL), (45, SIGTERM)])
-    func aServerStoppedMidLoadKeepsEveryAcknowledgedCheckInOnce(percent: Int, signal: Int32) async throws {
-        let database = folder.appendingPathComponent("crash-\(percent)-\(signal).sqlite").path
+    @Test(arguments: StoreKind.allCases.flatMap { store in [(10, SIGKILL), (45, SIGKILL), (80, SIGKILL), (45, SIGTERM)].map { (store, $0.0, $0.1) } })
+    func aServerStoppedMidLoadKeepsEveryAcknowledgedCheckInOnce(store: StoreKind, percent: Int, signal: Int32) async throws {
+        let database = try await ServerDatabase(store, named: "crash-\(percent)-\(signal)", in: folder)
         let first = try await Self.startServer(database)
         let server = Locked<ServerProcess?>(nil)
         let client = Client(server: first.url)
@@ -127,10 +128,10 @@ import FoundationNetworking
                 }
                 if signal == SIGTERM {
                     // Uploads in flight finish (or get no answer), the log is flushed, the store closed.
-                    first.stop()
+                    await first.stop()
                     #expect(first.log.split(separator: "\n").last?.contains("HearClear server stopped") == true, "\(first.log.suffix(300))")
                 } else {
-                    first.kill()
+                    await first.kill()
                 }
                 let restarted = try await Self.startServer(database, port: port)
                 server.withLock { $0 = restarted }
@@ -155,17 +156,17 @@ import FoundationNetworking
             try await group.waitForAll()
         }
         ackContinuation.finish()
-        server.withLock { $0?.stop() }
+        await server.withLock { $0 }?.stop()
         #expect(acknowledged.withLock { $0.count } == total)
         try await expectConsistent(database, checkIns: total, samples: total * 30)
     }
 
-    @Test func aBackupTakenDuringIngestRestoresAndVerifies() async throws {
-        let database = folder.appendingPathComponent("live.sqlite").path
+    @Test(arguments: StoreKind.allCases) func aBackupTakenDuringIngestRestoresAndVerifies(store: StoreKind) async throws {
+        let database = try await ServerDatabase(store, named: "live", in: folder)
         let server = try await Self.startServer(database)
         let client = Client(server: server.url)
         let tokens = try await Self.prepare(client)
-        let backup = folder.appendingPathComponent("backup.sqlite").path
+        let backup = folder.appendingPathComponent(store == .sqlite ? "backup.sqlite" : "backup.dump").path
         let backupResult = Locked<Executable.Result?>(nil)
         await withTaskGroup(of: Void.self) { group in
             for (index, token) in tokens.prefix(8).enumerated() {
@@ -176,24 +177,29 @@ import FoundationNetworking
                 }
             }
             group.addTask {
-                let result = try? await Executable.run("hearclear-server", ["backup", backup, "--database", database])
+                let result = try? await Executable.run("hearclear-server", ["backup", backup, "--database", database.location])
                 backupResult.withLock { $0 = result }
             }
         }
         #expect(backupResult.withLock { $0?.status } == 0)
-        server.stop()
-        // Restore: the copy is a database of its own.
-        let restored = folder.appendingPathComponent("restored.sqlite").path
-        try FileManager.default.copyItem(atPath: backup, toPath: restored)
-        let checkIns = Int(try await sqlite(restored, "SELECT COUNT(*) FROM checkin")) ?? -1
+        await server.stop()
+        // Restore: the copy is a database of its own (SQLite) or pg_restore's input.
+        let restored = try await ServerDatabase(store, named: "restored", in: folder)
+        switch store {
+        case .sqlite: try FileManager.default.copyItem(atPath: backup, toPath: restored.location)
+        case .postgres:
+            let loaded = try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/pg_restore"), ["--no-owner", "-d", restored.location, backup])
+            #expect(loaded.status == 0, "\(loaded.errors)")
+        }
+        let checkIns = Int(try await restored.query("SELECT COUNT(*) FROM checkin")) ?? -1
         #expect((0...320).contains(checkIns))
         try await expectConsistent(restored, checkIns: checkIns, samples: checkIns * 30)
-        let again = try await Executable.run("hearclear-server", ["backup", backup, "--database", database])
+        let again = try await Executable.run("hearclear-server", ["backup", backup, "--database", database.location])
         #expect(again.status != 0 && again.errors.contains("exists already"))
     }
 
     @Test func aGzipBombIsRefusedAndTheServersMemoryStaysFlat() async throws {
-        let server = try await Self.startServer(folder.appendingPathComponent("bomb.sqlite").path)
+        let server = try await Self.startServer(try await ServerDatabase(.sqlite, named: "bomb", in: folder))
         let client = Client(server: server.url)
         let token = try await client.register()
         // 1 GiB of zeros gzips to about 1 MiB: under the 4 MiB limit on the wire, far over it inflated.
@@ -218,7 +224,7 @@ import FoundationNetworking
 
     @Test func tokensAndPasswordsNeverReachTheLog() async throws {
         let password = "admin-password-\(UUID().uuidString)"
-        let server = try await Self.startServer(folder.appendingPathComponent("log.sqlite").path, environment: ["HEARCLEAR_ADMIN_PASSWORD": password])
+        let server = try await Self.startServer(try await ServerDatabase(.sqlite, named: "log", in: folder), environment: ["HEARCLEAR_ADMIN_PASSWORD": password])
         let client = Client(server: server.url)
         let token = try await client.register()
         try await client.addVenue("logged", token: token)
@@ -227,7 +233,7 @@ import FoundationNetworking
         admin.setValue("Basic " + Data("admin:\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
         let (_, page) = try await client.session.data(for: admin)
         #expect((page as? HTTPURLResponse)?.statusCode == 200)
-        server.stop()
+        await server.stop()
         let log = server.log
         #expect(log.contains("PUT /api/v1/venues/logged 201"))
         #expect(log.contains("GET /admin 200"))

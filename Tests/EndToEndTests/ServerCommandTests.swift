@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackHTTP
+import TestCluster
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -10,27 +11,27 @@ import FoundationNetworking
 @Suite struct ServerCommandTests {
     let folder: URL
 
-    /// The name of the newest file in Migrations/sqliteite: the schema version a migrated database reports.
-    static let latestSchema: String = {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Migrations/sqlite")
+    /// The name of the newest file in Migrations/sqlite or Migrations/postgres: the schema version a
+    /// migrated database reports.
+    static func latestSchema(_ store: StoreKind) -> String {
+        let folder = Executable.packageFolder.appendingPathComponent("Migrations/\(store == .sqlite ? "sqlite" : "postgres")")
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return files.filter { $0.hasSuffix(".sql") }.sorted().last.map { String($0.dropLast(4)) } ?? "?"
-    }()
+    }
 
     init() throws {
         folder = try temporaryFolder()
     }
 
-    @Test func migrateCreatesTheSchemaAndSaysWhichVersion() async throws {
-        let path = folder.appendingPathComponent("a.sqlite").path
-        let result = try await Executable.run("hearclear-server", ["migrate", "--database", path])
-        #expect(result.status == 0)
-        #expect(result.output.contains("schema \(Self.latestSchema)"))
+    @Test(arguments: StoreKind.allCases) func migrateCreatesTheSchemaAndSaysWhichVersion(store: StoreKind) async throws {
+        let database = try await ServerDatabase(store, named: "a", in: folder)
+        let result = try await Executable.run("hearclear-server", ["migrate", "--database", database.location])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("schema \(Self.latestSchema(store))"), "\(result.output)")
         // The environment names the database when the option does not.
-        let fromEnvironment = folder.appendingPathComponent("b.sqlite").path
-        #expect(try await Executable.run("hearclear-server", ["migrate"], environment: ["HEARCLEAR_DATABASE": fromEnvironment]).status == 0)
-        #expect(FileManager.default.fileExists(atPath: fromEnvironment))
+        let fromEnvironment = try await ServerDatabase(store, named: "b", in: folder)
+        #expect(try await Executable.run("hearclear-server", ["migrate"], environment: ["HEARCLEAR_DATABASE": fromEnvironment.location]).status == 0)
+        #expect(try await fromEnvironment.query("SELECT COUNT(*) FROM venue") == "0")
     }
 
     @Test func aBadConfigFileStopsTheServerWithAReason() async throws {
@@ -43,7 +44,7 @@ import FoundationNetworking
     }
 
     @Test func aBusyPortIsSaidInWords() async throws {
-        let first = try ServerProcess(database: folder.appendingPathComponent("e.sqlite").path)
+        let first = try await ServerProcess(database: folder.appendingPathComponent("e.sqlite").path)
         let second = try await Executable.run(
             "hearclear-server", ["serve", "--port", "\(first.port)", "--database", folder.appendingPathComponent("f.sqlite").path])
         #expect(second.status != 0)
@@ -61,23 +62,33 @@ import FoundationNetworking
         }
     }
 
-    @Test func pruneDropsOldSamplesAndVerifyStillPasses() async throws {
-        let path = folder.appendingPathComponent("h.sqlite").path
+    /// seed, prune, verify and rebuild, as an operator runs them on either store.
+    @Test(arguments: StoreKind.allCases) func pruneDropsOldSamplesAndVerifyStillPasses(store: StoreKind) async throws {
+        let database = try await ServerDatabase(store, named: "h", in: folder)
+        let path = database.location
         #expect(try await Executable.run("hearclear-server", ["seed", "--demo", "--database", path]).status == 0)
-        let samples = try await sqlite(path, "SELECT COUNT(*) FROM sample")
+        let samples = try await database.query("SELECT COUNT(*) FROM sample")
         #expect(try await Executable.run("hearclear-server", ["prune", "--database", path]).errors.contains("--days N, or retention_days in the config file"))
         let pruned = try await Executable.run("hearclear-server", ["prune", "--days", "7", "--database", path])
         #expect(pruned.status == 0, "\(pruned.errors)")
         #expect(pruned.output.contains("dropped the samples of"), "\(pruned.output)")
-        #expect(Int(try await sqlite(path, "SELECT COUNT(*) FROM sample"))! < Int(samples)!)
-        #expect(try await sqlite(path, "SELECT COUNT(*) FROM checkin WHERE samples_pruned_at IS NOT NULL AND started_at > strftime('%s', 'now') - 7 * 86400") == "0")
+        #expect(Int(try await database.query("SELECT COUNT(*) FROM sample"))! < Int(samples)!)
+        #expect(try await database.query("SELECT COUNT(*) FROM checkin WHERE samples_pruned_at IS NOT NULL AND started_at > \(database.secondsAgo(7 * 86400))") == "0")
         let verified = try await Executable.run("hearclear-server", ["verify", "--database", path])
         #expect(verified.status == 0, "\(verified.output)")
+        // A tampered aggregate is found, and rebuild derives it again from what prune kept.
+        _ = try await database.query("UPDATE loudness SET energy = energy * 2")
+        #expect(try await Executable.run("hearclear-server", ["verify", "--database", path]).status != 0)
+        let rebuilt = try await Executable.run("hearclear-server", ["rebuild", "--database", path])
+        #expect(rebuilt.status == 0, "\(rebuilt.errors)")
+        #expect(try await Executable.run("hearclear-server", ["verify", "--database", path]).status == 0)
     }
 
-    @Test func serveAnnouncesItselfAndAnswers() async throws {
-        let server = try ServerProcess(database: folder.appendingPathComponent("d.sqlite").path)
-        #expect(server.startLine.contains("d.sqlite") && server.startLine.contains("schema \(Self.latestSchema)"))
+    @Test(arguments: StoreKind.allCases) func serveAnnouncesItselfAndAnswers(store: StoreKind) async throws {
+        let database = try await ServerDatabase(store, named: "d", in: folder)
+        let server = try await ServerProcess(database: database)
+        let named = store == .sqlite ? "d.sqlite" : String(database.location.split(separator: "/").last ?? "?")
+        #expect(server.startLine.contains(named) && server.startLine.contains("schema \(Self.latestSchema(store))"), "\(server.startLine)")
         let (body, response) = try await URLSession.shared.data(from: server.url.appendingPathComponent("healthz"))
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: body, as: UTF8.self) == "ok")

@@ -3,6 +3,7 @@ import HearClearCore
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import TestCluster
 import Testing
 
 @testable import HearClearServer

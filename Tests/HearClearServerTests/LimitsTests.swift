@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Synchronization
+import TestCluster
 import Testing
 
 @testable import HearClearServer

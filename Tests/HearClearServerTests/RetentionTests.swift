@@ -1,6 +1,7 @@
 import Foundation
 import HearClearAnalysis
 import HearClearCore
+import TestCluster
 import Testing
 
 @testable import HearClearServer

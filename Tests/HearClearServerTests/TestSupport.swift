@@ -10,12 +10,6 @@ import TestCluster
 
 @testable import HearClearServer
 
-/// The stores every store-agnostic suite runs on.
-enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
-    case sqlite, postgres
-    var description: String { rawValue }
-}
-
 /// A migrated, empty store of either kind, removed at deinit: a SQLite file in its own temporary
 /// folder, or a database of its own in the PostgreSQL cluster `make test` starts
 /// (`HEARCLEAR_TEST_POSTGRES`, a URL of that cluster's `postgres` database).

@@ -22,7 +22,11 @@ struct ChangeListener: Service {
                             health.set(reachable: true)
                             changes.touchAll()
                             for try await notification in notifications {
-                                if notification.payload == VenueAnnouncement.everyVenue { changes.touchAll() } else { changes.touch(notification.payload) }
+                                switch VenueAnnouncement.venue(in: notification.payload, unlessFrom: changes.id) {
+                                case VenueAnnouncement.everyVenue: changes.touchAll()
+                                case let venue?: changes.touch(venue)
+                                case nil: break  // this server's own, told to its caches at commit
+                                }
                             }
                         }
                     }

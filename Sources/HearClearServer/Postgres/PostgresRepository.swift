@@ -65,6 +65,7 @@ public struct PostgresRepository: Repository {
     }
 
     /// Runs `body` in a transaction; no connection in time, or a lost one, becomes `StoreUnavailable`.
+    @discardableResult
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         try await client.withAvailableTransaction(health: health, logger: logger, body)
     }
@@ -77,9 +78,9 @@ public struct PostgresRepository: Repository {
     func transaction<Result: Sendable>(
         announcing body: @escaping @Sendable (PostgresConnection, VenueAnnouncement) async throws -> Result
     ) async throws -> Result {
-        let logger = logger
+        let logger = logger, changes = changes
         let (result, announcement) = try await transaction { connection in
-            let announcement = VenueAnnouncement(connection: connection, logger: logger)
+            let announcement = VenueAnnouncement(connection: connection, origin: changes.id, logger: logger)
             return (try await body(connection, announcement), announcement)
         }
         announcement.tell(changes)

@@ -11,12 +11,25 @@ final class VenueAnnouncement: Sendable {
     static let everyVenue = "*"
 
     private let connection: PostgresConnection
+    private let origin: String
     private let logger: Logger
     private let announced = Mutex<Set<String>>([])
 
-    init(connection: PostgresConnection, logger: Logger) {
+    /// `origin`: the id of the change feed this server's caches follow.
+    init(connection: PostgresConnection, origin: String, logger: Logger) {
         self.connection = connection
+        self.origin = origin
         self.logger = logger
+    }
+
+    /// A notification's payload: who sends it, and which venue (or `*`).
+    static func payload(origin: String, venue: String) -> String { "\(origin) \(venue)" }
+
+    /// The venue a payload names, unless `origin` sent it.
+    static func venue(in payload: String, unlessFrom origin: String) -> String? {
+        let parts = payload.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2, parts[0] != origin else { return nil }
+        return parts[1]
     }
 
     /// These venues' answers change when the transaction commits.
@@ -27,8 +40,9 @@ final class VenueAnnouncement: Sendable {
             return new
         }
         guard !new.isEmpty else { return }
+        let payloads = new.map { Self.payload(origin: origin, venue: $0) }
         try await connection.query(
-            "SELECT pg_notify(\(PostgresRepository.changeChannel), venue) FROM unnest(\(Array(new))) AS venue", logger: logger)
+            "SELECT pg_notify(\(PostgresRepository.changeChannel), payload) FROM unnest(\(payloads)) AS payload", logger: logger)
     }
 
     /// Every venue's answers may change (a rebuild, a copy into the database).
