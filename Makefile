@@ -5,8 +5,9 @@ SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 
 APT_PACKAGES := libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libasound2-dev libsndfile1-dev
-# The benchmarks' load generator and references.
-BENCH_PACKAGES := wrk sox sqlite3
+# The benchmarks' load generator and references; postgresql for the PostgreSQL cases (a private
+# cluster started for the run, psql \copy the ingest reference).
+BENCH_PACKAGES := wrk sox sqlite3 postgresql
 # The profiler of `make profile` (cpu-clock sampling works without hardware counters).
 PROFILE_PACKAGES := linux-perf wrk
 # Only for tests: sox is the independent meter the levels are checked against, chromium the
@@ -87,7 +88,10 @@ release: deps
 bench: bench-deps
 	swift build -c release
 	mkdir -p .build/bench
-	.build/release/hearclear-bench --size full --work .build/bench/work --json .build/bench/results.json --markdown docs/benchmarks.md
+	@set -e; cluster=$$(scripts/test-postgres.sh start); status=0; \
+	.build/release/hearclear-bench --size full --work .build/bench/work --json .build/bench/results.json --markdown docs/benchmarks.md \
+		--postgres $${cluster#* } || status=$$?; \
+	scripts/test-postgres.sh stop $${cluster%% *}; exit $$status
 
 ## Where a /healthz request's time goes (perf, release build); docs/profiling.md reads its output.
 profile:

@@ -49,6 +49,13 @@ public struct Device: Sendable, Equatable {
     public var banned: Bool
 }
 
+extension Device {
+    /// How fresh a device's "last seen" is kept. Writing it at every upload would make every upload
+    /// of one device wait on that device's row in turn on PostgreSQL (a backlog synced over several
+    /// connections, or several servers); once a minute is all the admin pages need.
+    static let lastSeenResolution: TimeInterval = 60
+}
+
 /// A venue with its overall aggregate.
 public struct VenueSummary: Sendable, Equatable {
     public var id: String

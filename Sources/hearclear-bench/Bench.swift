@@ -24,19 +24,24 @@ struct Bench: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run only these cases (ingest, query, meter, wire, memory), to profile one.", valueName: "case"))
     var only: [String] = []
 
+    @Option(help: ArgumentHelp("A PostgreSQL cluster's postgres database (scripts/test-postgres.sh start): also measure ingest and loudness answers on PostgreSQL.", valueName: "url"))
+    var postgres: String?
+
     @Option(help: ArgumentHelp("Scratch folder for databases and recordings.", valueName: "path"))
     var work: String = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-bench").path
 
     func run() async throws {
         let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let cases = Cases(size: size == .full ? .full : .tiny, work: URL(fileURLWithPath: work), binaries: binaries)
+        let cases = Cases(size: size == .full ? .full : .tiny, work: URL(fileURLWithPath: work), binaries: binaries, postgres: postgres)
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         var results: [CaseResult] = []
         for name in ["ingest", "query", "meter", "wire", "memory"] where only.isEmpty || only.contains(name) {
             FileHandle.standardError.write(Data("running \(name)…\n".utf8))
             switch name {
-            case "ingest": results.append(try await cases.ingest())
-            case "query": results.append(try await cases.query())
+            case "ingest":
+                results.append(try await cases.ingest())
+                if let postgres { results.append(try await cases.ingest(.postgres(admin: postgres))) }
+            case "query": results += try await cases.query()
             case "meter": results.append(try cases.meter())
             case "wire": results.append(try cases.wireSize())
             default: results.append(try await cases.memoryOverTime())

@@ -53,6 +53,9 @@ struct Cases {
     let size: Size
     let work: URL
     let binaries: URL
+    /// A PostgreSQL cluster's `postgres` database (scripts/test-postgres.sh start), where the
+    /// PostgreSQL cases make databases of their own; nil: those cases are left out.
+    var postgres: String? = nil
 
     var hearclear: String { binaries.appendingPathComponent("hearclear").path }
 
@@ -100,7 +103,28 @@ struct Cases {
 
     // MARK: 1. Ingest
 
-    func ingest() async throws -> CaseResult {
+    /// Where a case keeps its data: a SQLite file in its folder, or a new database in the cluster.
+    enum Store {
+        case sqlite
+        case postgres(admin: String)
+    }
+
+    /// A new, migrated-on-start database of `store` for one run: its `--database` value.
+    func database(_ store: Store, named name: String, in run: URL) throws -> String {
+        switch store {
+        case .sqlite: return run.appendingPathComponent("\(name).sqlite").path
+        case .postgres(let admin):
+            let database = "bench_\(name.replacingOccurrences(of: "-", with: "_"))_\(UUID().uuidString.prefix(8).lowercased())"
+            guard try Measure.run("/usr/bin/psql", [admin, "-X", "-q", "-c", "CREATE DATABASE \(database)"]).status == 0 else {
+                throw Measure.Failure(description: "cannot create database \(database) in \(admin)")
+            }
+            var url = URLComponents(string: admin)
+            url?.path = "/\(database)"
+            return url?.string ?? ""
+        }
+    }
+
+    func ingest(_ store: Store = .sqlite) async throws -> CaseResult {
         var random = SplitMix64(seed: 1)
         let start = Date(timeIntervalSince1970: 1_790_000_000)
         let checkIns = (0..<size.ingestCheckIns).map {
@@ -114,7 +138,8 @@ struct Cases {
             // The rate limit is off here only: one load generator on one address would be refused after
             // 600 writes a minute. Everything else is as deployed: log level info, the access log on.
             let server = try await ServerProcess.hearclear(
-                database: run.appendingPathComponent("ingest.sqlite").path, binaries: binaries, environment: ["HEARCLEAR_RATE_LIMIT": "0"])
+                database: try database(store, named: "ingest", in: run), binaries: binaries, environment: ["HEARCLEAR_RATE_LIMIT": "0"],
+                logFile: run.appendingPathComponent("ingest.log"))
             let token = try prepare(server: server, venues: 200)
             let requests = bodies.map { Self.request("POST", "/api/v1/checkins", token: token, body: $0, gzipped: true) }
             let latencies = Locked<[Double]>([])
@@ -147,10 +172,29 @@ struct Cases {
             p99s.append(Measure.percentile(sorted, 0.99))
             memories.append(server.peakMemoryMB())
             await server.stop()
-            raws.append(samples / (try rawImportSeconds(checkIns, folder: run)))
+            switch store {
+            case .sqlite: raws.append(samples / (try rawImportSeconds(checkIns, folder: run)))
+            case .postgres(let admin): raws.append(samples / (try rawCopySeconds(checkIns, folder: run, database: try database(store, named: "raw", in: run), admin: admin)))
+            }
         }
         let rate = Measure.median(rates), raw = Measure.median(raws)
         let ratio = rate * 300 / raw
+        if case .postgres = store {
+            return CaseResult(
+                name: "Ingest (PostgreSQL)", reference: "psql \\copy loading the same rows in one transaction (same schema, same cluster)",
+                metrics: [
+                    .init(name: "check-ins/s", value: rate, unit: "1/s"), .init(name: "samples/s", value: rate * 300, unit: "1/s"),
+                    .init(name: "latency p50", value: Measure.median(p50s), unit: "ms"), .init(name: "latency p99", value: Measure.median(p99s), unit: "ms"),
+                    .init(name: "server peak RSS", value: Measure.median(memories), unit: "MB"),
+                    .init(name: "reference samples/s", value: raw, unit: "1/s"),
+                ],
+                goals: [
+                    .init(
+                        description: "end-to-end samples/s ÷ raw \\copy", value: ratio, target: "≥ 0.30", met: ratio >= 0.3,
+                        whenMissed: "\\copy streams rows into the tables in one statement per table. Each upload is also inflated, decoded, validated, hashed and analysed, and its transaction takes the venue's row lock, writes the per-hour sums, decides the outliers of its hour and upserts the venue's cells, each a round trip to PostgreSQL; PostgreSQL, the server and the load generator share the two cores.")
+                ],
+                note: "\(checkIns.count) gzipped check-ins of 300 samples over 200 venues, 16 kept-alive connections; hearclear-server at its default settings (pool of 20 connections, log level info, access log to a file) but for the rate limit, off; PostgreSQL from scripts/test-postgres.sh (fsync off, as for tests: the reference runs on the same cluster)")
+        }
         return CaseResult(
             name: "Ingest", reference: "sqlite3 shell importing the same rows in one transaction (same schema, WAL)",
             metrics: [
@@ -186,13 +230,61 @@ struct Cases {
         return run.wallSeconds
     }
 
+    /// Seconds psql takes to load the same check-ins and samples with `\\copy`, in one transaction,
+    /// into a database migrated by the server (the same schema).
+    func rawCopySeconds(_ checkIns: [CheckIn], folder: URL, database: String, admin: String) throws -> Double {
+        guard try Measure.run(binaries.appendingPathComponent("hearclear-server").path, ["migrate", "--database", database]).status == 0 else {
+            throw Measure.Failure(description: "cannot migrate \(database)")
+        }
+        let device = "00000000-0000-0000-0000-000000000001"
+        var checkinRows = "", sampleRows = ""
+        for (index, checkIn) in checkIns.enumerated() {
+            checkinRows += "\(index + 1),\(checkIn.id.wireString),\(checkIn.venueID),\(device),\\x00,\(Timestamp.format(checkIn.startedAt)),1,A,110,checkin,300,0,60,0,0,accepted,\(Timestamp.format(checkIn.startedAt))\n"
+            for sample in checkIn.samples { sampleRows += "\(index + 1),\(sample.t),\(sample.avg),\(sample.peak),f\n" }
+        }
+        let checkinFile = folder.appendingPathComponent("checkin.csv"), sampleFile = folder.appendingPathComponent("sample.csv")
+        try Data(checkinRows.utf8).write(to: checkinFile)
+        try Data(sampleRows.utf8).write(to: sampleFile)
+        var script = "BEGIN;\n"
+        script += "INSERT INTO device VALUES ('\(device)', '\\x00', 'bench', 'linux', false, now(), now());\n"
+        script += "INSERT INTO venue (id, name, latitude, longitude, timezone, created_at, updated_at) SELECT 'v' || n, 'Venue ' || n, 0, 0, 'Europe/Paris', now(), now() FROM generate_series(0, 199) AS n;\n"
+        script += "\\copy checkin (seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db, calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at) FROM '\(checkinFile.path)' WITH (FORMAT csv)\n"
+        script += "\\copy sample FROM '\(sampleFile.path)' WITH (FORMAT csv)\n"
+        script += "COMMIT;\n"
+        let file = folder.appendingPathComponent("copy.sql")
+        try Data(script.utf8).write(to: file)
+        // The identity column takes the given seq only when told to; \\copy cannot say so, so it is made plain first.
+        _ = try Measure.run("/usr/bin/psql", [database, "-X", "-q", "-c", "ALTER TABLE checkin ALTER COLUMN seq DROP IDENTITY"])
+        let run = try Measure.run("/usr/bin/psql", [database, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", file.path])
+        guard run.status == 0 else { throw Measure.Failure(description: "psql \\copy failed: \(run.output)") }
+        return run.wallSeconds
+    }
+
     // MARK: 2. Query
 
-    func query() async throws -> CaseResult {
+    /// The loudness answers from a SQLite server, and from a PostgreSQL one holding the same data
+    /// (`hearclear-server copy`) when a cluster is given, in the same runs.
+    func query() async throws -> [CaseResult] {
         let big = try await seededDatabase(venues: size.queryVenues, checkIns: size.queryCheckIns, name: "query-big")
         let small = try await seededDatabase(venues: max(1, size.queryVenues / 100), checkIns: size.smallQueryCheckIns, name: "query-small")
+        var copied: String?
+        if let postgres {
+            let target = try database(.postgres(admin: postgres), named: "query", in: work)
+            let copy = try Measure.run(binaries.appendingPathComponent("hearclear-server").path, ["copy", "--from", big.database, "--to", target])
+            guard copy.status == 0 else { throw Measure.Failure(description: "copy to PostgreSQL failed: \(copy.output)") }
+            copied = target
+        }
         var loudness: [Double] = [], health: [Double] = [], bare: [Double] = [], p99s: [Double] = [], smallRates: [Double] = []
+        var postgresRates: [Double] = [], postgresP99s: [Double] = []
         for _ in 0..<size.runs {
+            if let copied {
+                let server = try await ServerProcess.hearclear(database: copied, binaries: binaries, logFile: work.appendingPathComponent("query-postgres.log"))
+                try warm(port: server.port, venues: size.queryVenues)
+                let run = try wrk(port: server.port, script: big.script)
+                postgresRates.append(run.rate)
+                postgresP99s.append(run.p99)
+                await server.stop()
+            }
             let reference = try await ServerProcess.bareHummingbird(binaries: binaries, logFile: work.appendingPathComponent("bare.log"))
             bare.append(try wrk(port: reference.port, path: "/healthz").rate)
             await reference.stop()
@@ -210,14 +302,39 @@ struct Cases {
         }
         let rate = Measure.median(loudness), healthRate = Measure.median(health), bareRate = Measure.median(bare), p99 = Measure.median(p99s)
         let growth = Measure.median(smallRates) / rate
-        return CaseResult(
+        var results = [
+            try queryResult(rate: rate, healthRate: healthRate, bareRate: bareRate, p99: p99, smallRate: Measure.median(smallRates), growth: growth)
+        ]
+        if copied != nil {
+            let postgresRate = Measure.median(postgresRates), ratio = postgresRate / rate
+            results.append(
+                CaseResult(
+                    name: "Query (PostgreSQL)",
+                    reference: "the same loudness requests to a SQLite server holding the same data, in the same run (wrk -t2 -c32, Accept-Encoding: gzip)",
+                    metrics: [
+                        .init(name: "loudness req/s", value: postgresRate, unit: "1/s"), .init(name: "loudness p99", value: Measure.median(postgresP99s), unit: "ms"),
+                        .init(name: "SQLite loudness req/s", value: rate, unit: "1/s"),
+                        .init(name: "bare Hummingbird healthz req/s", value: bareRate, unit: "1/s"),
+                    ],
+                    goals: [
+                        .init(
+                            description: "PostgreSQL loudness ÷ SQLite loudness", value: ratio, target: "≥ 0.90", met: ratio >= 0.9,
+                            whenMissed: "Answers are cached per venue on either store; what differs is the change listener's connection and PostgreSQL's processes sharing the two cores with wrk.")
+                    ],
+                    note: "the query case's \(size.queryCheckIns) check-ins copied into PostgreSQL with hearclear-server copy; the answer cache warmed as for SQLite"))
+        }
+        return results
+    }
+
+    func queryResult(rate: Double, healthRate: Double, bareRate: Double, p99: Double, smallRate: Double, growth: Double) throws -> CaseResult {
+        CaseResult(
             name: "Query",
             reference: "a bare Hummingbird server (the same version, no middleware) answering GET /healthz, in the same run (wrk -t2 -c32, Accept-Encoding: gzip); hearclear-server at its default settings, its log at info going to a file",
             metrics: [
                 .init(name: "loudness req/s", value: rate, unit: "1/s"), .init(name: "healthz req/s", value: healthRate, unit: "1/s"),
                 .init(name: "bare Hummingbird healthz req/s", value: bareRate, unit: "1/s"),
                 .init(name: "loudness p99", value: p99, unit: "ms"),
-                .init(name: "loudness req/s at \(size.smallQueryCheckIns) check-ins", value: Measure.median(smallRates), unit: "1/s"),
+                .init(name: "loudness req/s at \(size.smallQueryCheckIns) check-ins", value: smallRate, unit: "1/s"),
             ],
             goals: [
                 .init(

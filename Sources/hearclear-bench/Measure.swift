@@ -84,11 +84,11 @@ enum Measure {
 extension ServerProcess {
     /// `hearclear-server` next to this binary, on a free port, at its default settings (log level
     /// info, the access log on) unless `environment` says otherwise; its log goes to a file.
-    static func hearclear(database: String, binaries: URL, environment: [String: String] = [:]) async throws -> ServerProcess {
+    static func hearclear(database: String, binaries: URL, environment: [String: String] = [:], logFile: URL? = nil) async throws -> ServerProcess {
         try await ServerProcess(
             executable: binaries.appendingPathComponent("hearclear-server"), arguments: ["serve", "--port", "0", "--database", database],
             environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARCLEAR_") && $0.key != "LOG_LEVEL" }.merging(environment) { $1 },
-            logFile: URL(fileURLWithPath: database + ".log"))
+            logFile: logFile ?? URL(fileURLWithPath: database + ".log"))
     }
 
     /// The framework's ceiling: Hummingbird alone answering /healthz (Sources/bare-hummingbird).

@@ -40,6 +40,30 @@ struct Report {
         return (try? encoder.encode(Document(date: date.formatted(.iso8601), cores: cores, size: size, cases: results))) ?? Data()
     }
 
+    /// The SQLite and PostgreSQL figures of the cases run on both stores, when both were run.
+    var storesSideBySide: String {
+        func value(_ caseName: String, _ metric: String) -> String {
+            results.first { $0.name == caseName }?.metrics.first { $0.name == metric }.map { Self.format($0.value) } ?? "–"
+        }
+        func goal(_ caseName: String) -> String {
+            results.first { $0.name == caseName }?.goals.first.map { Self.format($0.value) } ?? "–"
+        }
+        guard results.contains(where: { $0.name == "Ingest (PostgreSQL)" || $0.name == "Query (PostgreSQL)" }) else { return "" }
+        return """
+
+            ## The two stores side by side
+
+            | Measurement | SQLite | PostgreSQL |
+            | --- | --- | --- |
+            | ingest samples/s | \(value("Ingest", "samples/s")) | \(value("Ingest (PostgreSQL)", "samples/s")) |
+            | ingest latency p99 (ms) | \(value("Ingest", "latency p99")) | \(value("Ingest (PostgreSQL)", "latency p99")) |
+            | ingest ÷ its raw load (sqlite3 import; psql \\copy) | \(goal("Ingest")) | \(goal("Ingest (PostgreSQL)")) |
+            | loudness req/s | \(value("Query", "loudness req/s")) | \(value("Query (PostgreSQL)", "loudness req/s")) |
+            | loudness p99 (ms) | \(value("Query", "loudness p99")) | \(value("Query (PostgreSQL)", "loudness p99")) |
+
+            """
+    }
+
     var markdown: String {
         var text = """
             # Benchmarks
@@ -58,6 +82,7 @@ struct Report {
                 text += "| \(result.name) | \(goal.description) \(goal.target) | \(Self.format(goal.value)) | \(goal.met ? "yes" : "**no**") |\n"
             }
         }
+        text += storesSideBySide
         for result in results {
             text += "\n## \(result.name)\n\n\(result.note). Reference: \(result.reference).\n\n| Measurement | Value |\n| --- | --- |\n"
             for metric in result.metrics { text += "| \(metric.name) | \(Self.format(metric.value)) \(metric.unit) |\n" }

@@ -26,11 +26,14 @@ import Testing
     @Test func everyCaseRunsAndReports() async throws {
         let folder = try temporaryFolder()
         let json = folder.appendingPathComponent("results.json"), markdown = folder.appendingPathComponent("benchmarks.md")
+        // With the cluster make test starts, as make bench passes its own.
+        let cluster = try #require(ProcessInfo.processInfo.environment["HEARCLEAR_TEST_POSTGRES"], "run through make test, which starts a PostgreSQL cluster")
         let run = try await Executable.run(
-            "hearclear-bench", ["--size", "tiny", "--work", folder.appendingPathComponent("work").path, "--json", json.path, "--markdown", markdown.path])
+            "hearclear-bench",
+            ["--size", "tiny", "--work", folder.appendingPathComponent("work").path, "--json", json.path, "--markdown", markdown.path, "--postgres", cluster])
         #expect(run.status == 0, "\(run.errors)")
         let document = try JSONDecoder().decode(Document.self, from: Data(contentsOf: json))
-        #expect(document.cases.map(\.name) == ["Ingest", "Query", "Meter", "Wire size", "Memory over time"])
+        #expect(document.cases.map(\.name) == ["Ingest", "Ingest (PostgreSQL)", "Query", "Query (PostgreSQL)", "Meter", "Wire size", "Memory over time"])
         for result in document.cases {
             #expect(!result.goals.isEmpty, "\(result.name)")
             #expect(result.metrics.allSatisfy { $0.value.isFinite && $0.value >= 0 }, "\(result.name): \(result.metrics.map { "\($0.name)=\($0.value)" })")

@@ -132,6 +132,21 @@ import Testing
         #expect(try await database.repository.storeCheckIn(checkIn, contentHash: hash, by: otherDevice, at: Date()) == .conflict)
     }
 
+    /// Was: every upload rewrote its device's row, so on PostgreSQL one device's uploads over
+    /// several connections waited on that row one after the other (seen in make bench).
+    @Test(arguments: StoreKind.allCases) func aDevicesLastSeenIsKeptToTheMinute(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
+        let registered = Date(timeIntervalSince1970: 1_790_000_000)
+        let device = try await database.repository.registerDevice(
+            DeviceRegistration(model: "Test Mic", platform: "linux"), tokenHash: DeviceToken.hash(UUID().uuidString), at: registered)
+        func lastSeen() async throws -> Date? { try await database.repository.devices().first { $0.id == device }?.lastSeen }
+        for (offset, seen) in [(30.0, 0.0), (59.0, 0.0), (61.0, 61.0), (100.0, 61.0), (125.0, 125.0)] {
+            _ = try await database.repository.saveVenue(
+                id: "venue-1", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "UTC"), by: device, at: registered.addingTimeInterval(offset))
+            #expect(try await lastSeen()?.timeIntervalSince(registered) == seen, "at +\(offset) s")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func aCheckInForAnUnknownVenueLeavesNoRows(kind: StoreKind) async throws {
         let database = try await TemporaryDatabase(kind)
         let device = try await database.registerDevice()

@@ -23,7 +23,9 @@ struct PostgresCheckInRow: Sendable {
 // SQLite store's, in PostgreSQL's SQL.
 extension PostgresRepository {
     static func touch(device: UUID, at now: Date, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("UPDATE device SET last_seen_at = \(now) WHERE id = \(device)", logger: logger)
+        try await connection.query(
+            "UPDATE device SET last_seen_at = \(now) WHERE id = \(device) AND last_seen_at <= \(now.addingTimeInterval(-Device.lastSeenResolution))",
+            logger: logger)
     }
 
     static func alias(of id: String, on connection: PostgresConnection, logger: Logger) async throws -> String? {

@@ -176,7 +176,8 @@ public struct SQLiteRepository: Repository {
     // MARK: Fetching for the rules, saving what they decide
 
     private static func touch(device: UUID, at now: Date, in db: GRDB.Database) throws {
-        try db.cachedStatement(sql: "UPDATE device SET last_seen_at = ? WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, device.wireString])
+        try db.cachedStatement(sql: "UPDATE device SET last_seen_at = ? WHERE id = ? AND last_seen_at <= ?").execute(
+            arguments: [now.timeIntervalSince1970, device.wireString, now.timeIntervalSince1970 - Device.lastSeenResolution])
     }
 
     /// The calibration the server applies to a device's check-ins that bring none: its model's
