@@ -401,9 +401,11 @@ import Testing
         signal(SIGPIPE, SIG_IGN)
     }
 
-    /// Starts `hearclear checkin` reading 21 s of audio from a FIFO kept open, and returns once
-    /// the client reports 21 s measured (its plain progress line every 10 s).
-    func startCheckIn(server: ServerProcess) async throws -> (process: Process, writer: FileHandle) {
+    /// Starts `hearclear checkin` reading 21 s of audio from a FIFO kept open, and sends it `signal`
+    /// once the client reports 21 s measured (its plain progress line every 10 s). The signal goes
+    /// from the thread that saw the line: waiting for this task's turn on a loaded machine could
+    /// outlast the client's 10 s wait for more audio.
+    func startCheckIn(server: ServerProcess, then signal: Int32) async throws -> (process: Process, writer: FileHandle) {
         #expect(try await Executable.run("hearclear", ["register", "--server", server.url.absoluteString], environment: environment).status == 0)
         #expect(try await Executable.run("hearclear", ["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: environment).status == 0)
         let fifo = folder.appendingPathComponent("mic.wav").path
@@ -430,6 +432,7 @@ import Testing
                 guard !data.isEmpty else { break }
                 progress += String(decoding: data, as: UTF8.self)
             }
+            kill(process.processIdentifier, signal)
             return (writer, progress)
         }
         let writer = try #require(opened)
@@ -439,10 +442,9 @@ import Testing
 
     @Test(arguments: StoreKind.allCases) func ctrlCEndsTheSessionAndStillUploads(store: StoreKind) async throws {
         let server = try await ServerProcess(database: try await ServerDatabase(store, named: "int", in: folder))
-        let (process, writer) = try await startCheckIn(server: server)
+        let (process, writer) = try await startCheckIn(server: server, then: SIGINT)
         defer { try? writer.close() }
         let output = process.standardOutput as! Pipe
-        kill(process.processIdentifier, SIGINT)
         let (printed, said) = await onAThreadOfItsOwn {
             let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             let said = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -456,9 +458,8 @@ import Testing
 
     @Test(arguments: StoreKind.allCases) func aKilledSessionLosesAtMostTheCurrentSecond(store: StoreKind) async throws {
         let server = try await ServerProcess(database: try await ServerDatabase(store, named: "kill", in: folder))
-        let (process, writer) = try await startCheckIn(server: server)
+        let (process, writer) = try await startCheckIn(server: server, then: SIGKILL)
         defer { try? writer.close() }
-        kill(process.processIdentifier, SIGKILL)
         await onAThreadOfItsOwn { process.waitUntilExit() }
         let synced = try await Executable.run("hearclear", ["sync"], environment: environment)
         #expect(synced.output.contains("pub: 67.0 dB(A) quiet, 21 samples"), "\(synced.output) \(synced.errors)")

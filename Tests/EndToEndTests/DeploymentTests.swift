@@ -96,14 +96,25 @@ import FoundationNetworking
         let proxy = try nginx(port: nginxPort, upstreams: ports)
         defer { proxy.terminate() }
         let url = "http://127.0.0.1:\(nginxPort)"
-        // nginx is ready when it answers; the servers already are.
-        let deadline = ContinuousClock.now + .seconds(10)
-        var ready = false
+        // nginx is ready when it answers; the servers already are. Each try is short, so that one
+        // stalled try on a loaded machine does not use up the deadline.
+        let deadline = ContinuousClock.now + .seconds(30)
+        var ready = false, lastAnswer = "none"
         while !ready, ContinuousClock.now < deadline {
-            ready = (try? await URLSession.shared.data(from: URL(string: "\(url)/healthz")!))?.0 == Data("ok".utf8)
+            var request = URLRequest(url: URL(string: "\(url)/healthz")!)
+            request.timeoutInterval = 2
+            do {
+                let (body, response) = try await URLSession.shared.data(for: request)
+                ready = body == Data("ok".utf8)
+                lastAnswer = "\((response as? HTTPURLResponse)?.statusCode ?? 0) \(String(decoding: body.prefix(200), as: UTF8.self))"
+            } catch {
+                lastAnswer = "\(error)"
+            }
             if !ready { try await Task.sleep(for: .milliseconds(50)) }  // polling, bounded by the deadline
         }
-        #expect(ready, "nginx did not answer: \((try? String(contentsOf: folder.appendingPathComponent("nginx/error.log"), encoding: .utf8)) ?? "")")
+        #expect(
+            ready,
+            "nginx did not answer ok (last: \(lastAnswer)): \((try? String(contentsOf: folder.appendingPathComponent("nginx/error.log"), encoding: .utf8)) ?? "")")
 
         let recording = try temporaryFile(
             "deploy.wav", WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -37, seconds: 30, sampleRate: 48_000), sampleRate: 48_000, format: .int16))
