@@ -127,17 +127,25 @@ public struct Sample: Codable, Sendable, Equatable {
     public var avg: Double
     /// Largest absolute sample of the interval, dBFS.
     public var peak: Double
+    /// The Fast maximum, C-weighted level and octave bands, when the meter measured them: API v2
+    /// carries them, API v1 (whose samples are `t`, `avg` and `peak` only) does not.
+    public var details: LevelDetails? = nil
 
-    public init(t: Double, avg: Double, peak: Double) {
+    public init(t: Double, avg: Double, peak: Double, details: LevelDetails? = nil) {
         self.t = t
         self.avg = avg
         self.peak = peak
+        self.details = details
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case t, avg, peak
     }
 
     /// Levels to the tenth of a dB, as check-ins are uploaded: the precision the API reports, and a
     /// third fewer bytes on the wire than hundredths. Rounding keeps `avg ≤ peak ≤ 0`.
     public var roundedForUpload: Sample {
-        Sample(t: t, avg: (avg * 10).rounded() / 10, peak: (peak * 10).rounded() / 10)
+        Sample(t: t, avg: Level.rounded(avg), peak: Level.rounded(peak), details: details?.rounded)
     }
 }
 

@@ -1,28 +1,44 @@
 import Foundation
 import HearClearCore
 
-/// Streams audio into per-interval levels: `avg`, the RMS level, and `peak`, the largest absolute
-/// sample, both in dBFS with sox's convention (samples scaled to ±1, so a full-scale sine reads
-/// avg −3.01 and peak 0.00), after the frequency weighting. Only the running sums of the current
-/// interval are kept, so memory does not grow with the length of a session.
+/// Streams audio into per-interval levels, all in one pass: `avg`, the RMS level, and `peak`, the
+/// largest absolute sample, both in dBFS with sox's convention (samples scaled to ±1, so a full-scale
+/// sine reads avg −3.01 and peak 0.00), after the frequency weighting; and the details (docs/levels.md):
+/// the Fast maximum of the weighted signal, the C-weighted Leq and the octave bands 500 Hz … 4 kHz,
+/// when the sample rate holds the 4 kHz band (`OctaveBand.minimumSampleRate`). Only the running sums
+/// of the current interval are kept, so memory does not grow with the length of a session.
 public struct LevelMeter: Sendable {
+    /// The Fast time constant of IEC 61672-1, seconds.
+    public static let fastTimeConstant = 0.125
+    /// How often the Fast detector is updated: the mean square of each millisecond enters the
+    /// exponential at once, which moves a level by at most 1 − e^(−1/125) of its way (0.03 dB)
+    /// against updating at every sample, and costs nothing per sample.
+    static let fastStep = 0.001
+
     public let sampleRate: Int
     public let interval: Double
     public let weighting: Weighting
-    private var filter: AWeightingFilter?
+    /// Whether intervals carry `details`.
+    public let measuresDetails: Bool
+    private var filters: MeterFilters
     private let samplesPerInterval: Int
-    private var sumOfSquares = 0.0
-    private var largest = 0.0
+    private let samplesPerStep: Int
+    private var sums = MeterFilters.Sums()
     private var count = 0
     private var index = 0
+    /// The Fast detector's mean square, continuous across intervals.
+    private var fast = 0.0
+    private var fastMax = 0.0
 
     public init(sampleRate: Int, interval: Double = 1, weighting: Weighting = .a) {
         precondition(sampleRate > 0 && interval > 0)
         self.sampleRate = sampleRate
         self.interval = interval
         self.weighting = weighting
-        self.filter = weighting == .a ? AWeightingFilter(sampleRate: Double(sampleRate)) : nil
-        self.samplesPerInterval = max(1, Int((interval * Double(sampleRate)).rounded()))
+        measuresDetails = sampleRate >= OctaveBand.minimumSampleRate
+        filters = MeterFilters(sampleRate: sampleRate, weighting: weighting, bands: measuresDetails)
+        samplesPerInterval = max(1, Int((interval * Double(sampleRate)).rounded()))
+        samplesPerStep = max(1, Int((Self.fastStep * Double(sampleRate)).rounded()))
     }
 
     /// Feeds samples in [−1, 1]; returns the intervals they completed.
@@ -34,11 +50,12 @@ public struct LevelMeter: Sendable {
         var completed: [Sample] = []
         var position = 0
         while position < samples.count {
-            let take = min(samplesPerInterval - count, samples.count - position)
-            let chunk = UnsafeBufferPointer(rebasing: samples[position..<(position + take)])
-            let measured = filter != nil ? filter!.accumulate(chunk) : Self.accumulate(chunk)
-            sumOfSquares += measured.sumOfSquares
-            largest = max(largest, measured.largest)
+            // A step ends at a millisecond or at the interval's end, whichever comes first.
+            let intoStep = count % samplesPerStep
+            let take = min(samplesPerStep - intoStep, samplesPerInterval - count, samples.count - position)
+            let step = filters.accumulate(UnsafeBufferPointer(rebasing: samples[position..<(position + take)]))
+            sums += step
+            updateFast(meanSquare: step.weighted / Double(take), samples: take)
             count += take
             position += take
             if count == samplesPerInterval {
@@ -48,14 +65,11 @@ public struct LevelMeter: Sendable {
         return completed
     }
 
-    /// Sum of squares and largest magnitude of unweighted samples.
-    private static func accumulate(_ samples: UnsafeBufferPointer<Float>) -> (sumOfSquares: Double, largest: Double) {
-        var sum = 0.0, largest: Float = 0
-        for sample in samples {
-            sum += Double(sample * sample)
-            largest = max(largest, abs(sample))
-        }
-        return (sum, Double(largest))
+    /// The exponential average over `samples` samples of constant mean square: e ← e·d + m·(1 − d).
+    private mutating func updateFast(meanSquare: Double, samples: Int) {
+        let decay = exp(-Double(samples) / (Self.fastTimeConstant * Double(sampleRate)))
+        fast = fast * decay + meanSquare * (1 - decay)
+        fastMax = max(fastMax, fast)
     }
 
     /// The last, partial interval, if it holds any samples.
@@ -64,14 +78,22 @@ public struct LevelMeter: Sendable {
     }
 
     private mutating func closeInterval() -> Sample {
+        let n = Double(count)
+        let details = measuresDetails
+            ? LevelDetails(
+                fastMax: Level.level(energy: fastMax), cAvg: Level.level(energy: sums.c / n),
+                octaves: (0..<4).map { Level.level(energy: sums.bands[$0] / n) })
+            : nil
         let sample = Sample(
             t: Double(index) * interval,
-            avg: Level.level(energy: sumOfSquares / Double(count)),
-            peak: Level.level(energy: largest * largest))
+            avg: Level.level(energy: sums.weighted / n),
+            peak: Level.level(energy: sums.largest * sums.largest),
+            details: details)
         index += 1
-        sumOfSquares = 0
-        largest = 0
+        sums = MeterFilters.Sums()
         count = 0
+        // The next interval's maximum starts from where the detector is now.
+        fastMax = fast
         return sample
     }
 }

@@ -321,13 +321,16 @@ extension Hearclear {
                 sampleRate: file.sampleRate, weighting: weighting, interval: interval, calibrationDB: calibrationDB, samples: samples, startedAt: began)
             if json { return try printJSON(analysis) }
             if csv {
-                print("t,avg,peak")
-                for sample in samples { print(String(format: "%g,%.2f,%.2f", sample.t, sample.avg, sample.peak)) }
+                print(IntervalRecord.csvHeader)
+                for sample in samples { print(IntervalRecord(sample).csvLine) }
                 return
             }
-            print("\(path): \(file.sampleRate) Hz, \(samples.count) intervals of \(interval) s, \(weighting.rawValue)-weighted dBFS")
-            print("     t     avg    peak")
-            for sample in samples { print(String(format: "%6g  %6.2f  %6.2f", sample.t, sample.avg, sample.peak)) }
+            print("\(path): \(file.sampleRate) Hz, \(samples.count) intervals of \(interval) s, dBFS (avg, peak and fast: \(weighting.rawValue)-weighted; C; octave bands unweighted)")
+            print(IntervalRecord.tableHeader)
+            for sample in samples { print(IntervalRecord(sample).tableLine) }
+            if !meter.measuresDetails {
+                print("At \(file.sampleRate) Hz the 4 kHz octave band is above the Nyquist limit: no Fast maxima, C or bands (they need \(OctaveBand.minimumSampleRate) Hz or more).")
+            }
             if let leq = analysis.leq {
                 print(String(format: "Leq %.2f dBFS", leq) + LiveMeter.calibrated(leq, calibrationDB))
             }
@@ -381,7 +384,7 @@ struct Analysis: Encodable {
         try container.encode(calibrationDB, forKey: .calibrationDB)
         try container.encodeIfPresent(startedAt.map(Timestamp.format), forKey: .startedAt)
         try container.encode(leq, forKey: .leq)
-        try container.encode(samples, forKey: .samples)
+        try container.encode(samples.map(IntervalRecord.init), forKey: .samples)
         try container.encode(events, forKey: .events)
     }
 }

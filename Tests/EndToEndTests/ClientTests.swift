@@ -252,10 +252,11 @@ import Testing
         }
     }
 
-    func soxStats(_ path: String, filter: [String] = []) async throws -> [(rms: Double, peak: Double)] {
+    /// Per second, or for the whole file.
+    func soxStats(_ path: String, filter: [String] = [], perSecond: Bool = true) async throws -> [(rms: Double, peak: Double)] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        process.arguments = [path, "-n", "trim", "0", "1"] + filter + ["stats", ":", "newfile", ":", "restart"]
+        process.arguments = perSecond ? [path, "-n", "trim", "0", "1"] + filter + ["stats", ":", "newfile", ":", "restart"] : [path, "-n"] + filter + ["stats"]
         let pipe = Pipe()
         process.standardError = pipe
         process.standardOutput = FileHandle.nullDevice
@@ -284,6 +285,36 @@ import Testing
         for (theirs, mine) in zip(sox, ours) {
             #expect(abs(theirs.rms - mine.avg) <= 0.01, "sox \(theirs.rms) vs \(mine.avg)")
             #expect(abs(theirs.peak - mine.peak) <= 0.01, "sox \(theirs.peak) vs \(mine.peak)")
+        }
+    }
+
+    /// The octave bands read like sox's steep FIR band-passes (`sinc`, 32767 taps) between the same
+    /// band edges, on pink noise (every band the same) and on noise limited to 1.7–2.3 kHz (the 2 kHz
+    /// band reads it all, its neighbours only what their skirts let through). Within 0.4 dB: a sixth-order band-pass lets a little more noise
+    /// through its skirts than a brick wall, as IEC 61260-1 allows.
+    @Test(arguments: [("pink", ["synth", "10", "pinknoise", "vol", "0.5"]), ("2 kHz band", ["synth", "10", "whitenoise", "vol", "0.5", "sinc", "-a", "100", "-n", "32767", "1700-2300"])])
+    func octaveBandsReadLikeSoxBandPasses(name: String, synth: [String]) async throws {
+        let folder = try temporaryFile("\(name).wav", Data()).replacingOccurrences(of: "\(name).wav", with: "")
+        let path = folder + "noise.wav"
+        #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), ["-n", "-r", "48000", "-b", "16", path] + synth).status == 0)
+        let result = try await Executable.run("hearclear", ["analyze", path, "--json"])
+        struct Document: Decodable { let samples: [[String: Double?]] }
+        let intervals = try JSONDecoder().decode(Document.self, from: Data(result.output.utf8)).samples
+        #expect(intervals.count == 10)
+        let g = pow(10, 3.0 / 10)
+        for (index, band) in ["oct_500", "oct_1000", "oct_2000", "oct_4000"].enumerated() {
+            let midband = 1000 * pow(g, Double(index - 1))
+            let edges = "\(Int((midband / pow(g, 0.5)).rounded()))-\(Int((midband * pow(g, 0.5)).rounded()))"
+            let sox = try await soxStats(path, filter: ["sinc", "-a", "100", "-n", "32767", edges], perSecond: false)
+            let theirs = try #require(sox.first).rms
+            let ours = try #require(Level.energyMean(intervals.compactMap { $0[band] ?? nil }))
+            if name == "pink" || band == "oct_2000" {
+                #expect(abs(ours - theirs) <= 0.4, "\(name), \(band): ours \(ours), sox \(theirs)")
+            } else {
+                // Sox's brick walls see nothing there; ours, a neighbour's skirt.
+                let inBand = try #require(Level.energyMean(intervals.compactMap { $0["oct_2000"] ?? nil }))
+                #expect(ours < inBand - (band == "oct_500" ? 30 : 6), "\(name), \(band): ours \(ours), 2 kHz band \(inBand)")
+            }
         }
     }
 

@@ -29,7 +29,7 @@ import Testing
 
     @Test func silenceIsFloored() {
         var meter = LevelMeter(sampleRate: 48_000)
-        #expect(meter.process([Float](repeating: 0, count: 48_000)) == [Sample(t: 0, avg: -160, peak: -160)])
+        #expect(meter.process([Float](repeating: 0, count: 48_000)) == [Sample(t: 0, avg: -160, peak: -160, details: LevelDetails(fastMax: -160, cAvg: -160, octaves: [-160, -160, -160, -160]))])
     }
 
     @Test func blockSizesDoNotChangeTheResult() {
@@ -86,7 +86,7 @@ import Testing
             let weighting = a - z
             #expect(weighting <= point.nominal + point.plus && weighting >= point.nominal - point.minus, "\(point.frequency) Hz at \(sampleRate) Hz reads \(weighting) dB")
             // And close to the analog design itself.
-            #expect(abs(weighting - AWeightingFilter.analogResponse(at: point.frequency)) < 0.3, "\(point.frequency) Hz at \(sampleRate) Hz")
+            #expect(abs(weighting - WeightingCurve.a.analogResponse(at: point.frequency)) < 0.3, "\(point.frequency) Hz at \(sampleRate) Hz")
         }
     }
 }
