@@ -38,6 +38,7 @@ extension Analysis {
                 var sum = cells[cell] ?? LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 1, samples: 0, energy: 0)
                 sum.samples += share.samples
                 sum.energy += share.energy
+                sum.details = sum.details.adding(share.details)
                 cells[cell] = sum
             }
         }
@@ -86,12 +87,15 @@ extension Analysis {
 extension LoudnessAggregate {
     /// This cell with a check-in's sums added (see `Analysis.cellAdditions`).
     func adding(_ change: LoudnessAggregate) -> LoudnessAggregate {
-        LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins + change.checkins, samples: samples + change.samples, energy: energy + change.energy)
+        LoudnessAggregate(
+            weekday: weekday, hour: hour, checkins: checkins + change.checkins, samples: samples + change.samples, energy: energy + change.energy,
+            details: details.adding(change.details))
     }
 
     /// Equal counts, and energies equal within the error of summing in another order.
     public func matches(_ other: LoudnessAggregate) -> Bool {
         cell == other.cell && checkins == other.checkins && samples == other.samples && Analysis.equalWithinRounding(energy, other.energy)
+            && details.matches(other.details)
     }
 }
 

@@ -8,10 +8,13 @@ public struct CheckInAnalysis: Sendable {
         public var samples: Int
         /// Sum of the energies of the kept, calibrated levels.
         public var energy: Double
+        /// The same for the details of those samples that carry them.
+        public var details: DetailEnergies
 
-        public init(samples: Int, energy: Double) {
+        public init(samples: Int, energy: Double, details: DetailEnergies = .none) {
             self.samples = samples
             self.energy = energy
+            self.details = details
         }
     }
 
@@ -47,6 +50,9 @@ public struct CheckInAnalysis: Sendable {
             if hours[hour] == nil { firstSeen.append(hour) }
             hours[hour, default: HourShare(samples: 0, energy: 0)].samples += 1
             hours[hour, default: HourShare(samples: 0, energy: 0)].energy += sampleEnergy
+            if let details = samples[index].details {
+                hours[hour, default: HourShare(samples: 0, energy: 0)].details.add(details, calibrationDB: calibrationDB)
+            }
         }
         keptSamples = kept
         levelDB = kept > 0 ? Level.level(energy: energy / Double(kept)) : nil

@@ -9,16 +9,19 @@ public struct LoudnessAggregate: Sendable, Equatable {
     public var checkins: Int
     public var samples: Int
     public var energy: Double
+    /// Sums of the C-weighted and octave-band energies, over the samples that carry them.
+    public var details: DetailEnergies
 
     public static let everyWeekday = 7
     public static let everyHour = 24
 
-    public init(weekday: Int, hour: Int, checkins: Int, samples: Int, energy: Double) {
+    public init(weekday: Int, hour: Int, checkins: Int, samples: Int, energy: Double, details: DetailEnergies = .none) {
         self.weekday = weekday
         self.hour = hour
         self.checkins = checkins
         self.samples = samples
         self.energy = energy
+        self.details = details
     }
 
     public var cell: LocalHour { LocalHour(weekday: weekday, hour: hour) }

@@ -11,6 +11,9 @@ public struct LevelDetails: Sendable, Equatable {
 
     public static let octaveNames = ["oct_500", "oct_1000", "oct_2000", "oct_4000"]
 
+    /// The Fast time constant of IEC 61672-1, seconds.
+    public static let fastTimeConstant = 0.125
+
     public init(fastMax: Double, cAvg: Double, octaves: [Double]) {
         precondition(octaves.count == Self.octaveNames.count)
         self.fastMax = fastMax

@@ -139,8 +139,9 @@ public func buildRouter(
     DeviceController(repository: repository, settings: settings, limiter: limiter).addRoutes(to: api.group("devices"))
     VenueController(repository: repository, settings: settings, limiter: limiter, answers: LoudnessAnswers(changes: store.changes))
         .addRoutes(to: api.group("venues"))
-    CheckInController(repository: repository, settings: settings, limiter: limiter, uploads: UploadGate(capacity: settings.maxConcurrentUploads))
-        .addRoutes(to: api.group("checkins"))
+    let checkIns = CheckInController(repository: repository, settings: settings, limiter: limiter, uploads: UploadGate(capacity: settings.maxConcurrentUploads))
+    checkIns.addRoutes(to: api.group("checkins"))
+    checkIns.addVersion2Routes(to: router.group("api/v2/checkins"))
 
     api.get("scale") { _, _ in settings.scale }
         .methodNotAllowed("scale", allowing: [.get])
@@ -176,3 +177,4 @@ extension DeviceCredentials: ResponseEncodable {}
 extension Venue: ResponseEncodable {}
 extension VenueList: ResponseEncodable {}
 extension CheckInReceipt: ResponseEncodable {}
+extension CheckInV2: ResponseEncodable {}

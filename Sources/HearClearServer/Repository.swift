@@ -21,6 +21,10 @@ public protocol Repository: Sendable {
     /// Stores a check-in with its analysis. Without its own calibration, the device model's offset
     /// from the calibration table applies, else the default the store was made with.
     func storeCheckIn(_ checkIn: CheckIn, contentHash: Data, by device: UUID, at now: Date) async throws -> CheckInOutcome
+    /// A check-in as `device` uploaded it: its levels as measured (with their details, if it had
+    /// them), its own calibration if it brought one, its events. `nil` when there is no such
+    /// check-in or another device uploaded it. After retention, its samples and events are gone.
+    func uploadedCheckIn(id: UUID, by device: UUID) async throws -> CheckIn?
     /// The stored cells of a venue; `nil` when the venue is unknown.
     func loudness(venueID: String) async throws -> [LoudnessAggregate]?
 

@@ -47,6 +47,74 @@ enum Validation {
     }
 
     static func checkIn(_ checkIn: CheckIn, now: Date) throws {
+        try header(of: checkIn, count: checkIn.samples.count, now: now)
+        var previousT = -Double.infinity
+        for (index, sample) in checkIn.samples.enumerated() {
+            let field = "samples[\(index)]"
+            try time(sample.t, after: previousT, field: "\(field).t")
+            previousT = sample.t
+            try level(sample.avg, field: "\(field).avg")
+            try level(sample.peak, field: "\(field).peak")
+            guard sample.avg <= sample.peak else {
+                throw APIError.unprocessable("\(field): avg \(sample.avg) is above peak \(sample.peak)")
+            }
+        }
+        try events(checkIn.events)
+    }
+
+    /// An API v2 check-in: its columns first (lengths, the details all or none, every level in
+    /// range), naming the array and index of what is wrong; then what v1 checks too.
+    static func checkIn(_ body: CheckInV2, now: Date) throws -> CheckIn {
+        let levels = body.levels, count = levels.avg.count
+        guard count > 0 else { throw APIError.unprocessable("levels.avg must not be empty") }
+        var columns = [("avg", levels.avg), ("peak", levels.peak)]
+        let details = levels.details
+        let present = details.filter { $0.values != nil }
+        if !present.isEmpty && present.count != details.count {
+            let missing = details.filter { $0.values == nil }.map(\.name)
+            throw APIError.unprocessable(
+                "levels: \(details.map(\.name).joined(separator: ", ")) come all together or not at all; missing \(missing.joined(separator: ", "))")
+        }
+        columns += present.compactMap { detail in detail.values.map { ("\(detail.name)", $0) } }
+        for (name, values) in columns where values.count != count {
+            throw APIError.unprocessable("levels.\(name) has \(values.count) entries, levels.avg \(count): every array has one per interval")
+        }
+        if let t = levels.t, t.count != count {
+            throw APIError.unprocessable("levels.t has \(t.count) entries, levels.avg \(count): every array has one per interval")
+        }
+        try header(of: body.checkIn, count: count, now: now)
+        for (name, values) in columns {
+            for (index, value) in values.enumerated() where !(tenthsFloor...0).contains(value) {
+                throw APIError.unprocessable("levels.\(name)[\(index)] is \(value): levels are tenths of a dB between \(tenthsFloor) and 0 (dBFS)")
+            }
+        }
+        var previousT = -Double.infinity
+        for (index, t) in (levels.t ?? []).enumerated() {
+            try time(t, after: previousT, field: "levels.t[\(index)]")
+            previousT = t
+        }
+        for index in 0..<count where levels.avg[index] > levels.peak[index] {
+            throw APIError.unprocessable("levels.avg[\(index)] \(levels.avg[index]) is above levels.peak[\(index)] \(levels.peak[index])")
+        }
+        if let fastMax = levels.fastMax {
+            for index in 0..<count {
+                let lowest = CheckInV2.tenths(LevelDetails.lowestFastMax(avg: Double(levels.avg[index]) / 10, interval: body.intervalS)) - 1
+                guard fastMax[index] >= lowest else {
+                    throw APIError.unprocessable(
+                        "levels.fast_max[\(index)] \(fastMax[index]) is below levels.avg[\(index)] \(levels.avg[index]): the Fast maximum cannot be under the interval's average")
+                }
+            }
+        }
+        try events(body.events)
+        return body.checkIn
+    }
+
+    /// The lowest level in tenths of a dB.
+    private static let tenthsFloor = CheckInV2.tenths(Level.floor)
+
+    /// What a check-in says about itself, whatever its version: venue, time, interval, weighting,
+    /// calibration and length.
+    private static func header(of checkIn: CheckIn, count: Int, now: Date) throws {
         guard VenueID.isValid(checkIn.venueID) else { throw APIError.unprocessable("venue_id must be \(VenueID.rule)") }
         guard checkIn.startedAt.timeIntervalSince(now) <= maximumClockSkew else {
             throw APIError.unprocessable("started_at is more than 15 minutes in the future")
@@ -62,26 +130,22 @@ enum Validation {
                 throw APIError.unprocessable("calibration_db must be between 0 and 200")
             }
         }
-        guard !checkIn.samples.isEmpty else { throw APIError.unprocessable("samples must not be empty") }
-        guard Double(checkIn.samples.count) * checkIn.intervalS <= maximumCheckInSeconds else {
+        guard count > 0 else { throw APIError.unprocessable("samples must not be empty") }
+        guard Double(count) * checkIn.intervalS <= maximumCheckInSeconds else {
             throw APIError.unprocessable("a check-in holds at most 12 hours of samples")
         }
-        var previousT = -Double.infinity
-        for (index, sample) in checkIn.samples.enumerated() {
-            let field = "samples[\(index)]"
-            guard sample.t.isFinite, sample.t >= 0, sample.t <= maximumCheckInSeconds else {
-                throw APIError.unprocessable("\(field).t must be between 0 and 43200 seconds")
-            }
-            guard sample.t > previousT else { throw APIError.unprocessable("\(field).t must be greater than the t before it") }
-            previousT = sample.t
-            try level(sample.avg, field: "\(field).avg")
-            try level(sample.peak, field: "\(field).peak")
-            guard sample.avg <= sample.peak else {
-                throw APIError.unprocessable("\(field): avg \(sample.avg) is above peak \(sample.peak)")
-            }
+    }
+
+    private static func time(_ t: Double, after previous: Double, field: String) throws {
+        guard t.isFinite, t >= 0, t <= maximumCheckInSeconds else {
+            throw APIError.unprocessable("\(field) must be between 0 and 43200 seconds")
         }
-        previousT = -Double.infinity
-        for (index, event) in checkIn.events.enumerated() {
+        guard t > previous else { throw APIError.unprocessable("\(field) must be greater than the t before it") }
+    }
+
+    private static func events(_ events: [LoudEvent]) throws {
+        var previousT = -Double.infinity
+        for (index, event) in events.enumerated() {
             let field = "events[\(index)]"
             guard event.t.isFinite, event.t >= 0, event.t <= maximumCheckInSeconds, event.t > previousT else {
                 throw APIError.unprocessable("\(field).t must be between 0 and 43200 seconds and greater than the t before it")

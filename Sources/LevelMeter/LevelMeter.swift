@@ -8,8 +8,6 @@ import HearClearCore
 /// when the sample rate holds the 4 kHz band (`OctaveBand.minimumSampleRate`). Only the running sums
 /// of the current interval are kept, so memory does not grow with the length of a session.
 public struct LevelMeter: Sendable {
-    /// The Fast time constant of IEC 61672-1, seconds.
-    public static let fastTimeConstant = 0.125
     /// How often the Fast detector is updated: the mean square of each millisecond enters the
     /// exponential at once, which moves a level by at most 1 − e^(−1/125) of its way (0.03 dB)
     /// against updating at every sample, and costs nothing per sample.
@@ -67,7 +65,7 @@ public struct LevelMeter: Sendable {
 
     /// The exponential average over `samples` samples of constant mean square: e ← e·d + m·(1 − d).
     private mutating func updateFast(meanSquare: Double, samples: Int) {
-        let decay = exp(-Double(samples) / (Self.fastTimeConstant * Double(sampleRate)))
+        let decay = exp(-Double(samples) / (LevelDetails.fastTimeConstant * Double(sampleRate)))
         fast = fast * decay + meanSquare * (1 - decay)
         fastMax = max(fastMax, fast)
     }

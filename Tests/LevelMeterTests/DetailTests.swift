@@ -92,7 +92,7 @@ import Testing
             let intervals = meter.process(signal)
             let response = try #require(intervals.compactMap(\.details).map(\.fastMax).max()) - steady.avg
             // The expected value computed here from the definition, and the table's rounded one.
-            let definition = 10 * log10(1 - exp(-burst.milliseconds / 1000 / LevelMeter.fastTimeConstant))
+            let definition = 10 * log10(1 - exp(-burst.milliseconds / 1000 / LevelDetails.fastTimeConstant))
             #expect(abs(definition - burst.reference) <= 0.05 || burst.milliseconds >= 500)
             #expect(response <= burst.reference + burst.plus && response >= burst.reference - burst.minus, "\(burst.milliseconds) ms at \(sampleRate) Hz: \(response) dB")
             // The detector steps every millisecond: a burst of one or two straddles steps.

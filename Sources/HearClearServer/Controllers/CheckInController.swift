@@ -3,7 +3,9 @@ import Foundation
 import HearClearCore
 import Hummingbird
 
-/// `/api/v1/checkins`: uploads of measured sessions.
+/// `/api/v1/checkins` and `/api/v2/checkins`: uploads of measured sessions, one object per
+/// interval in v1, in columns with the details in v2; v2 also reads a device's own check-ins back.
+/// Both versions store the same way and share authentication, limits, idempotency and errors.
 struct CheckInController {
     let repository: any Repository
     let settings: ServerSettings
@@ -19,15 +21,51 @@ struct CheckInController {
             .post { request, context in try await uploads.run { try await upload(request, context: context) } }
     }
 
+    func addVersion2Routes(to group: RouterGroup<APIRequestContext>) {
+        group.methodNotAllowed("", allowing: [.post])
+        group.methodNotAllowed(":id", allowing: [.get])
+        // Middleware added to a group applies to every route added through it afterwards, so
+        // reads and uploads each get a group of their own: reading back is not a write, and has
+        // no rate limit.
+        let reads = group.group(), uploads = group.group()
+        reads.add(middleware: DeviceAuthenticator(repository: repository, limiter: nil))
+            .group(context: DeviceRequestContext.self)
+            .get(":id") { request, context in try await uploaded(request, context: context) }
+        if let limiter { uploads.add(middleware: AddressRateLimitMiddleware(limiter: limiter, trustedProxies: settings.trustedProxies)) }
+        uploads.add(middleware: DeviceAuthenticator(repository: repository, limiter: limiter))
+            .group(context: DeviceRequestContext.self)
+            .post { request, context in try await self.uploads.run { try await uploadColumns(request, context: context) } }
+    }
+
     @Sendable func upload(_ request: Request, context: DeviceRequestContext) async throws -> EditedResponse<CheckInReceipt> {
         let checkIn = try await request.decodeJSON(CheckIn.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout)
         let now = Date()
         try Validation.checkIn(checkIn, now: now)
-        let outcome = try await repository.storeCheckIn(
-            checkIn, contentHash: Self.contentHash(checkIn), by: context.device.id, at: now)
+        return try await store(checkIn, api: "v1", device: context.device, at: now)
+    }
+
+    @Sendable func uploadColumns(_ request: Request, context: DeviceRequestContext) async throws -> EditedResponse<CheckInReceipt> {
+        let body = try await request.decodeJSON(CheckInV2.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout)
+        let now = Date()
+        return try await store(try Validation.checkIn(body, now: now), api: "v2", device: context.device, at: now)
+    }
+
+    /// `GET /api/v2/checkins/{id}`: one of the device's own check-ins as stored; another device's is not found.
+    @Sendable func uploaded(_ request: Request, context: DeviceRequestContext) async throws -> CheckInV2 {
+        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
+            throw APIError.badRequest("the check-in id must be a UUID")
+        }
+        guard let checkIn = try await repository.uploadedCheckIn(id: id, by: context.device.id) else {
+            throw APIError.notFound("this device uploaded no check-in \(id.wireString)")
+        }
+        return CheckInV2(checkIn)
+    }
+
+    private func store(_ checkIn: CheckIn, api: String, device: Device, at now: Date) async throws -> EditedResponse<CheckInReceipt> {
+        let outcome = try await repository.storeCheckIn(checkIn, contentHash: Self.contentHash(checkIn), by: device.id, at: now)
         switch outcome {
         case .created(let stored):
-            ServerMetrics.checkInStored(status: stored.status, api: "v1", samples: stored.samples, dropped: stored.droppedSamples)
+            ServerMetrics.checkInStored(status: stored.status, api: api, samples: stored.samples, dropped: stored.droppedSamples)
             return EditedResponse(status: .created, response: receipt(stored))
         case .replayed(let stored):
             return EditedResponse(status: .ok, response: receipt(stored))
@@ -60,6 +98,10 @@ struct CheckInController {
             add(sample.t)
             add(sample.avg)
             add(sample.peak)
+            // Only v2 check-ins have details: v1 ones hash as they always did.
+            if let details = sample.details {
+                for level in [details.fastMax, details.cAvg] + details.octaves { add(level) }
+            }
         }
         add(Double(checkIn.events.count))
         for event in checkIn.events {

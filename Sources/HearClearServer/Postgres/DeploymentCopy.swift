@@ -115,21 +115,34 @@ public enum DeploymentCopy {
                 let range = [after + 1, checkIns.last?.seq ?? after]
                 return (
                     checkIns,
-                    try Row.fetchAll(db, sql: "SELECT checkin_seq, t, avg, peak, dropped FROM sample WHERE checkin_seq BETWEEN ? AND ?", arguments: StatementArguments(range)),
+                    try Row.fetchAll(
+                        db, sql: "SELECT checkin_seq, t, avg, peak, dropped, \(SQLiteRepository.sampleDetailColumns) FROM sample WHERE checkin_seq BETWEEN ? AND ?",
+                        arguments: StatementArguments(range)),
                     try Row.fetchAll(db, sql: "SELECT checkin_seq, t, peak, duration_s FROM event WHERE checkin_seq BETWEEN ? AND ?", arguments: StatementArguments(range)),
                     try Row.fetchAll(
-                        db, sql: "SELECT checkin_seq, venue_id, weekday, hour, samples, energy FROM checkin_hour WHERE checkin_seq BETWEEN ? AND ?",
+                        db,
+                        sql: "SELECT checkin_seq, venue_id, weekday, hour, samples, energy, \(SQLiteRepository.detailEnergyColumns()) FROM checkin_hour WHERE checkin_seq BETWEEN ? AND ?",
                         arguments: StatementArguments(range))
                 )
             }
             let (checkIns, samples, events, hours) = batch
             guard let newest = checkIns.last?.seq else { break }
             try await insert(checkIns, on: connection, logger: logger)
+            // Arrays bound as parameters cannot hold NULLs: samples with details and samples without go apart.
+            let plain = samples.filter { ($0["fast_max"] as Double?) == nil }, detailed = samples.filter { ($0["fast_max"] as Double?) != nil }
             try await connection.query(
                 """
                 INSERT INTO sample (checkin_seq, t, avg, peak, dropped)
-                SELECT * FROM unnest(\(samples.map { $0["checkin_seq"] as Int64 }), \(samples.map { $0["t"] as Double }),
-                    \(samples.map { $0["avg"] as Double }), \(samples.map { $0["peak"] as Double }), \(samples.map { $0["dropped"] as Bool }))
+                SELECT * FROM unnest(\(plain.map { $0["checkin_seq"] as Int64 }), \(plain.map { $0["t"] as Double }),
+                    \(plain.map { $0["avg"] as Double }), \(plain.map { $0["peak"] as Double }), \(plain.map { $0["dropped"] as Bool }))
+                """, logger: logger)
+            try await connection.query(
+                """
+                INSERT INTO sample (checkin_seq, t, avg, peak, dropped, \(unescaped: PostgresRepository.sampleDetailColumns))
+                SELECT * FROM unnest(\(detailed.map { $0["checkin_seq"] as Int64 }), \(detailed.map { $0["t"] as Double }),
+                    \(detailed.map { $0["avg"] as Double }), \(detailed.map { $0["peak"] as Double }), \(detailed.map { $0["dropped"] as Bool }),
+                    \(detailed.map { $0["fast_max"] as Double }), \(detailed.map { $0["c_avg"] as Double }), \(detailed.map { $0["oct_500"] as Double }),
+                    \(detailed.map { $0["oct_1000"] as Double }), \(detailed.map { $0["oct_2000"] as Double }), \(detailed.map { $0["oct_4000"] as Double }))
                 """, logger: logger)
             try await connection.query(
                 """
@@ -139,10 +152,12 @@ public enum DeploymentCopy {
                 """, logger: logger)
             try await connection.query(
                 """
-                INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy)
+                INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(unescaped: PostgresRepository.detailEnergyColumns))
                 SELECT * FROM unnest(\(hours.map { $0["checkin_seq"] as Int64 }), \(hours.map { $0["venue_id"] as String }),
                     \(hours.map { $0["weekday"] as Int16 }), \(hours.map { $0["hour"] as Int16 }), \(hours.map { $0["samples"] as Int32 }),
-                    \(hours.map { $0["energy"] as Double }))
+                    \(hours.map { $0["energy"] as Double }), \(hours.map { $0["detail_samples"] as Int32 }), \(hours.map { $0["c_energy"] as Double }),
+                    \(hours.map { $0["oct_500_energy"] as Double }), \(hours.map { $0["oct_1000_energy"] as Double }),
+                    \(hours.map { $0["oct_2000_energy"] as Double }), \(hours.map { $0["oct_4000_energy"] as Double }))
                 """, logger: logger)
             summary.checkIns += checkIns.count
             summary.samples += samples.count
@@ -154,9 +169,11 @@ public enum DeploymentCopy {
         let cells = try await source.read { db in try LoudnessRecord.fetchAll(db) }
         try await connection.query(
             """
-            INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy)
+            INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy, \(unescaped: PostgresRepository.detailEnergyColumns))
             SELECT * FROM unnest(\(cells.map(\.venueId)), \(cells.map { Int16($0.weekday) }), \(cells.map { Int16($0.hour) }),
-                \(cells.map { Int32($0.checkins) }), \(cells.map { Int64($0.samples) }), \(cells.map(\.energy)))
+                \(cells.map { Int32($0.checkins) }), \(cells.map { Int64($0.samples) }), \(cells.map(\.energy)),
+                \(cells.map { Int64($0.details.samples) }), \(cells.map(\.details.c)), \(cells.map { $0.details.octaves[0] }),
+                \(cells.map { $0.details.octaves[1] }), \(cells.map { $0.details.octaves[2] }), \(cells.map { $0.details.octaves[3] }))
             """, logger: logger)
 
         let calibrations = try await source.read { db in try CalibrationRecord.fetchAll(db) }

@@ -227,7 +227,8 @@ extension PostgresRepository: AdminStore {
             // Pruned check-ins keep their hours: every energy scales by the same factor as the offset moves.
             try await connection.query(
                 """
-                UPDATE checkin_hour h SET energy = h.energy * power(10, (\(offset) - c.calibration_db) / 10)
+                UPDATE checkin_hour h SET energy = h.energy * power(10, (\(offset) - c.calibration_db) / 10),
+                    \(unescaped: DetailEnergies.columns.dropFirst().map { "\($0) = h.\($0) * power(10, (\(offset) - c.calibration_db) / 10)" }.joined(separator: ", "))
                 FROM checkin c JOIN device d ON d.id = c.device_id
                 WHERE h.checkin_seq = c.seq AND d.model = \(model) AND c.calibration_source = \(CalibrationSource.server) AND c.samples_pruned_at IS NOT NULL
                 """, logger: logger)

@@ -65,12 +65,43 @@ extension PostgresRepository {
         _ hours: [LocalHour: CheckInAnalysis.HourShare], checkIn seq: Int64, venueID: String, on connection: PostgresConnection, logger: Logger
     ) async throws {
         let rows = hours.sorted { $0.key < $1.key }
+        let details = rows.map(\.value.details)
         try await connection.query(
             """
-            INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy)
-            SELECT \(seq), \(venueID), * FROM unnest(\(rows.map { $0.key.weekday }), \(rows.map { $0.key.hour }), \(rows.map { $0.value.samples }), \(rows.map { $0.value.energy }))
+            INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(unescaped: detailEnergyColumns))
+            SELECT \(seq), \(venueID), * FROM unnest(\(rows.map { $0.key.weekday }), \(rows.map { $0.key.hour }), \(rows.map { $0.value.samples }), \(rows.map { $0.value.energy }),
+                \(details.map(\.samples)), \(details.map(\.c)), \(details.map { $0.octaves[0] }), \(details.map { $0.octaves[1] }), \(details.map { $0.octaves[2] }), \(details.map { $0.octaves[3] }))
             """, logger: logger)
     }
+
+    /// A check-in's samples with the spike filter's flags; the details where the samples carry them.
+    static func storeSamples(_ samples: [Sample], dropped: [Bool], checkIn seq: Int64, on connection: PostgresConnection, logger: Logger) async throws {
+        // Arrays bound as parameters cannot hold NULLs: rows with details and rows without go apart.
+        let plain = samples.indices.filter { samples[$0].details == nil }
+        if !plain.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO sample (checkin_seq, t, avg, peak, dropped)
+                SELECT \(seq), * FROM unnest(\(plain.map { samples[$0].t }), \(plain.map { samples[$0].avg }), \(plain.map { samples[$0].peak }), \(plain.map { dropped[$0] }))
+                """, logger: logger)
+        }
+        let detailed = samples.indices.compactMap { index in samples[index].details.map { (index, $0) } }
+        if !detailed.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO sample (checkin_seq, t, avg, peak, dropped, \(unescaped: sampleDetailColumns))
+                SELECT \(seq), * FROM unnest(\(detailed.map { samples[$0.0].t }), \(detailed.map { samples[$0.0].avg }), \(detailed.map { samples[$0.0].peak }),
+                    \(detailed.map { dropped[$0.0] }), \(detailed.map(\.1.fastMax)), \(detailed.map(\.1.cAvg)), \(detailed.map { $0.1.octaves[0] }),
+                    \(detailed.map { $0.1.octaves[1] }), \(detailed.map { $0.1.octaves[2] }), \(detailed.map { $0.1.octaves[3] }))
+                """, logger: logger)
+        }
+    }
+
+    /// The details' columns of `sample`, in the order of `LevelDetails`' levels.
+    static let sampleDetailColumns = (["fast_max", "c_avg"] + LevelDetails.octaveNames).joined(separator: ", ")
+
+    /// The columns of `DetailEnergies` in `checkin_hour` and `loudness`.
+    static let detailEnergyColumns = DetailEnergies.columns.joined(separator: ", ")
 
     /// A venue's check-ins as the status rule sees them: all, or those with one home hour.
     static func statusCandidates(venueID: String, homeHour: Int? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [StatusCandidate<Int64>] {
@@ -93,27 +124,31 @@ extension PostgresRepository {
     /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
     static func contributions(venueID: String, checkIns: [Int64]? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [HourContribution<Int64>] {
         var contributions: [HourContribution<Int64>] = []
-        for try await (seq, weekday, hour, samples, energy, status, banned) in try await connection.query(
+        for try await (seq, weekday, hour, samples, energy, status, banned, detailSamples, c, o500, o1000, o2000, o4000) in try await connection.query(
             """
-            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned
+            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned, \(unescaped: DetailEnergies.columns.map { "h.\($0)" }.joined(separator: ", "))
             FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
             WHERE h.venue_id = \(venueID) AND (\(checkIns)::bigint[] IS NULL OR h.checkin_seq = ANY(\(checkIns)))
             """, logger: logger
-        ).decode((Int64, Int, Int, Int, Double, CheckInStatus, Bool).self) {
+        ).decode((Int64, Int, Int, Int, Double, CheckInStatus, Bool, Int, Double, Double, Double, Double, Double).self) {
+            let details = DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000])
             contributions.append(
                 HourContribution(
-                    checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour), share: CheckInAnalysis.HourShare(samples: samples, energy: energy),
-                    status: status, deviceBanned: banned))
+                    checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour),
+                    share: CheckInAnalysis.HourShare(samples: samples, energy: energy, details: details), status: status, deviceBanned: banned))
         }
         return contributions
     }
 
     static func cells(of venueID: String, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
         var cells: [LoudnessAggregate] = []
-        for try await (weekday, hour, checkins, samples, energy) in try await connection.query(
-            "SELECT weekday, hour, checkins, samples, energy FROM loudness WHERE venue_id = \(venueID)", logger: logger
-        ).decode((Int, Int, Int, Int, Double).self) {
-            cells.append(LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy))
+        for try await (weekday, hour, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000) in try await connection.query(
+            "SELECT weekday, hour, checkins, samples, energy, \(unescaped: detailEnergyColumns) FROM loudness WHERE venue_id = \(venueID)", logger: logger
+        ).decode((Int, Int, Int, Int, Double, Int, Double, Double, Double, Double, Double).self) {
+            cells.append(
+                LoudnessAggregate(
+                    weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy,
+                    details: DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000])))
         }
         return cells
     }
@@ -147,12 +182,15 @@ extension PostgresRepository {
         }
         guard !cells.isEmpty else { return }
         // Added to the stored cells; after the DELETE there are none, and they are written as they are.
+        let details = cells.map(\.details)
         try await connection.query(
             """
-            INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy)
-            SELECT \(venueID), * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map(\.checkins)), \(cells.map(\.samples)), \(cells.map(\.energy)))
+            INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy, \(unescaped: detailEnergyColumns))
+            SELECT \(venueID), * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map(\.checkins)), \(cells.map(\.samples)), \(cells.map(\.energy)),
+                \(details.map(\.samples)), \(details.map(\.c)), \(details.map { $0.octaves[0] }), \(details.map { $0.octaves[1] }), \(details.map { $0.octaves[2] }), \(details.map { $0.octaves[3] }))
             ON CONFLICT (venue_id, weekday, hour) DO UPDATE
-            SET checkins = loudness.checkins + excluded.checkins, samples = loudness.samples + excluded.samples, energy = loudness.energy + excluded.energy
+            SET checkins = loudness.checkins + excluded.checkins, samples = loudness.samples + excluded.samples, energy = loudness.energy + excluded.energy,
+                \(unescaped: DetailEnergies.columns.map { "\($0) = loudness.\($0) + excluded.\($0)" }.joined(separator: ", "))
             """, logger: logger)
     }
 
@@ -164,10 +202,12 @@ extension PostgresRepository {
     /// A check-in's samples in time order, with their stored `dropped` flags.
     static func samples(of seq: Int64, on connection: PostgresConnection, logger: Logger) async throws -> [(sample: Sample, dropped: Bool)] {
         var samples: [(sample: Sample, dropped: Bool)] = []
-        for try await (t, avg, peak, dropped) in try await connection.query(
-            "SELECT t, avg, peak, dropped FROM sample WHERE checkin_seq = \(seq) ORDER BY t", logger: logger
-        ).decode((Double, Double, Double, Bool).self) {
-            samples.append((Sample(t: t, avg: avg, peak: peak), dropped))
+        for try await (t, avg, peak, dropped, fastMax, c, o500, o1000, o2000, o4000) in try await connection.query(
+            "SELECT t, avg, peak, dropped, \(unescaped: sampleDetailColumns) FROM sample WHERE checkin_seq = \(seq) ORDER BY t", logger: logger
+        ).decode((Double, Double, Double, Bool, Double?, Double?, Double?, Double?, Double?, Double?).self) {
+            let octaves = [o500, o1000, o2000, o4000].compactMap { $0 }
+            let details = fastMax.flatMap { fastMax in c.map { LevelDetails(fastMax: fastMax, cAvg: $0, octaves: octaves) } }
+            samples.append((Sample(t: t, avg: avg, peak: peak, details: octaves.count == 4 ? details : nil), dropped))
         }
         return samples
     }

@@ -235,11 +235,7 @@ public struct PostgresRepository: Repository {
                 return existing.contentHash == contentHash && existing.device == device ? .replayed(existing.stored) : .conflict
             }
             // One statement per table: the rows travel as arrays.
-            try await connection.query(
-                """
-                INSERT INTO sample (checkin_seq, t, avg, peak, dropped)
-                SELECT \(seq), * FROM unnest(\(checkIn.samples.map(\.t)), \(checkIn.samples.map(\.avg)), \(checkIn.samples.map(\.peak)), \(analysis.dropped))
-                """, logger: logger)
+            try await Self.storeSamples(checkIn.samples, dropped: analysis.dropped, checkIn: seq, on: connection, logger: logger)
             if !checkIn.events.isEmpty {
                 try await connection.query(
                     """
@@ -254,6 +250,25 @@ public struct PostgresRepository: Repository {
             guard let stored = try await Self.storedCheckIn(id: checkIn.id, on: connection, logger: logger) else { return .conflict }
             try await announcement.venues([venueID])
             return .created(stored.stored)
+        }
+    }
+
+    public func uploadedCheckIn(id: UUID, by device: UUID) async throws -> CheckIn? {
+        try await read { [logger] connection -> CheckIn? in
+            guard
+                let (seq, venueID, startedAt, interval, weighting, calibration, source) = try await connection.query(
+                    """
+                    SELECT seq, venue_id, started_at, interval_s, weighting, calibration_db, calibration_source
+                    FROM checkin WHERE id = \(id) AND device_id = \(device)
+                    """, logger: logger
+                ).decode((Int64, String, Date, Double, Weighting, Double, CalibrationSource).self).first(where: { _ in true })
+            else { return nil }
+            let events = try await connection.query("SELECT t, peak, duration_s FROM event WHERE checkin_seq = \(seq) ORDER BY t", logger: logger)
+                .decode((Double, Double, Double).self).reduce(into: [LoudEvent]()) { $0.append(LoudEvent(t: $1.0, peak: $1.1, durationS: $1.2)) }
+            return CheckIn(
+                id: id, venueID: venueID, startedAt: startedAt, intervalS: interval, weighting: weighting,
+                calibrationDB: source == .checkIn ? calibration : nil, samples: try await Self.samples(of: seq, on: connection, logger: logger).map(\.sample),
+                events: events)
         }
     }
 

@@ -124,8 +124,8 @@ struct CheckInRecord: SQLiteRecord {
     }
 }
 
-/// A row of the `loudness` cache: one cell of a venue.
-struct LoudnessRecord: SQLiteRecord, PersistableRecord {
+/// A row of the `loudness` cache: one cell of a venue. Written by `SQLiteRepository.decide` only.
+struct LoudnessRecord: FetchableRecord, TableRecord {
     static let databaseTableName = "loudness"
 
     var venueId: String
@@ -134,13 +134,33 @@ struct LoudnessRecord: SQLiteRecord, PersistableRecord {
     var checkins: Int
     var samples: Int
     var energy: Double
+    var details: DetailEnergies
 
     enum Columns {
         static let venueId = Column("venue_id")
     }
 
     var aggregate: LoudnessAggregate {
-        LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy)
+        LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy, details: details)
+    }
+}
+
+extension LoudnessRecord {
+    init(row: Row) throws {
+        venueId = row["venue_id"]
+        weekday = row["weekday"]
+        hour = row["hour"]
+        checkins = row["checkins"]
+        samples = row["samples"]
+        energy = row["energy"]
+        details = DetailEnergies(row: row)
+    }
+}
+
+extension DetailEnergies {
+    /// From a row holding the columns of `DetailEnergies.columns` (of `checkin_hour` or `loudness`).
+    init(row: Row) {
+        self.init(samples: row[Self.columns[0]], energies: Self.columns.dropFirst().map { row[$0] })
     }
 }
 

@@ -143,9 +143,10 @@ public struct SQLiteRepository: Repository {
             guard let seq = record.seq else { throw DatabaseError(message: "the check-in was stored without a row id") }
 
             let insertSample = try db.cachedStatement(
-                sql: "INSERT INTO sample (checkin_seq, t, avg, peak, dropped) VALUES (?, ?, ?, ?, ?)")
+                sql: "INSERT INTO sample (checkin_seq, t, avg, peak, dropped, \(Self.sampleDetailColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             for (index, sample) in checkIn.samples.enumerated() {
-                try insertSample.execute(arguments: [seq, sample.t, sample.avg, sample.peak, analysis.dropped[index]])
+                let details: [Double?] = sample.details.map { [$0.fastMax, $0.cAvg] + $0.octaves } ?? Array(repeating: nil, count: 6)
+                try insertSample.execute(arguments: StatementArguments([seq, sample.t, sample.avg, sample.peak, analysis.dropped[index]] + details))
             }
             let insertEvent = try db.cachedStatement(
                 sql: "INSERT INTO event (checkin_seq, t, peak, duration_s) VALUES (?, ?, ?, ?)")
@@ -162,6 +163,20 @@ public struct SQLiteRepository: Repository {
         // Told after the commit, so no cache keeps an answer computed from the old rows as new.
         if case .created(let checkIn) = stored { changes.touch(checkIn.venueID) }
         return stored
+    }
+
+    public func uploadedCheckIn(id: UUID, by device: UUID) async throws -> CheckIn? {
+        try await pool.read { db in
+            guard let record = try CheckInRecord.filter(CheckInRecord.Columns.id == id.wireString).fetchOne(db), let seq = record.seq,
+                record.deviceId == device
+            else { return nil }
+            let events = try SQLRequest<Row>("SELECT t, peak, duration_s FROM event WHERE checkin_seq = \(seq) ORDER BY t")
+                .fetchAll(db).map { LoudEvent(t: $0["t"], peak: $0["peak"], durationS: $0["duration_s"]) }
+            return CheckIn(
+                id: id, venueID: record.venueId, startedAt: record.startedAt, intervalS: record.intervalS, weighting: record.weighting,
+                calibrationDB: record.calibrationSource == .checkIn ? record.calibrationDb : nil, samples: try Self.samples(of: seq, in: db).map(\.sample),
+                events: events)
+        }
     }
 
     // MARK: Loudness
@@ -213,14 +228,15 @@ public struct SQLiteRepository: Repository {
         let filter: SQL = checkIns.map { "AND h.checkin_seq IN \(Array($0))" } ?? ""
         return try SQLRequest<Row>(
             """
-            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned
+            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, \(sql: Self.detailEnergyColumns(of: "h")), c.status, d.banned
             FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
             WHERE h.venue_id = \(venueID) \(filter)
             """
         ).fetchAll(db).map { row in
             HourContribution(
                 checkIn: row["checkin_seq"], hour: LocalHour(weekday: row["weekday"], hour: row["hour"]),
-                share: CheckInAnalysis.HourShare(samples: row["samples"], energy: row["energy"]), status: row["status"], deviceBanned: row["banned"])
+                share: CheckInAnalysis.HourShare(samples: row["samples"], energy: row["energy"], details: DetailEnergies(row: row)),
+                status: row["status"], deviceBanned: row["banned"])
         }
     }
 
@@ -247,12 +263,15 @@ public struct SQLiteRepository: Repository {
         // Added to the stored cells; after the delete there are none, and they are written as they are.
         let add = try db.cachedStatement(
             sql: """
-                INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy, \(detailEnergyColumns()))
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (venue_id, weekday, hour) DO UPDATE
-                SET checkins = checkins + excluded.checkins, samples = samples + excluded.samples, energy = energy + excluded.energy
+                SET checkins = checkins + excluded.checkins, samples = samples + excluded.samples, energy = energy + excluded.energy,
+                \(DetailEnergies.columns.map { "\($0) = \($0) + excluded.\($0)" }.joined(separator: ", "))
                 """)
         for cell in cells.sorted(by: { $0.cell < $1.cell }) {
-            try add.execute(arguments: [venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy])
+            try add.execute(
+                arguments: StatementArguments([venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy, cell.details.samples] + cell.details.energies))
         }
     }
 
@@ -300,8 +319,14 @@ public struct SQLiteRepository: Repository {
 
     /// A check-in's samples in time order, with their stored `dropped` flags.
     static func samples(of seq: Int64, in db: GRDB.Database) throws -> [(sample: Sample, dropped: Bool)] {
-        try Row.fetchAll(db.cachedStatement(sql: "SELECT t, avg, peak, dropped FROM sample WHERE checkin_seq = ? ORDER BY t"), arguments: [seq])
-            .map { (Sample(t: $0["t"], avg: $0["avg"], peak: $0["peak"]), $0["dropped"]) }
+        try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT t, avg, peak, dropped, \(sampleDetailColumns) FROM sample WHERE checkin_seq = ? ORDER BY t"), arguments: [seq]
+        ).map { row in
+            let details = (row["fast_max"] as Double?).map { fastMax in
+                LevelDetails(fastMax: fastMax, cAvg: row["c_avg"], octaves: LevelDetails.octaveNames.map { row[$0] })
+            }
+            return (Sample(t: row["t"], avg: row["avg"], peak: row["peak"], details: details), row["dropped"])
+        }
     }
 
     /// Applies a pruned check-in's new calibration to its stored level and per-hour energies.
@@ -313,15 +338,27 @@ public struct SQLiteRepository: Repository {
         var updated = record
         updated.levelDb = record.levelDb.map { $0 + shift }
         try updated.update(db)
-        try db.execute(literal: "UPDATE checkin_hour SET energy = energy * \(Level.energy(shift)) WHERE checkin_seq = \(seq)")
+        let factor = Level.energy(shift)
+        try db.execute(
+            sql: "UPDATE checkin_hour SET energy = energy * ?, \(DetailEnergies.columns.dropFirst().map { "\($0) = \($0) * ?" }.joined(separator: ", ")) WHERE checkin_seq = ?",
+            arguments: StatementArguments(Array(repeating: factor, count: DetailEnergies.columns.count) + [seq]))
     }
 
     /// A check-in's kept samples per local hour, the rows its venue's cells are summed from.
     static func storeHours(_ hours: [LocalHour: CheckInAnalysis.HourShare], checkIn seq: Int64, venueID: String, in db: GRDB.Database) throws {
         let insert = try db.cachedStatement(
-            sql: "INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy) VALUES (?, ?, ?, ?, ?, ?)")
+            sql: "INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(detailEnergyColumns())) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         for (hour, share) in hours {
-            try insert.execute(arguments: [seq, venueID, hour.weekday, hour.hour, share.samples, share.energy])
+            try insert.execute(
+                arguments: StatementArguments([seq, venueID, hour.weekday, hour.hour, share.samples, share.energy, share.details.samples] + share.details.energies))
         }
+    }
+
+    /// The details' columns of `sample`, in the order of `LevelDetails`' levels.
+    static let sampleDetailColumns = (["fast_max", "c_avg"] + LevelDetails.octaveNames).joined(separator: ", ")
+
+    /// The columns of `DetailEnergies` in `checkin_hour` and `loudness`, with a table alias.
+    static func detailEnergyColumns(of table: String? = nil) -> String {
+        DetailEnergies.columns.map { column in table.map { "\($0).\(column)" } ?? column }.joined(separator: ", ")
     }
 }

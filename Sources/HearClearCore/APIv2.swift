@@ -1,0 +1,171 @@
+import Foundation
+
+// The JSON documents of API v2 that differ from v1's. A check-in travels in columns: one array per
+// measure, levels as integers in tenths of a dB, which gzip packs into a few bytes per second.
+
+/// `POST /api/v2/checkins` body and `GET /api/v2/checkins/{id}` answer.
+public struct CheckInV2: Codable, Sendable, Equatable {
+    /// One array per measure, all of the same length, one entry per interval, in tenths of a dB
+    /// (−412 is −41.2 dBFS). `avg` and `peak` always; the details all together or not at all.
+    public struct Levels: Codable, Sendable, Equatable {
+        /// Seconds since `started_at` of each interval; absent when they are 0, interval_s, 2·interval_s, …
+        public var t: [Double]?
+        public var avg: [Int]
+        public var peak: [Int]
+        public var fastMax: [Int]?
+        public var cAvg: [Int]?
+        public var oct500: [Int]?
+        public var oct1000: [Int]?
+        public var oct2000: [Int]?
+        public var oct4000: [Int]?
+
+        public init(
+            t: [Double]? = nil, avg: [Int], peak: [Int], fastMax: [Int]? = nil, cAvg: [Int]? = nil, oct500: [Int]? = nil, oct1000: [Int]? = nil,
+            oct2000: [Int]? = nil, oct4000: [Int]? = nil
+        ) {
+            (self.t, self.avg, self.peak, self.fastMax, self.cAvg) = (t, avg, peak, fastMax, cAvg)
+            (self.oct500, self.oct1000, self.oct2000, self.oct4000) = (oct500, oct1000, oct2000, oct4000)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case t, avg, peak
+            case fastMax = "fast_max"
+            case cAvg = "c_avg"
+            case oct500 = "oct_500"
+            case oct1000 = "oct_1000"
+            case oct2000 = "oct_2000"
+            case oct4000 = "oct_4000"
+        }
+
+        /// The detail arrays by wire name, in `LevelDetails`' order (fast_max, c_avg, the bands).
+        public var details: [(name: String, values: [Int]?)] {
+            [("fast_max", fastMax), ("c_avg", cAvg), ("oct_500", oct500), ("oct_1000", oct1000), ("oct_2000", oct2000), ("oct_4000", oct4000)]
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(t, forKey: .t)
+            try container.encode(avg, forKey: .avg)
+            try container.encode(peak, forKey: .peak)
+            try container.encodeIfPresent(fastMax, forKey: .fastMax)
+            try container.encodeIfPresent(cAvg, forKey: .cAvg)
+            try container.encodeIfPresent(oct500, forKey: .oct500)
+            try container.encodeIfPresent(oct1000, forKey: .oct1000)
+            try container.encodeIfPresent(oct2000, forKey: .oct2000)
+            try container.encodeIfPresent(oct4000, forKey: .oct4000)
+        }
+    }
+
+    public var id: UUID
+    public var venueID: String
+    public var startedAt: Date
+    public var intervalS: Double
+    public var weighting: Weighting
+    public var calibrationDB: Double?
+    public var levels: Levels
+    public var events: [LoudEvent]
+
+    public init(
+        id: UUID, venueID: String, startedAt: Date, intervalS: Double, weighting: Weighting, calibrationDB: Double?, levels: Levels,
+        events: [LoudEvent]
+    ) {
+        self.id = id
+        self.venueID = venueID
+        self.startedAt = startedAt
+        self.intervalS = intervalS
+        self.weighting = weighting
+        self.calibrationDB = calibrationDB
+        self.levels = levels
+        self.events = events
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, weighting, levels, events
+        case venueID = "venue_id"
+        case startedAt = "started_at"
+        case intervalS = "interval_s"
+        case calibrationDB = "calibration_db"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        venueID = try container.decode(String.self, forKey: .venueID)
+        guard let startedAt = Timestamp.parse(try container.decode(String.self, forKey: .startedAt)) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .startedAt, in: container,
+                debugDescription: "expected an ISO 8601 date and time with a zone, like 2026-11-20T21:15:00+11:00")
+        }
+        self.startedAt = startedAt
+        intervalS = try container.decodeIfPresent(Double.self, forKey: .intervalS) ?? 1
+        weighting = try container.decodeIfPresent(Weighting.self, forKey: .weighting) ?? .a
+        calibrationDB = try container.decodeIfPresent(Double.self, forKey: .calibrationDB)
+        levels = try container.decode(Levels.self, forKey: .levels)
+        events = try container.decodeIfPresent([LoudEvent].self, forKey: .events) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id.wireString, forKey: .id)
+        try container.encode(venueID, forKey: .venueID)
+        try container.encode(Timestamp.format(startedAt), forKey: .startedAt)
+        try container.encode(intervalS, forKey: .intervalS)
+        try container.encode(weighting, forKey: .weighting)
+        try container.encodeIfPresent(calibrationDB, forKey: .calibrationDB)
+        try container.encode(levels, forKey: .levels)
+        try container.encode(events, forKey: .events)
+    }
+}
+
+extension CheckInV2 {
+    /// A level in tenths of a dB, as the columns carry it.
+    @inlinable
+    public static func tenths(_ level: Double) -> Int { Int((level * 10).rounded()) }
+
+    /// The columns of a check-in. Details travel only when every interval has them.
+    public init(_ checkIn: CheckIn) {
+        let samples = checkIn.samples
+        let regular = samples.indices.allSatisfy { samples[$0].t == Double($0) * checkIn.intervalS }
+        let details = samples.allSatisfy { $0.details != nil } && !samples.isEmpty ? samples.compactMap(\.details) : nil
+        let tenths = Self.tenths
+        self.init(
+            id: checkIn.id, venueID: checkIn.venueID, startedAt: checkIn.startedAt, intervalS: checkIn.intervalS, weighting: checkIn.weighting,
+            calibrationDB: checkIn.calibrationDB,
+            levels: Levels(
+                t: regular ? nil : samples.map(\.t), avg: samples.map { tenths($0.avg) }, peak: samples.map { tenths($0.peak) },
+                fastMax: details?.map { tenths($0.fastMax) }, cAvg: details?.map { tenths($0.cAvg) },
+                oct500: details?.map { tenths($0.octaves[0]) }, oct1000: details?.map { tenths($0.octaves[1]) },
+                oct2000: details?.map { tenths($0.octaves[2]) }, oct4000: details?.map { tenths($0.octaves[3]) }),
+            events: checkIn.events)
+    }
+
+    /// The check-in these columns hold. Arrays of unequal lengths, or details only in part, are
+    /// the server's to refuse first (`Validation`); here the shortest array bounds the intervals.
+    public var checkIn: CheckIn {
+        let count = min(levels.avg.count, levels.peak.count)
+        let detailColumns = levels.details.compactMap(\.values)
+        let hasDetails = detailColumns.count == levels.details.count && detailColumns.allSatisfy { $0.count >= count }
+        let samples = (0..<count).map { index in
+            Sample(
+                t: levels.t.flatMap { index < $0.count ? $0[index] : nil } ?? Double(index) * intervalS,
+                avg: Double(levels.avg[index]) / 10, peak: Double(levels.peak[index]) / 10,
+                details: hasDetails
+                    ? LevelDetails(
+                        fastMax: Double(detailColumns[0][index]) / 10, cAvg: Double(detailColumns[1][index]) / 10,
+                        octaves: detailColumns[2...].map { Double($0[index]) / 10 })
+                    : nil)
+        }
+        return CheckIn(
+            id: id, venueID: venueID, startedAt: startedAt, intervalS: intervalS, weighting: weighting, calibrationDB: calibrationDB, samples: samples,
+            events: events)
+    }
+}
+
+extension LevelDetails {
+    /// The lowest `fast_max` an interval of `interval` seconds can have against its `avg`: a steady
+    /// sound starting with the interval lifts the Fast detector (τ = 125 ms) from nothing to
+    /// 1 − e^(−T/τ) of its level, −0.0015 dB for one second but −4.8 dB for a tenth of one.
+    public static func lowestFastMax(avg: Double, interval: Double) -> Double {
+        avg + 10 * log10(1 - exp(-interval / fastTimeConstant))
+    }
+}
