@@ -6,8 +6,9 @@ export PATH := $(PATH):/opt/swift/usr/bin
 
 APT_PACKAGES := libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libasound2-dev libsndfile1-dev
 # The benchmarks' load generator and references; postgresql for the PostgreSQL cases (a private
-# cluster started for the run, psql \copy the ingest reference).
-BENCH_PACKAGES := wrk sox sqlite3 postgresql
+# cluster started for the run, psql \copy the ingest reference); real speech (espeak-ng) and music
+# (planetblupi-music-ogg) for the wire-size case.
+BENCH_PACKAGES := wrk sox sqlite3 postgresql espeak-ng planetblupi-music-ogg
 # The profiler of `make profile` (cpu-clock sampling works without hardware counters).
 PROFILE_PACKAGES := linux-perf wrk
 # Only for tests: sox is the independent meter the levels are checked against, chromium the
@@ -15,8 +16,9 @@ PROFILE_PACKAGES := linux-perf wrk
 # smoke run, lame and mpg123 to make and independently decode the MP3 test files, sndfile-convert
 # (sndfile-programs) to make an RF64 file, which sox cannot write, opus-tools to make and decode
 # an Opus file, postgresql for the private clusters the store and deployment suites run on, and
-# nginx for the deployment recipe's end-to-end test (docs/deploy.md).
-TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx
+# nginx for the deployment recipe's end-to-end test (docs/deploy.md), planetblupi-music-ogg for
+# real music (Ogg recordings) that a check-in is measured from.
+TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx planetblupi-music-ogg
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080

@@ -7,8 +7,9 @@ import NIOCore
 import FoundationNetworking
 #endif
 
-/// API v1 over HTTP (URLSession, libcurl on Linux). Redirects are never followed: the token goes
-/// to the configured server and nowhere else, whatever a captive portal or a proxy answers.
+/// The HearClear API over HTTP (URLSession, libcurl on Linux): v1, and v2 for check-ins. Redirects
+/// are never followed: the token goes to the configured server and nowhere else, whatever a
+/// captive portal or a proxy answers.
 public struct APIClient: Sendable {
     public enum Failure: Error, CustomStringConvertible, Equatable {
         /// The HearClear server answered with one of its own error documents, or something in front
@@ -57,11 +58,14 @@ public struct APIClient: Sendable {
 
     public let server: URL
     public let token: String?
+    /// Where the servers that lack API v2 are remembered; nil: nowhere.
+    let versions: ServerVersions?
     private let session: URLSession
 
-    public init(server: URL, token: String? = nil, timeout: TimeInterval = 30) {
+    public init(server: URL, token: String? = nil, timeout: TimeInterval = 30, versions: ServerVersions? = nil) {
         self.server = server
         self.token = token
+        self.versions = versions
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         self.session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
@@ -102,14 +106,23 @@ public struct APIClient: Sendable {
         try await send("GET", "scale").decoded()
     }
 
-    /// Uploads a check-in gzip-compressed.
+    /// Uploads a check-in gzip-compressed, through API v2 (columns, with the details); to a server
+    /// that answers 404 there (one older than v2), through v1 (no details), remembering that the
+    /// server has no v2 so the next uploads go straight to v1.
     public func upload(_ checkIn: CheckIn) async throws -> CheckInReceipt {
-        try await send("POST", "checkins", body: try Self.uploadBody(checkIn), gzipped: true, authorized: true).decoded()
+        if versions?.lacksVersion2(server) != true {
+            do {
+                return try await send("POST", "checkins", version: 2, body: try Self.uploadBody(CheckInV2(checkIn)), gzipped: true, authorized: true).decoded()
+            } catch Failure.server(status: 404, _, _) {
+                versions?.rememberLacksVersion2(server)
+            }
+        }
+        return try await send("POST", "checkins", body: try Self.uploadBody(checkIn), gzipped: true, authorized: true).decoded()
     }
 
-    /// The bytes an upload sends: the check-in's JSON, gzip-compressed.
-    public static func uploadBody(_ checkIn: CheckIn) throws -> Data {
-        var plain = ByteBuffer(bytes: try JSONEncoder().encode(checkIn))
+    /// The bytes an upload sends: the check-in's JSON (v1's `CheckIn` or v2's `CheckInV2`), gzip-compressed.
+    public static func uploadBody(_ document: some Encodable) throws -> Data {
+        var plain = ByteBuffer(bytes: try JSONEncoder().encode(document))
         let compressed = try plain.compress(with: .gzip())
         return Data(compressed.readableBytesView)
     }
@@ -129,9 +142,10 @@ public struct APIClient: Sendable {
 
     /// Sends a request; the token only on requests that need it, and only to the configured server.
     private func send(
-        _ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, gzipped: Bool = false, authorized: Bool = false
+        _ method: String, _ path: String, version: Int = 1, query: [URLQueryItem] = [], body: Data? = nil, gzipped: Bool = false,
+        authorized: Bool = false
     ) async throws -> Answer {
-        var components = URLComponents(url: server.appendingPathComponent("api/v1/\(path)"), resolvingAgainstBaseURL: false)!
+        var components = URLComponents(url: server.appendingPathComponent("api/v\(version)/\(path)"), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.queryItems = query }
         var request = URLRequest(url: components.url!)
         request.httpMethod = method

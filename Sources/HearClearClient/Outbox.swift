@@ -5,8 +5,9 @@ import LevelMeter
 /// Check-ins on disk until the server has them. Only levels are written, never audio.
 ///
 /// While a session runs, each interval is appended to `<id>.recording` (a JSON header line, then
-/// one JSON line per interval, flushed to disk), under an exclusive lock. At the end the check-in
-/// is sealed: written to `<id>.json` atomically and the recording removed. A recording whose lock
+/// one JSON line per interval, `IntervalRecord`, flushed to disk), under an exclusive lock. At the
+/// end the check-in is sealed: written to `<id>.json` atomically, in API v2's columns (older
+/// clients wrote API v1's objects, which still read), and the recording removed. A recording whose lock
 /// nobody holds is left over from a client that was killed: it is sealed with what it holds, so a
 /// crash loses at most the interval being measured. A check-in leaves the outbox only when the
 /// server answered 200 or 201, or moves to `rejected/` when the server itself refused its content
@@ -69,7 +70,7 @@ public struct Outbox: Sendable {
         public func append(_ sample: Sample) throws {
             let sample = sample.roundedForUpload
             samples.append(sample)
-            try appendLine(try JSONEncoder.outbox.encode(sample))
+            try appendLine(try JSONEncoder.outbox.encode(IntervalRecord(sample)))
         }
 
         private func appendLine(_ data: Data) throws {
@@ -101,7 +102,7 @@ public struct Outbox: Sendable {
             id: header.id, venueID: header.venueID, startedAt: header.startedAt, intervalS: header.intervalS,
             weighting: .a, calibrationDB: header.calibrationDB, samples: samples,
             events: LoudEventDetector.events(in: samples, interval: header.intervalS, calibrationDB: header.calibrationDB ?? Level.defaultCalibrationDB))
-        try DurableFile.write(try JSONEncoder.outbox.encode(checkIn), to: recording.deletingPathExtension().appendingPathExtension("json"))
+        try DurableFile.write(try JSONEncoder.outbox.encode(CheckInV2(checkIn)), to: recording.deletingPathExtension().appendingPathExtension("json"))
         return checkIn
     }
 
@@ -118,7 +119,7 @@ public struct Outbox: Sendable {
                 continue
             }
             // A line cut short by the kill does not decode and is left out.
-            let samples = lines.dropFirst().compactMap { try? JSONDecoder.outbox.decode(Sample.self, from: Data($0.utf8)) }
+            let samples = lines.dropFirst().compactMap { try? JSONDecoder.outbox.decode(IntervalRecord.self, from: Data($0.utf8)).sample }
             _ = try Outbox.seal(header: header, samples: samples, recording: file)
         }
     }
@@ -127,7 +128,10 @@ public struct Outbox: Sendable {
     public func pending() throws -> [(file: URL, checkIn: CheckIn)] {
         try contents(withExtension: "json").compactMap { file in
             guard let data = try? Data(contentsOf: file) else { return nil }  // gone meanwhile: uploaded by another process
-            guard let checkIn = try? JSONDecoder.outbox.decode(CheckIn.self, from: data) else {
+            guard
+                let checkIn = (try? JSONDecoder.outbox.decode(CheckInV2.self, from: data).checkIn)
+                    ?? (try? JSONDecoder.outbox.decode(CheckIn.self, from: data))
+            else {
                 try moveAside(file, reason: "the file is not a readable check-in")
                 return nil
             }

@@ -114,7 +114,7 @@ struct Setup {
         if needsToken && config.token == nil {
             throw ValidationError("this device is not registered: run `hearclear register --server URL` first")
         }
-        return APIClient(server: try config.serverURL(), token: config.token, timeout: timeout)
+        return APIClient(server: try config.serverURL(), token: config.token, timeout: timeout, versions: ServerVersions(paths: paths))
     }
 }
 

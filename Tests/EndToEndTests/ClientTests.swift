@@ -59,6 +59,27 @@ import Testing
         #expect(try JSONDecoder().decode(Venue.self, from: Data(shown.output.utf8)).checkins == 1)
     }
 
+    /// Music from a Debian package (Ogg, 44.1 kHz stereo), checked in: API v2 carries every
+    /// series, and the server keeps each second's details and their sums per hour.
+    @Test(arguments: StoreKind.allCases) func aRealRecordingArrivesThroughVersion2WithEverySeries(store: StoreKind) async throws {
+        let database = try await ServerDatabase(store, named: "music", in: folder)
+        let server = try await ServerProcess(database: database)
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "hall", "--name", "Music Hall", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
+        let music = "/usr/share/planetblupi/music/music000.ogg"
+        let started = Timestamp.format(Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 3600).rounded()))
+        let checkIn = try await hearclear("checkin", "hall", "--file", music, "--duration", "40s", "--started-at", started, "--json")
+        #expect(checkIn.status == 0, "\(checkIn.errors)")
+        let receipt = try JSONDecoder().decode(CheckInReceipt.self, from: Data(checkIn.output.utf8))
+        #expect(receipt.samples == 40)
+        await server.stop()
+        let columns = ["fast_max", "c_avg", "oct_500", "oct_1000", "oct_2000", "oct_4000"].map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
+        #expect(try await database.query("SELECT COUNT(*) FROM sample WHERE \(columns)") == "40")
+        // Music: the bands' balance changes from second to second; the details' sums cover every kept second.
+        #expect(Int(try await database.query("SELECT COUNT(DISTINCT oct_500 - oct_4000) FROM sample")) ?? 0 > 10)
+        #expect(try await database.query("SELECT SUM(detail_samples) FROM checkin_hour") == "\(receipt.samples - receipt.droppedSamples)")
+    }
+
     @Test(arguments: StoreKind.allCases) func offlineTheCheckInWaitsAndSyncStoresItOnce(store: StoreKind) async throws {
         let database = try await ServerDatabase(store, named: "offline", in: folder)
         var server = try await ServerProcess(database: database)
@@ -539,6 +560,22 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).isEmpty)
         await server.stop()
         #expect(try await database.query("SELECT COUNT(*) FROM checkin") == "1")
+    }
+
+    /// The client sends API v2; a server that answers 404 there (older than v2) gets v1, and is
+    /// remembered: the next check-in goes to v1 at once.
+    @Test(arguments: StoreKind.allCases) func anOlderServerGetsVersion1AndIsRemembered(store: StoreKind) async throws {
+        let (server, proxy, database) = try await setUp(store, [])
+        proxy.olderServer = true
+        for attempt in 1...2 {
+            let checkIn = try await Executable.run("hearclear", ["checkin", "bar", "--file", try recording()], environment: environment)
+            #expect(checkIn.status == 0 && checkIn.output.contains("bar: 70.0 dB(A) quiet, 20 samples"), "\(checkIn.output) \(checkIn.errors)")
+            #expect(proxy.versionTwoUploads.withLock { $0 } == 1, "attempt \(attempt)")
+        }
+        #expect(proxy.uploads.withLock { $0 } == 2)
+        await server.stop()
+        #expect(try await database.query("SELECT COUNT(*) FROM checkin") == "2")
+        #expect(try await database.query("SELECT COUNT(*) FROM sample WHERE fast_max IS NOT NULL") == "0")
     }
 
     @Test(arguments: StoreKind.allCases) func aClientKilledWhileSyncingUploadsOnceLater(store: StoreKind) async throws {

@@ -17,6 +17,10 @@ final class FlakyProxy: @unchecked Sendable {
         case pass
     }
 
+    /// Answers API v2 uploads 404, as a server older than v2 does, counting them.
+    var olderServer = false
+    let versionTwoUploads = Locked(0)
+
     var port: Int { listener.port }
     private let upstream: Int
     private var listener: LoopbackListener!
@@ -39,7 +43,14 @@ final class FlakyProxy: @unchecked Sendable {
     private func serve(_ client: Int32) {
         guard let request = LoopbackListener.readRequest(client) else { return }
         var spoil = Spoil.pass
-        if request.starts(with: Array("POST /api/v1/checkins".utf8)) {
+        if request.starts(with: Array("POST /api/v2/checkins".utf8)) {
+            versionTwoUploads.withLock { $0 += 1 }
+            if olderServer {
+                LoopbackListener.write(client, Array("HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 33\r\nConnection: close\r\n\r\n{\"error\":{\"message\":\"Not Found\"}}".utf8))
+                return
+            }
+        }
+        if request.starts(with: Array("POST /api/v1/checkins".utf8)) || request.starts(with: Array("POST /api/v2/checkins".utf8)) {
             uploads.withLock { $0 += 1 }
             spoil = spoils.withLock { $0.isEmpty ? .pass : $0.removeFirst() }
         }

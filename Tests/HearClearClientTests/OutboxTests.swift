@@ -47,6 +47,49 @@ func temporaryPaths() throws -> ClientPaths {
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.folder.path).count == 1)
     }
 
+    static func detailed(_ second: Int) -> Sample {
+        Sample(t: Double(second), avg: -40.04, peak: -30, details: LevelDetails(fastMax: -38.96, cAvg: -36, octaves: [-44, -45.55, -47, -50]))
+    }
+
+    /// The details go through the journal and the sealed file (API v2's columns) at upload
+    /// precision, and a journal left by a kill keeps them.
+    @Test func theDetailsGoThroughTheOutbox() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        let recording = try outbox.begin(Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: nil))
+        for second in 0..<5 { try recording.append(Self.detailed(second)) }
+        let sealed = try #require(try recording.seal())
+        #expect(sealed.samples == (0..<5).map { Self.detailed($0).roundedForUpload })
+        #expect(sealed.samples[0].details?.octaves[1] == -45.6)
+        let file = try outbox.pending()[0].file
+        #expect(try JSONDecoder.outbox.decode(CheckInV2.self, from: Data(contentsOf: file)).levels.oct1000 == Array(repeating: -456, count: 5))
+        #expect(try outbox.pending().map(\.checkIn) == [sealed])
+
+        let header = Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: nil)
+        let journal = try [JSONEncoder.outbox.encode(header)] + (0..<3).map { try JSONEncoder.outbox.encode(IntervalRecord(Self.detailed($0))) }
+        try Data(journal.map { String(decoding: $0, as: UTF8.self) + "\n" }.joined().utf8).write(to: outbox.folder.appendingPathComponent("\(header.id.wireString).recording"))
+        try outbox.recoverInterruptedRecordings()
+        let recovered = try #require(try outbox.pending().first { $0.checkIn.id == header.id })
+        #expect(recovered.checkIn.samples.map(\.details) == (0..<3).map { Self.detailed($0).details?.rounded })
+    }
+
+    /// Clients before API v2 sealed check-ins as v1 documents: they still go up.
+    @Test func aCheckInSealedByAnOlderClientStillReads() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        let old = CheckIn(id: UUID(), venueID: "v1", startedAt: start, calibrationDB: 100, samples: [Sample(t: 0, avg: -40, peak: -30)])
+        try FileManager.default.createDirectory(at: outbox.folder, withIntermediateDirectories: true)
+        try JSONEncoder.outbox.encode(old).write(to: outbox.folder.appendingPathComponent("\(old.id.wireString).json"))
+        #expect(try outbox.pending().map(\.checkIn) == [old])
+    }
+
+    @Test func aServerWithoutVersion2IsRememberedForADay() throws {
+        let versions = ServerVersions(paths: try temporaryPaths())
+        let server = URL(string: "http://127.0.0.1:8080")!, other = URL(string: "https://hearclear.example")!
+        #expect(!versions.lacksVersion2(server))
+        versions.rememberLacksVersion2(server, now: start)
+        #expect(versions.lacksVersion2(server, now: start.addingTimeInterval(3600)) && !versions.lacksVersion2(other, now: start))
+        #expect(!versions.lacksVersion2(server, now: start.addingTimeInterval(86_401)))
+    }
+
     @Test func aRecordingStillBeingWrittenIsLeftAlone() throws {
         let outbox = Outbox(paths: try temporaryPaths())
         let recording = try outbox.begin(Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: nil))
