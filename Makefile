@@ -17,8 +17,9 @@ PROFILE_PACKAGES := linux-perf wrk
 # (sndfile-programs) to make an RF64 file, which sox cannot write, opus-tools to make and decode
 # an Opus file, postgresql for the private clusters the store and deployment suites run on, and
 # nginx for the deployment recipe's end-to-end test (docs/deploy.md), planetblupi-music-ogg for
-# real music (Ogg recordings) that a check-in is measured from.
-TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx planetblupi-music-ogg
+# real music (Ogg recordings) that a check-in is measured from, espeak-ng for the speech of the
+# benchmarks' wire-size case, which the smoke test runs too.
+TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx planetblupi-music-ogg espeak-ng
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080

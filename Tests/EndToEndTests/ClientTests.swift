@@ -637,7 +637,7 @@ import Testing
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: outbox.path)) ?? []
         for entry in entries where entry.hasSuffix(".json") {
             let data = try Data(contentsOf: outbox.appendingPathComponent(entry))
-            #expect((try? JSONDecoder().decode(CheckIn.self, from: data)) != nil, "\(entry) is corrupt")
+            #expect((try? JSONDecoder().decode(CheckInV2.self, from: data)) != nil, "\(entry) is corrupt")
         }
         #expect(entries.allSatisfy { $0.hasSuffix(".json") || $0.hasSuffix(".recording") }, "\(entries)")
     }

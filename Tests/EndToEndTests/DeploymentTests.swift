@@ -141,7 +141,7 @@ import FoundationNetworking
         #expect(try JSONDecoder().decode(Loudness.self, from: Data(loudness.output.utf8)).overall.checkins == 8)
         // nginx spread the uploads over both servers.
         for server in servers {
-            #expect(server.log.contains("POST /api/v1/checkins 201"), "server on \(server.port) stored nothing")
+            #expect(server.log.contains("POST /api/v2/checkins 201"), "server on \(server.port) stored nothing")
         }
 
         // A server gone: nginx sends its requests to the other, and no check-in waits.

@@ -61,7 +61,7 @@ import Testing
         #expect(synced.errors.contains("The server asked to slow down"))
         #expect(files(outbox).isEmpty && files(rejected).isEmpty)
         // The server did refuse some with 429 along the way: the limit was on.
-        #expect(server.log.contains("POST /api/v1/checkins 429"))
+        #expect(server.log.contains("POST /api/v2/checkins 429"))
         await server.stop()
         #expect(try await database.query("SELECT COUNT(*) FROM checkin") == "120")
     }
@@ -106,7 +106,7 @@ import Testing
         #expect(checkIn.status == 0, "\(checkIn.errors)")
         #expect(checkIn.output.contains("6 check-in(s) wait: `hearclear sync` uploads them."), "\(checkIn.output)")
         #expect(checkIn.errors.contains("measuring anyway, the venue is checked at upload"))
-        let uploads = unavailable.requests.withLock { $0 }.filter { $0.hasPrefix("POST /api/v1/checkins") }
+        let uploads = unavailable.requests.withLock { $0 }.filter { $0.hasPrefix("POST /api/v2/checkins") }
         #expect(uploads.count == 1, "\(uploads.count) uploads")
         #expect(files(outbox).count == 6 && files(rejected).isEmpty)
     }
