@@ -298,7 +298,7 @@ extension Hearclear {
         @Option(help: "dB added to dBFS to estimate dB SPL, for loud events.") var calibration: Double?
         @Option(help: "Seconds per interval.") var interval: Double = 1
         @Flag(help: "Print JSON.") var json = false
-        @Flag(help: "Print CSV: t,avg,peak.") var csv = false
+        @Flag(help: "Print CSV: t,avg,peak,fast_max,c_avg,oct_500,oct_1000,oct_2000,oct_4000,sil (dBFS).") var csv = false
         @Option(help: ArgumentHelp(
             "When the recording began, e.g. 2026-11-20T21:15:00+11:00 (default: the file's modification time less its length); in --json as started_at.",
             valueName: "moment")) var startedAt: MomentArgument?
