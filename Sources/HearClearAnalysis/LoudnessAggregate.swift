@@ -29,4 +29,11 @@ public struct LoudnessAggregate: Sendable, Equatable {
     public var levelDB: Double? {
         samples > 0 ? Level.level(energy: energy / Double(samples)) : nil
     }
+
+    /// LCeq − LAeq; `nil` unless every kept second of the cell carried details, so that both
+    /// levels cover the same seconds.
+    public var cMinusA: Double? {
+        guard samples > 0, details.samples == samples, let c = details.cLevelDB, let a = levelDB else { return nil }
+        return c - a
+    }
 }

@@ -373,14 +373,18 @@ public struct LoudnessCell: Codable, Sendable, Equatable {
     }
 }
 
-/// `GET /api/v1/venues/{venue_id}/loudness` answer. Weekdays and hours are the venue's local time.
-public struct Loudness: Codable, Sendable, Equatable {
+/// `GET /api/v1/venues/{venue_id}/loudness` answer.
+public typealias Loudness = LoudnessDocument<LoudnessCell>
+
+/// A loudness answer: one cell overall, per weekday, per hour and per weekday and hour, each a
+/// `Cell` (v1's `LoudnessCell`, v2's `ConversationCell`). Weekdays and hours are the venue's local time.
+public struct LoudnessDocument<Cell: Codable & Sendable & Equatable>: Codable, Sendable, Equatable {
     public struct WeekdayRow: Codable, Sendable, Equatable {
         public var weekday: Weekday
         /// 24 cells, hour 0 first.
-        public var hours: [LoudnessCell]
+        public var hours: [Cell]
 
-        public init(weekday: Weekday, hours: [LoudnessCell]) {
+        public init(weekday: Weekday, hours: [Cell]) {
             self.weekday = weekday
             self.hours = hours
         }
@@ -388,18 +392,15 @@ public struct Loudness: Codable, Sendable, Equatable {
 
     public var venueID: String
     public var unit: String
-    public var overall: LoudnessCell
+    public var overall: Cell
     /// 7 cells, Monday first.
-    public var byWeekday: [LoudnessCell]
+    public var byWeekday: [Cell]
     /// 24 cells, hour 0 first.
-    public var byHour: [LoudnessCell]
+    public var byHour: [Cell]
     /// 7 rows, Monday first.
     public var grid: [WeekdayRow]
 
-    public init(
-        venueID: String, unit: String, overall: LoudnessCell, byWeekday: [LoudnessCell], byHour: [LoudnessCell],
-        grid: [WeekdayRow]
-    ) {
+    public init(venueID: String, unit: String, overall: Cell, byWeekday: [Cell], byHour: [Cell], grid: [WeekdayRow]) {
         self.venueID = venueID
         self.unit = unit
         self.overall = overall

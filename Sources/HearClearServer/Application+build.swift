@@ -137,8 +137,9 @@ public func buildRouter(
     let api = router.group("api/v1")
     let limiter = settings.rateLimit > 0 ? RateLimiter(perMinute: settings.rateLimit, buckets: store.rateBuckets) : nil
     DeviceController(repository: repository, settings: settings, limiter: limiter).addRoutes(to: api.group("devices"))
-    VenueController(repository: repository, settings: settings, limiter: limiter, answers: LoudnessAnswers(changes: store.changes))
-        .addRoutes(to: api.group("venues"))
+    let venues = VenueController(repository: repository, settings: settings, limiter: limiter, answers: LoudnessAnswers(changes: store.changes))
+    venues.addRoutes(to: api.group("venues"))
+    venues.addVersion2Routes(to: router.group("api/v2/venues"))
     let checkIns = CheckInController(repository: repository, settings: settings, limiter: limiter, uploads: UploadGate(capacity: settings.maxConcurrentUploads))
     checkIns.addRoutes(to: api.group("checkins"))
     checkIns.addVersion2Routes(to: router.group("api/v2/checkins"))
@@ -178,3 +179,4 @@ extension Venue: ResponseEncodable {}
 extension VenueList: ResponseEncodable {}
 extension CheckInReceipt: ResponseEncodable {}
 extension CheckInV2: ResponseEncodable {}
+extension QuietTimes: ResponseEncodable {}

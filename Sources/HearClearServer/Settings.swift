@@ -1,4 +1,5 @@
 import Foundation
+import HearClearAnalysis
 import HearClearCore
 
 /// What an operator can tune in the `--config` JSON file. Every key is optional:
@@ -6,7 +7,7 @@ import HearClearCore
 ///     {"scale": {"unit": "dBA", "bands": [{"label": "quiet", "max_db": 70}, ...]},
 ///      "max_body_bytes": 4194304, "default_calibration_db": 110, "admin_password": "...",
 ///      "rate_limit": 60, "max_concurrent_uploads": 64, "body_timeout_s": 30, "retention_days": 365,
-///      "trusted_proxies": ["127.0.0.1"]}
+///      "trusted_proxies": ["127.0.0.1"], "listener_distance_m": 1, "hearing_loss_snr_db": 7}
 public struct ServerSettings: Sendable, Equatable {
     public var scale: LabelScale
     /// The largest request body accepted, counted after decompression.
@@ -26,11 +27,13 @@ public struct ServerSettings: Sendable, Equatable {
     /// Addresses of reverse proxies (nginx) whose `X-Forwarded-For` names the client, for the
     /// per-address limit; from any other peer the header is ignored, so clients cannot forge it.
     public var trustedProxies: Set<String>
+    /// The listener's distance and the hearing-loss margin of the conversation answers (API v2).
+    public var conversation: ConversationRules
 
     public init(
         scale: LabelScale = .standard, maxBodyBytes: Int = 4 * 1024 * 1024, defaultCalibrationDB: Double = Level.defaultCalibrationDB,
         adminPassword: String? = nil, rateLimit: Int = 60, maxConcurrentUploads: Int = 64, bodyTimeout: Duration = .seconds(30),
-        retentionDays: Int? = nil, trustedProxies: Set<String> = []
+        retentionDays: Int? = nil, trustedProxies: Set<String> = [], conversation: ConversationRules = .standard
     ) {
         self.scale = scale
         self.maxBodyBytes = maxBodyBytes
@@ -41,6 +44,7 @@ public struct ServerSettings: Sendable, Equatable {
         self.bodyTimeout = bodyTimeout
         self.retentionDays = retentionDays
         self.trustedProxies = trustedProxies
+        self.conversation = conversation
     }
 
     struct File: Decodable {
@@ -53,6 +57,8 @@ public struct ServerSettings: Sendable, Equatable {
         var bodyTimeoutS: Double?
         var retentionDays: Int?
         var trustedProxies: [String]?
+        var listenerDistanceM: Double?
+        var hearingLossSNRDB: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case scale
@@ -64,6 +70,8 @@ public struct ServerSettings: Sendable, Equatable {
             case bodyTimeoutS = "body_timeout_s"
             case retentionDays = "retention_days"
             case trustedProxies = "trusted_proxies"
+            case listenerDistanceM = "listener_distance_m"
+            case hearingLossSNRDB = "hearing_loss_snr_db"
         }
     }
 
@@ -134,6 +142,14 @@ public struct ServerSettings: Sendable, Equatable {
                 addresses.insert(address)
             }
             settings.trustedProxies = addresses
+        }
+        if let metres = file.listenerDistanceM {
+            guard metres.isFinite, metres >= 0.25, metres <= 10 else { throw invalid("listener_distance_m must be between 0.25 and 10") }
+            settings.conversation.listenerDistanceM = metres
+        }
+        if let margin = file.hearingLossSNRDB {
+            guard margin.isFinite, (0...30).contains(margin) else { throw invalid("hearing_loss_snr_db must be between 0 and 30") }
+            settings.conversation.hearingLossSNRDB = margin
         }
         return settings
     }

@@ -108,7 +108,7 @@ import Testing
             let checkIn = makeCheckIn(venue: "v1", start: "2026-11-16T20:17:42Z")
             #expect(try await client.postCheckIn(checkIn, token: token).status == .created)
             let device = try #require(try await database.string("SELECT id FROM device"))
-            for path in ["/api/v1/venues/v1", "/api/v1/venues/v1/loudness", "/api/v1/venues?q=Quiet", "/api/v1/venues?near=-33.8688,151.2093", "/api/v1/scale"] {
+            for path in ["/api/v1/venues/v1", "/api/v1/venues/v1/loudness", "/api/v1/venues?q=Quiet", "/api/v1/venues?near=-33.8688,151.2093", "/api/v1/scale", "/api/v2/venues/v1/loudness", "/api/v2/venues/v1/quiet-times"] {
                 try await client.execute(uri: path, method: .get) { response throws in
                     #expect(response.status == .ok, "\(path)")
                     let body = String(buffer: response.body)

@@ -3,7 +3,8 @@ import HearClearAnalysis
 import HearClearCore
 import Hummingbird
 
-/// `/api/v1/venues`: creating venues, finding them, and their loudness.
+/// `/api/v1/venues`: creating venues, finding them, and their loudness; `/api/v2/venues`: their
+/// loudness with the conversation measures, and their quiet times.
 struct VenueController {
     let repository: any Repository
     let settings: ServerSettings
@@ -29,6 +30,13 @@ struct VenueController {
             .methodNotAllowed(":venue_id/loudness", allowing: [.get])
     }
 
+    func addVersion2Routes(to group: RouterGroup<APIRequestContext>) {
+        group.get(":venue_id/loudness", use: conversationLoudness)
+            .methodNotAllowed(":venue_id/loudness", allowing: [.get])
+        group.get(":venue_id/quiet-times", use: quietTimes)
+            .methodNotAllowed(":venue_id/quiet-times", allowing: [.get])
+    }
+
     @Sendable func save(_ request: Request, context: DeviceRequestContext) async throws -> EditedResponse<Venue> {
         let id = try venueID(context)
         let venue = try Validation.venue(try await request.decodeJSON(VenueUpsert.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout))
@@ -52,13 +60,13 @@ struct VenueController {
     }
 
     /// 404 for an unknown venue; 308 to its new id for a venue merged into another.
-    private func notFound(_ id: String, path: String) async throws -> HTTPError {
-        if let target = try await repository.mergedVenue(id: id) { return merged(id, into: target, path: path) }
+    private func notFound(_ id: String, path: String, version: Int = 1) async throws -> HTTPError {
+        if let target = try await repository.mergedVenue(id: id) { return merged(id, into: target, path: path, version: version) }
         return APIError.notFound("venue \(id) not found")
     }
 
-    private func merged(_ id: String, into target: String, path: String) -> HTTPError {
-        HTTPError(.permanentRedirect, headers: [.location: "/api/v1/venues/\(target)\(path)"], message: "venue \(id) was merged into \(target)")
+    private func merged(_ id: String, into target: String, path: String, version: Int = 1) -> HTTPError {
+        HTTPError(.permanentRedirect, headers: [.location: "/api/v\(version)/venues/\(target)\(path)"], message: "venue \(id) was merged into \(target)")
     }
 
     static let listParameters: Set<String> = ["near", "radius", "limit", "q"]
@@ -99,10 +107,40 @@ struct VenueController {
     @Sendable func loudness(_ request: Request, context: APIRequestContext) async throws -> Response {
         let id = try venueID(context)
         return try await answers.answer(venueID: id, acceptsGzip: request.acceptsGzip) {
-            guard let aggregates = try await repository.loudness(venueID: id) else { throw try await notFound(id, path: "/loudness") }
-            guard !aggregates.isEmpty else { throw APIError.notFound("venue \(id) has no usable check-in yet") }
-            return Loudness(venueID: id, aggregates: aggregates, scale: settings.scale)
+            Loudness(venueID: id, aggregates: try await aggregates(id, path: "/loudness"), scale: settings.scale)
         }
+    }
+
+    @Sendable func conversationLoudness(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let id = try venueID(context)
+        return try await answers.answer(venueID: id, document: "v2 loudness", acceptsGzip: request.acceptsGzip) {
+            ConversationLoudness(
+                venueID: id, aggregates: try await aggregates(id, path: "/loudness", version: 2), scale: settings.scale, rules: settings.conversation)
+        }
+    }
+
+    @Sendable func quietTimes(_ request: Request, context: APIRequestContext) async throws -> QuietTimes {
+        let id = try venueID(context)
+        let parameters = request.uri.queryParameters
+        if let unknown = parameters.first(where: { $0.key != "weekday" }) {
+            throw APIError.badRequest("unknown query parameter \"\(unknown.key)\": use weekday")
+        }
+        let weekday = try parameters["weekday"].map { text in
+            guard let weekday = Weekday(rawValue: String(text).lowercased()) else {
+                throw APIError.badRequest("weekday must be one of \(Weekday.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return weekday
+        }
+        return QuietTimes(
+            venueID: id, weekday: weekday, aggregates: try await aggregates(id, path: "/quiet-times", version: 2), scale: settings.scale,
+            rules: settings.conversation)
+    }
+
+    /// A venue's cells; 404 for an unknown venue or one without a usable check-in.
+    private func aggregates(_ id: String, path: String, version: Int = 1) async throws -> [LoudnessAggregate] {
+        guard let aggregates = try await repository.loudness(venueID: id) else { throw try await notFound(id, path: path, version: version) }
+        guard !aggregates.isEmpty else { throw APIError.notFound("venue \(id) has no usable check-in yet") }
+        return aggregates
     }
 
     private func venueID(_ context: some RequestContext) throws -> String {
@@ -118,33 +156,5 @@ struct VenueController {
             timezone: summary.venue.timezone, checkins: summary.overall?.checkins ?? 0,
             levelDB: level.map(Level.rounded), label: level.map(settings.scale.label(for:)),
             distanceM: summary.distanceM.map { ($0 * 10).rounded() / 10 })
-    }
-}
-
-extension Loudness {
-    /// The loudness document from the cached aggregates; labels come from the scale in force.
-    init(venueID: String, aggregates: [LoudnessAggregate], scale: LabelScale) {
-        var bySpan: [LocalHour: LoudnessAggregate] = [:]
-        for aggregate in aggregates {
-            bySpan[LocalHour(weekday: aggregate.weekday, hour: aggregate.hour)] = aggregate
-        }
-        func cell(weekday: Int, hour: Int) -> LoudnessCell {
-            let aggregate = bySpan[LocalHour(weekday: weekday, hour: hour)]
-            let level = aggregate?.levelDB
-            return LoudnessCell(
-                weekday: weekday < LoudnessAggregate.everyWeekday ? Weekday(index: weekday) : nil,
-                hour: hour < LoudnessAggregate.everyHour ? hour : nil,
-                levelDB: level.map(Level.rounded), label: level.map(scale.label(for:)),
-                checkins: aggregate?.checkins ?? 0, samples: aggregate?.samples ?? 0)
-        }
-        let everyWeekday = LoudnessAggregate.everyWeekday, everyHour = LoudnessAggregate.everyHour
-        self.init(
-            venueID: venueID, unit: scale.unit,
-            overall: cell(weekday: everyWeekday, hour: everyHour),
-            byWeekday: (0..<7).map { cell(weekday: $0, hour: everyHour) },
-            byHour: (0..<24).map { cell(weekday: everyWeekday, hour: $0) },
-            grid: (0..<7).map { weekday in
-                WeekdayRow(weekday: Weekday(index: weekday), hours: (0..<24).map { cell(weekday: weekday, hour: $0) })
-            })
     }
 }

@@ -23,11 +23,13 @@ final class LoudnessAnswers: Sendable {
         self.capacity = capacity
     }
 
-    /// The answer for a venue: from the cache when nothing changed since it was made, else made by `make`.
-    func answer(venueID: String, acceptsGzip: Bool, make: () async throws -> Loudness) async throws -> Response {
+    /// The answer for a venue: from the cache when nothing changed since it was made, else made by
+    /// `make`. `document` tells the answers of one venue apart (v1's and v2's loudness).
+    func answer(venueID: String, document: String = "loudness", acceptsGzip: Bool, make: () async throws -> some Encodable) async throws -> Response {
         // Read before the data, so a change that lands meanwhile makes the next request miss.
         let changeCount = changes.count(for: venueID)
-        var gzipped = entries.withLock { $0[venueID].flatMap { $0.changeCount == changeCount ? $0.gzipped : nil } }
+        let key = "\(document) \(venueID)"
+        var gzipped = entries.withLock { $0[key].flatMap { $0.changeCount == changeCount ? $0.gzipped : nil } }
         if gzipped == nil {
             ServerMetrics.answerCacheMisses.increment()
             var plain = ByteBuffer(bytes: try APIResponseEncoder.jsonEncoder().encode(try await make()))
@@ -36,7 +38,7 @@ final class LoudnessAnswers: Sendable {
                 if entries.count >= capacity {
                     entries = Dictionary(uniqueKeysWithValues: entries.prefix(capacity / 2).map { ($0.key, $0.value) })
                 }
-                entries[venueID] = Entry(changeCount: changeCount, gzipped: compressed)
+                entries[key] = Entry(changeCount: changeCount, gzipped: compressed)
             }
             gzipped = compressed
         } else {

@@ -1,0 +1,123 @@
+/// `GET /api/v2/venues/{venue_id}/loudness` answer: v1's document with the conversation measures in each cell.
+public typealias ConversationLoudness = LoudnessDocument<ConversationCell>
+
+/// A cell of API v2's loudness answer: v1's cell, and whether people can talk there
+/// (docs/analysis.md). Every added value is `null` in a cell without data; `c_minus_a` also when
+/// some of the cell's seconds came without details (API v1 check-ins), since C and A would then
+/// cover different seconds.
+public struct ConversationCell: Codable, Sendable, Equatable {
+    public var cell: LoudnessCell
+    /// The speech interference level (SIL4), dB.
+    public var sil: Double?
+    /// Whether `sil` was estimated from the A-weighted level (no octave bands in the cell).
+    public var silEstimated: Bool?
+    /// The least vocal effort for a talker at the configured distance to be understood at least fairly.
+    public var effort: VocalEffort?
+    /// The same, for a listener with the configured SNR loss.
+    public var effortHearingLoss: VocalEffort?
+    /// At normal voice.
+    public var intelligibility: Intelligibility?
+    /// LCeq − LAeq, dB: large when the sound is bass-heavy.
+    public var cMinusA: Double?
+
+    public init(
+        cell: LoudnessCell, sil: Double? = nil, silEstimated: Bool? = nil, effort: VocalEffort? = nil, effortHearingLoss: VocalEffort? = nil,
+        intelligibility: Intelligibility? = nil, cMinusA: Double? = nil
+    ) {
+        self.cell = cell
+        self.sil = sil
+        self.silEstimated = silEstimated
+        self.effort = effort
+        self.effortHearingLoss = effortHearingLoss
+        self.intelligibility = intelligibility
+        self.cMinusA = cMinusA
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case sil, effort, intelligibility
+        case silEstimated = "sil_estimated"
+        case effortHearingLoss = "effort_hearing_loss"
+        case cMinusA = "c_minus_a"
+    }
+
+    /// v1's keys and the added ones, side by side in one object.
+    public init(from decoder: any Decoder) throws {
+        cell = try LoudnessCell(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sil = try container.decodeIfPresent(Double.self, forKey: .sil)
+        silEstimated = try container.decodeIfPresent(Bool.self, forKey: .silEstimated)
+        effort = try container.decodeIfPresent(VocalEffort.self, forKey: .effort)
+        effortHearingLoss = try container.decodeIfPresent(VocalEffort.self, forKey: .effortHearingLoss)
+        intelligibility = try container.decodeIfPresent(Intelligibility.self, forKey: .intelligibility)
+        cMinusA = try container.decodeIfPresent(Double.self, forKey: .cMinusA)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try cell.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sil, forKey: .sil)
+        try container.encode(silEstimated, forKey: .silEstimated)
+        try container.encode(effort, forKey: .effort)
+        try container.encode(effortHearingLoss, forKey: .effortHearingLoss)
+        try container.encode(intelligibility, forKey: .intelligibility)
+        try container.encode(cMinusA, forKey: .cMinusA)
+    }
+}
+
+/// `GET /api/v2/venues/{venue_id}/quiet-times` answer: the venue's hours with data, easiest
+/// conversation first.
+public struct QuietTimes: Codable, Sendable, Equatable {
+    public struct Hour: Codable, Sendable, Equatable {
+        public var weekday: Weekday
+        public var hour: Int
+        public var levelDB: Double
+        public var label: String
+        public var sil: Double
+        public var silEstimated: Bool
+        public var effort: VocalEffort
+        public var effortHearingLoss: VocalEffort
+        public var intelligibility: Intelligibility
+        public var confidence: Confidence
+
+        public init(
+            weekday: Weekday, hour: Int, levelDB: Double, label: String, sil: Double, silEstimated: Bool, effort: VocalEffort,
+            effortHearingLoss: VocalEffort, intelligibility: Intelligibility, confidence: Confidence
+        ) {
+            self.weekday = weekday
+            self.hour = hour
+            self.levelDB = levelDB
+            self.label = label
+            self.sil = sil
+            self.silEstimated = silEstimated
+            self.effort = effort
+            self.effortHearingLoss = effortHearingLoss
+            self.intelligibility = intelligibility
+            self.confidence = confidence
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case weekday, hour, label, sil, effort, intelligibility, confidence
+            case levelDB = "level_db"
+            case silEstimated = "sil_estimated"
+            case effortHearingLoss = "effort_hearing_loss"
+        }
+    }
+
+    public var venueID: String
+    public var unit: String
+    /// The weekday asked for, or `nil` for the whole week.
+    public var weekday: Weekday?
+    public var hours: [Hour]
+
+    public init(venueID: String, unit: String, weekday: Weekday?, hours: [Hour]) {
+        self.venueID = venueID
+        self.unit = unit
+        self.weekday = weekday
+        self.hours = hours
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case unit, weekday, hours
+        case venueID = "venue_id"
+    }
+}

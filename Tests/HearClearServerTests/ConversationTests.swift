@@ -1,0 +1,181 @@
+import Foundation
+import HearClearAnalysis
+import HearClearCore
+import Hummingbird
+import HummingbirdTesting
+import TestCluster
+import Testing
+
+@testable import HearClearServer
+
+/// ISO 9921's SIL method on constructed cells whose band levels are known, every boundary from both
+/// sides; then the v2 answers built on it, on both stores.
+@Suite struct ConversationTests {
+    /// A cell of 100 kept seconds at `level` dB(A) whose four octave bands all read `bands` dB (so
+    /// its SIL is `bands`); with `bands` nil, a cell of API v1 check-ins only.
+    static func cell(level: Double = 60, bands: Double?, weekday: Int = 4, hour: Int = 20, checkins: Int = 3, c: Double? = nil) -> LoudnessAggregate {
+        let samples = 100
+        let details = bands.map { bands in
+            DetailEnergies(samples: samples, c: Double(samples) * Level.energy(c ?? level + 5), octaves: Array(repeating: Double(samples) * Level.energy(bands), count: 4))
+        }
+        return LoudnessAggregate(
+            weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: Double(samples) * Level.energy(level), details: details ?? .none)
+    }
+
+    func conversation(sil: Double, rules: ConversationRules = .standard) throws -> Conversation {
+        try #require(rules.conversation(in: Self.cell(bands: sil)))
+    }
+
+    /// At 1 m a voice's level is ISO 9921's (relaxed 54 … very loud 78 dB(A)); fair intelligibility
+    /// needs 10 dB over the SIL. So each effort holds up to its level − 10, and a tenth more needs the next.
+    @Test func eachEffortHoldsUpToTenDecibelsUnderItsSpeechLevel() throws {
+        let limits: [(VocalEffort, Double)] = [(.relaxed, 44), (.normal, 50), (.raised, 56), (.loud, 62), (.veryLoud, 68)]
+        for (index, (effort, limit)) in limits.enumerated() {
+            #expect(try conversation(sil: limit).effort == effort, "SIL \(limit)")
+            let next = index + 1 < limits.count ? limits[index + 1].0 : .notPossible
+            #expect(try conversation(sil: limit + 0.1).effort == next, "SIL \(limit + 0.1)")
+        }
+        #expect(try conversation(sil: 20).effort == .relaxed)
+        #expect(try conversation(sil: 95).effort == .notPossible)
+    }
+
+    /// The listener with hearing loss needs 7 dB more by default: normal voice holds to SIL 43.
+    @Test func hearingLossRaisesTheMarginByTheSNRLoss() throws {
+        #expect(try conversation(sil: 43).effortHearingLoss == .normal)
+        #expect(try conversation(sil: 43.1).effortHearingLoss == .raised)
+        #expect(try conversation(sil: 61).effortHearingLoss == .veryLoud)
+        #expect(try conversation(sil: 61.1).effortHearingLoss == .notPossible)
+        let custom = ConversationRules(listenerDistanceM: 1, hearingLossSNRDB: 15)
+        #expect(try conversation(sil: 35, rules: custom).effortHearingLoss == .normal)
+        #expect(try conversation(sil: 35.1, rules: custom).effortHearingLoss == .raised)
+    }
+
+    /// Speech falls 20·lg(r): at 2 m, 6.02 dB less, so normal voice holds to SIL 43.98.
+    @Test func theListenersDistanceLowersTheSpeechLevel() throws {
+        let twoMetres = ConversationRules(listenerDistanceM: 2, hearingLossSNRDB: 7)
+        #expect(try conversation(sil: 43.9, rules: twoMetres).effort == .normal)
+        #expect(try conversation(sil: 44.1, rules: twoMetres).effort == .raised)
+    }
+
+    /// Normal voice (60 dB at 1 m) over the SIL: excellent above 21 dB, good from 15, fair from 10,
+    /// poor from 3, bad below.
+    @Test func intelligibilityAtNormalVoiceFollowsTheMargin() throws {
+        let ratings: [(Double, Intelligibility)] = [
+            (38.9, .excellent), (39, .good), (45, .good), (45.1, .fair), (50, .fair), (50.1, .poor), (57, .poor), (57.1, .bad),
+        ]
+        for (sil, rating) in ratings { #expect(try conversation(sil: sil).intelligibility == rating, "SIL \(sil)") }
+    }
+
+    /// SIL4 is the arithmetic mean of the four band levels (each an energy mean over the cell).
+    @Test func silIsTheMeanOfTheFourBandLevels() throws {
+        var cell = Self.cell(bands: 50)
+        cell.details.octaves = [56, 52, 48, 44].map { 100 * Level.energy($0) }
+        let conversation = try #require(ConversationRules.standard.conversation(in: cell))
+        #expect(abs(conversation.sil - 50) < 1e-9 && !conversation.silEstimated)
+    }
+
+    /// A cell of v1 check-ins has no bands: SIL ≈ LA − 8 dB, flagged as estimated.
+    @Test func withoutBandsTheSILIsEstimatedFromTheALevel() throws {
+        let conversation = try #require(ConversationRules.standard.conversation(in: Self.cell(level: 58, bands: nil)))
+        #expect(abs(conversation.sil - 50) < 1e-9 && conversation.silEstimated && conversation.effort == .normal)
+        #expect(ConversationRules.standard.conversation(in: LoudnessAggregate(weekday: 0, hour: 0, checkins: 0, samples: 0, energy: 0)) == nil)
+    }
+
+    /// C − A only when every second of the cell carried C: else the two would cover different seconds.
+    @Test func cMinusAComparesTheSameSeconds() throws {
+        #expect(try #require(Self.cell(level: 60, bands: 50, c: 71).cMinusA).distance(to: 11) < 1e-9)
+        var mixed = Self.cell(level: 60, bands: 50, c: 71)
+        mixed.samples += 10
+        #expect(mixed.cMinusA == nil)
+        #expect(Self.cell(level: 60, bands: nil).cMinusA == nil)
+    }
+
+    /// Quiet times: the least effort first, then the lower SIL; other weekdays left out when one is asked.
+    @Test func quietTimesRankTheEasiestConversationFirst() throws {
+        let cells = [
+            Self.cell(level: 70, bands: 55, weekday: 4, hour: 21), Self.cell(level: 62, bands: 49, weekday: 4, hour: 20),
+            Self.cell(level: 55, bands: 40, weekday: 4, hour: 18), Self.cell(level: 64, bands: 47, weekday: 4, hour: 19),
+            Self.cell(level: 50, bands: 35, weekday: 5, hour: 12),
+            // The marginals are not hours.
+            Self.cell(level: 60, bands: 45, weekday: LoudnessAggregate.everyWeekday, hour: 20),
+        ]
+        let friday = QuietTimes(venueID: "v", weekday: .friday, aggregates: cells, scale: .standard, rules: .standard)
+        #expect(friday.hours.map(\.hour) == [18, 19, 20, 21])
+        #expect(friday.hours.map(\.effort) == [.relaxed, .normal, .normal, .raised])
+        let week = QuietTimes(venueID: "v", weekday: nil, aggregates: cells, scale: .standard, rules: .standard)
+        #expect(week.hours.map(\.weekday) == [.saturday, .friday, .friday, .friday, .friday])
+    }
+
+    /// Through the API on both stores: a v2 check-in gives its cell bands; a v1 one an estimate; v1's
+    /// answer keeps its shape.
+    @Test(arguments: StoreKind.allCases) func theVersion2AnswerCarriesTheConversationInEveryCell(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
+            let token = try await client.registerDevice()
+            _ = try await client.putVenue("bands", token: token)
+            _ = try await client.putVenue("levels", token: token)
+            // Bands 3, 4, 6 and 9 dB under a level of −45 dBFS, calibrated +110: SIL = 65 − 5.5 = 59.5.
+            let detailed = CheckInV2Tests.detailedCheckIn(venue: "bands", level: -45)
+            #expect(try await client.execute(uri: "/api/v2/checkins", method: .post, headers: bearer(token), body: try json(CheckInV2(detailed))).status == .created)
+            #expect(try await client.postCheckIn(makeCheckIn(venue: "levels", start: "2026-11-16T20:00:00Z", seconds: 120, level: -50), token: token).status == .created)
+
+            let answer = try await client.execute(uri: "/api/v2/venues/bands/loudness", method: .get) { response throws in
+                #expect(response.status == .ok)
+                return try decode(ConversationLoudness.self, response)
+            }
+            // Monday 20:00 UTC; the venue is on UTC.
+            let cell = answer.grid[0].hours[20]
+            #expect(cell.sil.map { abs($0 - 59.5) <= 0.1 } == true, "\(String(describing: cell.sil))")
+            #expect(cell.silEstimated == false && cell.effort == .loud && cell.effortHearingLoss == .veryLoud && cell.intelligibility == .bad)
+            #expect(cell.cMinusA.map { abs($0 - 4) <= 0.1 } == true)
+            #expect(answer.overall.effort == .loud && answer.grid[0].hours[19].sil == nil && answer.grid[0].hours[19].effort == nil)
+
+            let estimated = try await client.execute(uri: "/api/v2/venues/levels/loudness", method: .get) { response throws in
+                try decode(ConversationLoudness.self, response)
+            }
+            #expect(estimated.overall.silEstimated == true && estimated.overall.cMinusA == nil)
+            #expect(estimated.overall.sil.map { abs($0 - ((estimated.overall.cell.levelDB ?? 0) - 8)) <= 0.11 } == true)
+
+            // v1's answer has no conversation keys.
+            let v1 = try await client.execute(uri: "/api/v1/venues/bands/loudness", method: .get) { response in String(buffer: response.body) }
+            #expect(!v1.contains("sil") && !v1.contains("effort") && v1.contains("\"level_db\""))
+
+            let quiet = try await client.execute(uri: "/api/v2/venues/bands/quiet-times?weekday=monday", method: .get) { response throws in
+                #expect(response.status == .ok)
+                return try decode(QuietTimes.self, response)
+            }
+            #expect(quiet.hours.count == 1 && quiet.hours[0].hour == 20 && quiet.hours[0].effort == .loud && quiet.weekday == .monday)
+            let tuesday = try await client.execute(uri: "/api/v2/venues/bands/quiet-times?weekday=tuesday", method: .get) { response throws in
+                try decode(QuietTimes.self, response)
+            }
+            #expect(tuesday.hours.isEmpty)
+        }
+    }
+
+    @Test func badQuestionsGetClearAnswers() async throws {
+        try await withApp { client, _ in
+            let token = try await client.registerDevice()
+            _ = try await client.putVenue("v", token: token)
+            for (uri, status, words) in [
+                ("/api/v2/venues/v/quiet-times?weekday=someday", HTTPResponse.Status.badRequest, "weekday must be one of monday"),
+                ("/api/v2/venues/v/quiet-times?day=friday", .badRequest, "unknown query parameter \"day\""),
+                ("/api/v2/venues/v/loudness", .notFound, "has no usable check-in yet"),
+                ("/api/v2/venues/nowhere/quiet-times", .notFound, "venue nowhere not found"),
+            ] {
+                try await client.execute(uri: uri, method: .get) { response throws in
+                    #expect(response.status == status, "\(uri)")
+                    let message = try errorMessage(response)
+                    #expect(message.contains(words), "\(uri): \(message)")
+                }
+            }
+        }
+    }
+
+    @Test func theRulesComeFromTheConfigFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("conversation-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(#"{"listener_distance_m": 2, "hearing_loss_snr_db": 12}"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try ServerSettings.load(contentsOf: path).conversation == ConversationRules(listenerDistanceM: 2, hearingLossSNRDB: 12))
+        try Data(#"{"listener_distance_m": 0}"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: ServerSettings.InvalidFile.self) { try ServerSettings.load(contentsOf: path) }
+    }
+}
