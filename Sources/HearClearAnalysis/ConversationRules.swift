@@ -45,22 +45,19 @@ public struct ConversationRules: Sendable, Equatable {
     /// The answer for a cell: from its octave bands when any of its kept seconds carried them, else
     /// estimated from its A-weighted level; `nil` for a cell without data.
     public func conversation(in aggregate: LoudnessAggregate) -> Conversation? {
-        let sil: Double, estimated: Bool
-        if let octaves = aggregate.details.octaveLevelsDB {
-            (sil, estimated) = (octaves.reduce(0, +) / Double(octaves.count), false)
-        } else if let level = aggregate.levelDB {
-            (sil, estimated) = (level - Self.silBelowLAeqDB, true)
-        } else {
-            return nil
-        }
+        guard let level = aggregate.levelDB else { return nil }
+        let octaves = aggregate.details.octaveLevelsDB
+        let sil = octaves.map { $0.reduce(0, +) / Double($0.count) } ?? level - Self.silBelowLAeqDB
         return Conversation(
-            sil: sil, silEstimated: estimated, effort: effort(sil: sil), effortHearingLoss: effort(sil: sil, extraMarginDB: hearingLossSNRDB),
-            intelligibility: intelligibility(sil: sil))
+            levelDB: level, sil: sil, silEstimated: octaves == nil, effort: effort(sil: sil),
+            effortHearingLoss: effort(sil: sil, extraMarginDB: hearingLossSNRDB), intelligibility: intelligibility(sil: sil))
     }
 }
 
 /// What `ConversationRules` decide for one cell.
 public struct Conversation: Sendable, Equatable {
+    /// The cell's A-weighted level, dB.
+    public var levelDB: Double
     public var sil: Double
     public var silEstimated: Bool
     public var effort: VocalEffort
@@ -68,8 +65,9 @@ public struct Conversation: Sendable, Equatable {
     /// At normal voice.
     public var intelligibility: Intelligibility
 
-    /// The one order of every ranking by conversation: the least effort first, then the lower SIL.
-    public func isEasier(than other: Conversation) -> Bool {
-        (effort, sil) < (other.effort, other.sil)
+    /// The one order of every ranking by conversation: the least effort first (for a listener with
+    /// hearing loss, or not), then the quieter place.
+    public func isEasier(than other: Conversation, hearingLoss: Bool = false) -> Bool {
+        hearingLoss ? (effortHearingLoss, levelDB) < (other.effortHearingLoss, other.levelDB) : (effort, levelDB) < (other.effort, other.levelDB)
     }
 }

@@ -102,6 +102,26 @@ public struct APIClient: Sendable {
         return (answer.body, try answer.decoded())
     }
 
+    /// API v2's loudness, with the conversation measures in each cell: the raw document and its decoded form.
+    public func conversationLoudness(venueID: String) async throws -> (json: Data, loudness: ConversationLoudness) {
+        let answer = try await send("GET", "venues/\(try Self.pathComponent(venueID))/loudness", version: 2)
+        return (answer.body, try answer.decoded())
+    }
+
+    /// Venues near a place ranked by how easily people talk there at a local weekday and hour.
+    public func ranking(near latitude: Double, _ longitude: Double, at: WeekdayHour, hearingLoss: Bool, radius: Double, limit: Int = 20) async throws -> (
+        json: Data, ranking: VenueRanking
+    ) {
+        let answer = try await send(
+            "GET", "venues", version: 2,
+            query: [
+                URLQueryItem(name: "near", value: "\(latitude),\(longitude)"), URLQueryItem(name: "at", value: at.description),
+                URLQueryItem(name: "radius", value: "\(radius)"), URLQueryItem(name: "limit", value: "\(limit)"),
+                URLQueryItem(name: "hearing_loss", value: hearingLoss ? "true" : "false"),
+            ])
+        return (answer.body, try answer.decoded())
+    }
+
     public func scale() async throws -> LabelScale {
         try await send("GET", "scale").decoded()
     }

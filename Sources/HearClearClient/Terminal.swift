@@ -41,7 +41,7 @@ public struct Terminal: Sendable {
                     continue
                 }
                 let band = labels.firstIndex(of: label) ?? 0
-                let text = colors ? String(format: "%3.0f", level) : "  " + String(label.prefix(1)).uppercased()
+                let text = colors ? String(format: "%3d", Level.whole(level)) : "  " + String(label.prefix(1)).uppercased()
                 line += painted(text, background: color(forBand: band, of: labels.count))
             }
             lines.append(line)

@@ -64,6 +64,54 @@ public struct ConversationCell: Codable, Sendable, Equatable {
     }
 }
 
+/// `GET /api/v2/venues?near=…&at=…` answer: venues near a place ranked by how easily people talk
+/// there at a local weekday and hour.
+public struct VenueRanking: Codable, Sendable, Equatable {
+    public struct Entry: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public var latitude: Double
+        public var longitude: Double
+        public var timezone: String
+        public var distanceM: Double
+        /// The venue's cell at the asked weekday and hour, in its own time zone; all `null` without data.
+        public var cell: ConversationCell
+
+        public init(id: String, name: String, latitude: Double, longitude: Double, timezone: String, distanceM: Double, cell: ConversationCell) {
+            self.id = id
+            self.name = name
+            self.latitude = latitude
+            self.longitude = longitude
+            self.timezone = timezone
+            self.distanceM = distanceM
+            self.cell = cell
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, latitude, longitude, timezone, cell
+            case distanceM = "distance_m"
+        }
+    }
+
+    public var weekday: Weekday
+    public var hour: Int
+    /// Whether the ranking follows `effort_hearing_loss` rather than `effort`.
+    public var hearingLoss: Bool
+    public var venues: [Entry]
+
+    public init(weekday: Weekday, hour: Int, hearingLoss: Bool, venues: [Entry]) {
+        self.weekday = weekday
+        self.hour = hour
+        self.hearingLoss = hearingLoss
+        self.venues = venues
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case weekday, hour, venues
+        case hearingLoss = "hearing_loss"
+    }
+}
+
 /// `GET /api/v2/venues/{venue_id}/quiet-times` answer: the venue's hours with data, easiest
 /// conversation first.
 public struct QuietTimes: Codable, Sendable, Equatable {

@@ -35,4 +35,10 @@ public enum Level {
     public static func rounded(_ level: Double) -> Double {
         (level * 10).rounded() / 10
     }
+
+    /// A level in whole dB where space is short (heatmap cells), halves away from zero like
+    /// `rounded`: the terminal and the pages show 64.5 as 65 alike.
+    public static func whole(_ level: Double) -> Int {
+        Int(level.rounded())
+    }
 }

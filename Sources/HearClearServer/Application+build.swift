@@ -180,3 +180,4 @@ extension VenueList: ResponseEncodable {}
 extension CheckInReceipt: ResponseEncodable {}
 extension CheckInV2: ResponseEncodable {}
 extension QuietTimes: ResponseEncodable {}
+extension VenueRanking: ResponseEncodable {}

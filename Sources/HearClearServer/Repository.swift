@@ -60,11 +60,11 @@ extension Device {
     static let lastSeenResolution: TimeInterval = 60
 }
 
-/// A venue with its overall aggregate.
+/// A venue with the aggregate of one of its cells: overall, unless the query asked for another.
 public struct VenueSummary: Sendable, Equatable {
     public var id: String
     public var venue: VenueUpsert
-    public var overall: LoudnessAggregate?
+    public var aggregate: LoudnessAggregate?
     public var distanceM: Double?
 }
 
@@ -73,6 +73,10 @@ public struct VenueQuery: Sendable, Equatable {
     public var radiusM: Double
     public var nameContains: String?
     public var limit: Int
+    /// The cell whose aggregate each venue comes with.
+    public var cell = VenueQuery.overall
+
+    public static let overall = LocalHour(weekday: LoudnessAggregate.everyWeekday, hour: LoudnessAggregate.everyHour)
 }
 
 /// A check-in as stored, with the verdict of the analysis.

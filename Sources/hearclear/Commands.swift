@@ -109,9 +109,8 @@ extension Hearclear {
             @Flag(help: "Print the server's JSON.") var json = false
 
             func run() async throws {
-                let parts = location.joined().split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-                guard parts.count == 2 else { throw ValidationError("give the place as LATITUDE,LONGITUDE, e.g. -33.87,151.21") }
-                let list = try await Setup().client().venues(near: parts[0], parts[1], radius: radius, limit: limit)
+                let place = try Place(location.joined())
+                let list = try await Setup().client().venues(near: place.latitude, place.longitude, radius: radius, limit: limit)
                 if json { return try printJSON(list) }
                 if list.venues.isEmpty { print("No venues within \(Int(radius)) m.") }
                 for venue in list.venues {
@@ -240,13 +239,40 @@ extension Hearclear {
     }
 
     struct LoudnessCommand: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "loudness", abstract: "A venue's loudness as a weekday × hour heatmap.")
+        static let configuration = CommandConfiguration(
+            commandName: "loudness", abstract: "A venue's loudness as a weekday × hour heatmap, or how hard it is to talk there.",
+            discussion: "--effort and --at ask the server's API v2 (docs/analysis.md says how effort is decided).")
 
         @Argument var venueID: String
+        @Flag(help: "A grid of the vocal effort a conversation needs instead of levels.") var effort = false
+        @Flag(help: "With --effort or --at: for a listener with hearing loss.") var hearingLoss = false
+        @Option(help: ArgumentHelp("One local weekday and hour in words, e.g. friday-20.", valueName: "weekday-hour"), transform: Self.weekdayHour)
+        var at: WeekdayHour?
         @Flag(help: "Print the server's JSON document.") var json = false
+
+        static func weekdayHour(_ text: String) throws -> WeekdayHour {
+            guard let value = WeekdayHour(text) else { throw ValidationError("--at must be \(WeekdayHour.rule)") }
+            return value
+        }
+
+        func validate() throws {
+            if hearingLoss && !effort && at == nil { throw ValidationError("--hearing-loss goes with --effort or --at") }
+        }
 
         func run() async throws {
             let client = try Setup().client()
+            if effort || at != nil {
+                let answer = try await client.conversationLoudness(venueID: venueID)
+                if json { return print(String(decoding: answer.json, as: UTF8.self)) }
+                let name = (try? await client.venue(id: venueID).name) ?? venueID
+                if effort { print(Terminal.standardOutput.effortGrid(answer.loudness, hearingLoss: hearingLoss, venueName: name)) }
+                if let at {
+                    if effort { print() }
+                    let cell = answer.loudness.grid[at.weekday.index].hours[at.hour]
+                    print(Terminal.standardOutput.cellSummary(cell, at: at, unit: answer.loudness.unit, venueName: name))
+                }
+                return
+            }
             let answer = try await client.loudness(venueID: venueID)
             if json {
                 print(String(decoding: answer.json, as: UTF8.self))
@@ -397,4 +423,18 @@ func describe(_ venue: Venue) -> String {
 func describe(_ receipt: CheckInReceipt) -> String {
     let level = receipt.levelDB.map { String(format: "%.1f dB(A)", $0) } ?? "no level"
     return "\(receipt.venueID): \(level) \(receipt.label ?? ""), \(receipt.samples) samples, \(receipt.droppedSamples) dropped, \(receipt.status.rawValue)"
+}
+
+/// A place typed as LATITUDE,LONGITUDE (`-33.87,151.21`, or `-33.87, 151.21` in two words).
+struct Place {
+    let latitude: Double
+    let longitude: Double
+
+    init(_ text: String) throws {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, (-90...90).contains(parts[0]), (-180...180).contains(parts[1]) else {
+            throw ValidationError("give the place as LATITUDE,LONGITUDE, e.g. -33.87,151.21")
+        }
+        (latitude, longitude) = (parts[0], parts[1])
+    }
 }

@@ -204,6 +204,37 @@ import Testing
     }
 
     /// Was: "give the place as LATITUDE,LONGITUDE" for a pasted "-33.87, 151.21".
+    /// Music measured on a Friday at 20:00 (the venue on UTC): the effort grid marks that hour, `--at`
+    /// says it in words, and `quiet` ranks the venue there, each also as the server's JSON.
+    @Test func theConversationCommandsShowEffortAndRankVenues() async throws {
+        let server = try await ServerProcess(database: try await ServerDatabase(.sqlite, named: "talk", in: folder))
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "hall", "--name", "Music Hall", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
+        let checkIn = try await hearclear(
+            "checkin", "hall", "--file", "/usr/share/planetblupi/music/music000.ogg", "--duration", "30s", "--started-at", "2026-11-20T20:00:00Z")
+        #expect(checkIn.status == 0, "\(checkIn.errors)")
+
+        let grid = try await hearclear("loudness", "hall", "--effort")
+        #expect(grid.status == 0, "\(grid.errors)")
+        let friday = try #require(grid.output.split(separator: "\n").first { $0.hasPrefix("Fri") })
+        #expect(Array(friday)[6 + 3 * 20 + 2] != "·" && Array(friday)[6 + 3 * 19 + 2] == "·", "\(grid.output)")
+        #expect(grid.output.contains("Legend: 1 relaxed voice"))
+
+        let hour = try await hearclear("loudness", "hall", "--at", "friday-20")
+        #expect(hour.output.hasPrefix("Music Hall, Friday 20:00: ") && hour.output.contains("Conversation across a table: "), "\(hour.output)")
+        let document = try JSONDecoder().decode(ConversationLoudness.self, from: Data(try await hearclear("loudness", "hall", "--at", "friday-20", "--json").output.utf8))
+        #expect(document.grid[4].hours[20].silEstimated == false && document.grid[4].hours[20].effort != nil)
+
+        let quiet = try await hearclear("quiet", "--near", "-0.001,0.001", "--at", "fri-20")
+        #expect(quiet.status == 0, "\(quiet.errors)")
+        #expect(quiet.output.contains("1. Music Hall (hall), 157 m: "), "\(quiet.output)")
+        let ranking = try JSONDecoder().decode(VenueRanking.self, from: Data(try await hearclear("quiet", "--near", "0,0", "--at", "friday-20", "--json").output.utf8))
+        #expect(ranking.venues.map(\.id) == ["hall"] && ranking.venues[0].cell.effort == document.grid[4].hours[20].effort)
+
+        let wrong = try await hearclear("quiet", "--near", "0,0", "--at", "someday")
+        #expect(wrong.status != 0 && wrong.errors.contains("--at must be a weekday and an hour from 0 to 23, like friday-20"), "\(wrong.errors)")
+    }
+
     @Test(arguments: StoreKind.allCases) func venueNearTakesCoordinatesWithASpace(store: StoreKind) async throws {
         let server = try await ServerProcess(database: try await ServerDatabase(store, named: "near", in: folder))
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)

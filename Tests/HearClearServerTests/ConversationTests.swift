@@ -90,7 +90,7 @@ import Testing
         #expect(Self.cell(level: 60, bands: nil).cMinusA == nil)
     }
 
-    /// Quiet times: the least effort first, then the lower SIL; other weekdays left out when one is asked.
+    /// Quiet times: the least effort first, then the lower level; other weekdays left out when one is asked.
     @Test func quietTimesRankTheEasiestConversationFirst() throws {
         let cells = [
             Self.cell(level: 70, bands: 55, weekday: 4, hour: 21), Self.cell(level: 62, bands: 49, weekday: 4, hour: 20),
@@ -100,7 +100,8 @@ import Testing
             Self.cell(level: 60, bands: 45, weekday: LoudnessAggregate.everyWeekday, hour: 20),
         ]
         let friday = QuietTimes(venueID: "v", weekday: .friday, aggregates: cells, scale: .standard, rules: .standard)
-        #expect(friday.hours.map(\.hour) == [18, 19, 20, 21])
+        // 19:00 has the lower SIL, 20:00 the lower level: the level decides between equal efforts.
+        #expect(friday.hours.map(\.hour) == [18, 20, 19, 21])
         #expect(friday.hours.map(\.effort) == [.relaxed, .normal, .normal, .raised])
         let week = QuietTimes(venueID: "v", weekday: nil, aggregates: cells, scale: .standard, rules: .standard)
         #expect(week.hours.map(\.weekday) == [.saturday, .friday, .friday, .friday, .friday])
@@ -149,6 +150,85 @@ import Testing
             }
             #expect(tuesday.hours.isEmpty)
         }
+    }
+
+    /// A check-in whose every second carries octave bands reading `sil` dB once calibrated (+110).
+    static func withBands(_ checkIn: CheckIn, sil: Double) -> CheckIn {
+        var checkIn = checkIn
+        checkIn.samples = checkIn.samples.map { sample in
+            var sample = sample
+            sample.details = LevelDetails(fastMax: sample.avg + 1, cAvg: sample.avg + 3, octaves: Array(repeating: sil - 110, count: 4))
+            return sample
+        }
+        return checkIn
+    }
+
+    /// A small city around Sydney's CBD, asked for Friday 20:00 in each venue's own time zone: the
+    /// hall is loud but speech-friendly (bands low), the room quiet but its bands a little higher;
+    /// the café on UTC is quiet; one venue has no data at that hour, one is too far.
+    @Test(arguments: StoreKind.allCases) func venuesNearbyRankByEffortThenLevelEachInItsOwnTime(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
+            let token = try await client.registerDevice()
+            for (id, timezone, latitude) in [
+                ("a-hall", "Australia/Sydney", -33.8690), ("b-room", "Australia/Sydney", -33.8700), ("c-cafe", "UTC", -33.8720),
+                ("d-empty", "Australia/Sydney", -33.8680), ("e-far", "Australia/Sydney", -33.9200),
+            ] {
+                #expect(try await client.putVenue(id, token: token, timezone: timezone, latitude: latitude, longitude: 151.2093).status == .created)
+            }
+            // Friday 2026-11-20, 20:00 in Sydney (UTC+11) is 09:00 UTC.
+            let sydney = "2026-11-20T09:00:00Z", utc = "2026-11-20T20:00:00Z"
+            let uploads = [
+                Self.withBands(makeCheckIn(venue: "a-hall", start: sydney, level: -40), sil: 49.5),
+                Self.withBands(makeCheckIn(venue: "b-room", start: sydney, level: -58), sil: 50.5),
+                Self.withBands(makeCheckIn(venue: "e-far", start: sydney, level: -70), sil: 30),
+                // Friday 10:00 in Sydney: data, but not at the hour asked.
+                Self.withBands(makeCheckIn(venue: "d-empty", start: "2026-11-19T23:00:00Z", level: -70), sil: 30),
+            ]
+            for checkIn in uploads {
+                #expect(try await client.execute(uri: "/api/v2/checkins", method: .post, headers: bearer(token), body: try json(CheckInV2(checkIn))).status == .created)
+            }
+            #expect(try await client.postCheckIn(makeCheckIn(venue: "c-cafe", start: utc, level: -62), token: token).status == .created)
+
+            func ranking(_ query: String) async throws -> VenueRanking {
+                try await client.execute(uri: "/api/v2/venues?near=-33.8688,151.2093&at=friday-20\(query)", method: .get) { response throws in
+                    #expect(response.status == .ok, "\(String(buffer: response.body))")
+                    return try decode(VenueRanking.self, response)
+                }
+            }
+            let normal = try await ranking("")
+            #expect(normal.venues.map(\.id) == ["c-cafe", "a-hall", "b-room", "d-empty"])
+            #expect(normal.venues.map(\.cell.effort) == [.relaxed, .normal, .raised, nil])
+            #expect(normal.venues[0].cell.silEstimated == true && normal.venues[1].cell.silEstimated == false)
+            #expect(normal.venues[3].cell.cell.levelDB == nil && normal.venues[3].cell.sil == nil && normal.weekday == .friday && normal.hour == 20)
+            #expect(normal.venues.allSatisfy { $0.distanceM < 1000 } && normal.venues[1].distanceM > 0)
+            // A listener with hearing loss needs 7 dB more: the hall and the room both need a loud
+            // voice, and the quieter room comes first.
+            let hearingLoss = try await ranking("&hearing_loss=true")
+            #expect(hearingLoss.venues.map(\.id) == ["c-cafe", "b-room", "a-hall", "d-empty"] && hearingLoss.hearingLoss)
+            #expect(hearingLoss.venues.map(\.cell.effortHearingLoss) == [.normal, .loud, .loud, nil])
+            #expect(try await ranking("&limit=2").venues.map(\.id) == ["c-cafe", "a-hall"])
+            #expect(try await ranking("&radius=10000").venues.map(\.id) == ["e-far", "c-cafe", "a-hall", "b-room", "d-empty"])
+
+            for (query, words) in [
+                ("near=-33.8688,151.2093", "at is required"), ("at=friday-20", "near is required"),
+                ("near=-33.8688,151.2093&at=someday-99", "at must be a weekday and an hour"),
+                ("near=-33.8688,151.2093&at=friday-20&hearing_loss=maybe", "hearing_loss must be true or false"),
+                ("near=-33.8688,151.2093&at=friday-20&q=bar", "unknown query parameter \"q\""),
+            ] {
+                try await client.execute(uri: "/api/v2/venues?\(query)", method: .get) { response throws in
+                    #expect(response.status == .badRequest, "\(query)")
+                    let message = try errorMessage(response)
+                    #expect(message.contains(words), "\(query): \(message)")
+                }
+            }
+        }
+    }
+
+    @Test func aWeekdayAndHourReadAsPeopleWriteThem() {
+        #expect(WeekdayHour("friday-20") == WeekdayHour(weekday: .friday, hour: 20))
+        #expect(WeekdayHour("Fri-8") == WeekdayHour(weekday: .friday, hour: 8))
+        #expect(WeekdayHour("sunday-0")?.description == "sunday-0")
+        for bad in ["friday", "friday-24", "fr-20", "someday-3", "friday-", "-20", "friday-20-1"] { #expect(WeekdayHour(bad) == nil, "\(bad)") }
     }
 
     @Test func badQuestionsGetClearAnswers() async throws {

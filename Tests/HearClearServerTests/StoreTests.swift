@@ -36,7 +36,7 @@ import Testing
         let stored = try await store(database, loud, device: device)
         #expect(stored.status == .outlier)
         #expect(abs(try #require(stored.levelDB) - 80) < 0.1)
-        let overall = try #require(try await database.repository.venue(id: "venue-1")?.overall)
+        let overall = try #require(try await database.repository.venue(id: "venue-1")?.aggregate)
         #expect(overall.checkins == 5)
         #expect(abs(try #require(overall.levelDB) - 60) < 0.1)
 

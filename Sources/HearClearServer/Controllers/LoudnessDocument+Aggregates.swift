@@ -39,17 +39,55 @@ extension Loudness {
     }
 }
 
-extension ConversationLoudness {
-    /// v2's answer: v1's cells with what `rules` decide about conversation in each.
-    init(venueID: String, aggregates: [LoudnessAggregate], scale: LabelScale, rules: ConversationRules) {
-        self.init(venueID: venueID, unit: scale.unit, aggregates: aggregates) { aggregate, weekday, hour in
-            let cell = LoudnessCell(aggregate, weekday: weekday, hour: hour, scale: scale)
-            guard let aggregate, let conversation = rules.conversation(in: aggregate) else { return ConversationCell(cell: cell) }
-            return ConversationCell(
-                cell: cell, sil: Level.rounded(conversation.sil), silEstimated: conversation.silEstimated, effort: conversation.effort,
-                effortHearingLoss: conversation.effortHearingLoss, intelligibility: conversation.intelligibility,
-                cMinusA: aggregate.cMinusA.map(Level.rounded))
+extension ConversationCell {
+    /// A cell of v2's answers: v1's, with what `rules` decide about conversation there.
+    init(_ aggregate: LoudnessAggregate?, weekday: Weekday?, hour: Int?, scale: LabelScale, rules: ConversationRules) {
+        let cell = LoudnessCell(aggregate, weekday: weekday, hour: hour, scale: scale)
+        guard let aggregate, let conversation = rules.conversation(in: aggregate) else {
+            self.init(cell: cell)
+            return
         }
+        self.init(
+            cell: cell, sil: Level.rounded(conversation.sil), silEstimated: conversation.silEstimated, effort: conversation.effort,
+            effortHearingLoss: conversation.effortHearingLoss, intelligibility: conversation.intelligibility,
+            cMinusA: aggregate.cMinusA.map(Level.rounded))
+    }
+}
+
+extension ConversationLoudness {
+    /// v2's answer.
+    init(venueID: String, aggregates: [LoudnessAggregate], scale: LabelScale, rules: ConversationRules) {
+        self.init(venueID: venueID, unit: scale.unit, aggregates: aggregates) {
+            ConversationCell($0, weekday: $1, hour: $2, scale: scale, rules: rules)
+        }
+    }
+}
+
+extension VenueRanking {
+    /// Venues found around a place, each with its cell at `at`: those with data first, easiest
+    /// conversation first (the one order of `Conversation.isEasier`), then the nearer; those without
+    /// data after them, nearest first. At most `limit`.
+    init(_ summaries: [VenueSummary], at: WeekdayHour, hearingLoss: Bool, limit: Int, scale: LabelScale, rules: ConversationRules) {
+        let ranked = summaries.map { summary in (summary, summary.aggregate.flatMap(rules.conversation(in:))) }
+            .sorted { a, b in
+                switch (a.1, b.1) {
+                case (let x?, let y?):
+                    if x.isEasier(than: y, hearingLoss: hearingLoss) { return true }
+                    if y.isEasier(than: x, hearingLoss: hearingLoss) { return false }
+                case (.some, nil): return true
+                case (nil, .some): return false
+                case (nil, nil): break
+                }
+                return (a.0.distanceM ?? 0, a.0.id) < (b.0.distanceM ?? 0, b.0.id)
+            }
+        self.init(
+            weekday: at.weekday, hour: at.hour, hearingLoss: hearingLoss,
+            venues: ranked.prefix(limit).map { summary, _ in
+                Entry(
+                    id: summary.id, name: summary.venue.name, latitude: summary.venue.latitude, longitude: summary.venue.longitude,
+                    timezone: summary.venue.timezone, distanceM: ((summary.distanceM ?? 0) * 10).rounded() / 10,
+                    cell: ConversationCell(summary.aggregate, weekday: at.weekday, hour: at.hour, scale: scale, rules: rules))
+            })
     }
 }
 

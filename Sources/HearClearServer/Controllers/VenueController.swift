@@ -31,6 +31,8 @@ struct VenueController {
     }
 
     func addVersion2Routes(to group: RouterGroup<APIRequestContext>) {
+        group.get(use: ranking)
+            .methodNotAllowed("", allowing: [.get])
         group.get(":venue_id/loudness", use: conversationLoudness)
             .methodNotAllowed(":venue_id/loudness", allowing: [.get])
         group.get(":venue_id/quiet-times", use: quietTimes)
@@ -69,21 +71,43 @@ struct VenueController {
         HTTPError(.permanentRedirect, headers: [.location: "/api/v\(version)/venues/\(target)\(path)"], message: "venue \(id) was merged into \(target)")
     }
 
-    static let listParameters: Set<String> = ["near", "radius", "limit", "q"]
-
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> VenueList {
+        let query = try venueQuery(request.uri.queryParameters, known: ["near", "radius", "limit", "q"])
+        return VenueList(venues: try await repository.venues(matching: query).map(present))
+    }
+
+    /// How many venues around a place are ranked at most, nearest first, before the best are kept.
+    static let rankingCandidates = 1000
+
+    @Sendable func ranking(_ request: Request, context: APIRequestContext) async throws -> VenueRanking {
         let parameters = request.uri.queryParameters
-        // Strict, so a misspelt parameter (radious=) is an error rather than silently ignored.
-        if let unknown = parameters.first(where: { !Self.listParameters.contains(String($0.key)) }) {
-            throw APIError.badRequest("unknown query parameter \"\(unknown.key)\": use near, radius, limit and q")
+        var query = try venueQuery(parameters, known: ["near", "radius", "limit", "at", "hearing_loss"])
+        guard query.near != nil else { throw APIError.badRequest("near is required: \(Coordinate.typingRule)") }
+        guard let text = parameters["at"] else { throw APIError.badRequest("at is required: \(WeekdayHour.rule), the venues' local time") }
+        guard let at = WeekdayHour(String(text)) else { throw APIError.badRequest("at must be \(WeekdayHour.rule)") }
+        let hearingLoss: Bool
+        switch parameters["hearing_loss"].map(String.init) {
+        case nil, "false": hearingLoss = false
+        case "true": hearingLoss = true
+        default: throw APIError.badRequest("hearing_loss must be true or false")
+        }
+        let limit = query.limit
+        query.limit = Self.rankingCandidates
+        query.cell = LocalHour(weekday: at.weekday.index, hour: at.hour)
+        return VenueRanking(
+            try await repository.venues(matching: query), at: at, hearingLoss: hearingLoss, limit: limit, scale: settings.scale, rules: settings.conversation)
+    }
+
+    /// The search of `parameters`, strict so that a misspelt parameter (radious=) is an error rather
+    /// than silently ignored.
+    private func venueQuery(_ parameters: Parameters, known: [String]) throws -> VenueQuery {
+        if let unknown = parameters.first(where: { !known.contains(String($0.key)) }) {
+            throw APIError.badRequest("unknown query parameter \"\(unknown.key)\": use \(known.dropLast().joined(separator: ", ")) and \(known.last!)")
         }
         var query = VenueQuery(near: nil, radiusM: Self.defaultRadiusM, nameContains: nil, limit: Self.defaultLimit)
         if let near = parameters["near"] {
-            let parts = near.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard parts.count == 2, let latitude = parts[0], let longitude = parts[1],
-                (-90...90).contains(latitude), (-180...180).contains(longitude)
-            else { throw APIError.badRequest("near must be LATITUDE,LONGITUDE in degrees, like -33.87,151.21") }
-            query.near = Coordinate(latitude: latitude, longitude: longitude)
+            guard let place = Coordinate(text: near) else { throw APIError.badRequest("near must be \(Coordinate.typingRule)") }
+            query.near = place
         }
         if let radius = parameters["radius"] {
             guard let metres = Double(radius), metres.isFinite, metres > 0, metres <= Self.maximumRadiusM else {
@@ -101,7 +125,7 @@ struct VenueController {
             guard text.count <= 200 else { throw APIError.badRequest("q is longer than 200 characters") }
             query.nameContains = String(text)
         }
-        return VenueList(venues: try await repository.venues(matching: query).map(present))
+        return query
     }
 
     @Sendable func loudness(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -150,10 +174,10 @@ struct VenueController {
     }
 
     private func present(_ summary: VenueSummary) -> Venue {
-        let level = summary.overall?.levelDB
+        let level = summary.aggregate?.levelDB
         return Venue(
             id: summary.id, name: summary.venue.name, latitude: summary.venue.latitude, longitude: summary.venue.longitude,
-            timezone: summary.venue.timezone, checkins: summary.overall?.checkins ?? 0,
+            timezone: summary.venue.timezone, checkins: summary.aggregate?.checkins ?? 0,
             levelDB: level.map(Level.rounded), label: level.map(settings.scale.label(for:)),
             distanceM: summary.distanceM.map { ($0 * 10).rounded() / 10 })
     }

@@ -145,8 +145,8 @@ public struct PostgresRepository: Repository {
     public func venue(id: String) async throws -> VenueSummary? {
         try await read { connection in
             try await Self.venueSummaries(
-                connection, logger: logger,
-                "SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.overallJoin) WHERE v.id = \(id)"
+                connection, cell: VenueQuery.overall, logger: logger,
+                "SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.join(VenueQuery.overall)) WHERE v.id = \(id)"
             ).first
         }
     }
@@ -156,9 +156,9 @@ public struct PostgresRepository: Repository {
             let pattern = VenueQuery.likePattern(containing: query.nameContains)
             guard let near = query.near else {
                 return try await Self.venueSummaries(
-                    connection, logger: logger,
+                    connection, cell: query.cell, logger: logger,
                     """
-                    SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.overallJoin)
+                    SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.join(query.cell))
                     WHERE \(pattern)::text IS NULL OR v.name ILIKE \(pattern) ESCAPE '\\'
                     ORDER BY v.name, v.id LIMIT \(query.limit)
                     """)
@@ -166,9 +166,9 @@ public struct PostgresRepository: Repository {
             let box = near.boundingBox(radius: query.radiusM)
             let longitudes = box.longitude ?? -180...180
             let candidates = try await Self.venueSummaries(
-                connection, logger: logger,
+                connection, cell: query.cell, logger: logger,
                 """
-                SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.overallJoin)
+                SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.join(query.cell))
                 WHERE (\(pattern)::text IS NULL OR v.name ILIKE \(pattern) ESCAPE '\\')
                   AND v.latitude BETWEEN \(box.latitude.lowerBound) AND \(box.latitude.upperBound)
                   AND v.longitude BETWEEN \(longitudes.lowerBound) AND \(longitudes.upperBound)
@@ -177,19 +177,27 @@ public struct PostgresRepository: Repository {
         }
     }
 
-    static let summaryColumns = "v.id, v.name, v.latitude, v.longitude, v.timezone, l.checkins, l.samples, l.energy"
-    static let overallJoin = "l.venue_id = v.id AND l.weekday = \(LoudnessAggregate.everyWeekday) AND l.hour = \(LoudnessAggregate.everyHour)"
+    static let summaryColumns = "v.id, v.name, v.latitude, v.longitude, v.timezone, l.checkins, l.samples, l.energy, "
+        + DetailEnergies.columns.map { "l.\($0)" }.joined(separator: ", ")
 
-    private static func venueSummaries(_ connection: PostgresConnection, logger: Logger, _ query: PostgresQuery) async throws -> [VenueSummary] {
+    /// The join of a venue with one of its cells (whole numbers only, so written into the text).
+    static func join(_ cell: LocalHour) -> String {
+        "l.venue_id = v.id AND l.weekday = \(cell.weekday) AND l.hour = \(cell.hour)"
+    }
+
+    private static func venueSummaries(_ connection: PostgresConnection, cell: LocalHour, logger: Logger, _ query: PostgresQuery) async throws -> [VenueSummary] {
         var summaries: [VenueSummary] = []
-        for try await (id, name, latitude, longitude, timezone, checkins, samples, energy) in try await connection.query(query, logger: logger)
-            .decode((String, String, Double, Double, String, Int?, Int?, Double?).self)
+        for try await (id, name, latitude, longitude, timezone, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000)
+            in try await connection.query(query, logger: logger)
+            .decode((String, String, Double, Double, String, Int?, Int?, Double?, Int?, Double?, Double?, Double?, Double?, Double?).self)
         {
-            let overall = checkins.map {
-                LoudnessAggregate(weekday: LoudnessAggregate.everyWeekday, hour: LoudnessAggregate.everyHour, checkins: $0, samples: samples ?? 0, energy: energy ?? 0)
+            let aggregate = checkins.map {
+                LoudnessAggregate(
+                    weekday: cell.weekday, hour: cell.hour, checkins: $0, samples: samples ?? 0, energy: energy ?? 0,
+                    details: DetailEnergies(samples: detailSamples ?? 0, c: c ?? 0, octaves: [o500 ?? 0, o1000 ?? 0, o2000 ?? 0, o4000 ?? 0]))
             }
             summaries.append(
-                VenueSummary(id: id, venue: VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone), overall: overall))
+                VenueSummary(id: id, venue: VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone), aggregate: aggregate))
         }
         return summaries
     }

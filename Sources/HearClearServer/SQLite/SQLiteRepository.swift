@@ -63,9 +63,7 @@ public struct SQLiteRepository: Repository {
 
     public func venue(id: String) async throws -> VenueSummary? {
         try await pool.read { db in
-            try Self.venueSummaries(
-                db, literal: "WHERE v.id = \(id)"
-            ).first
+            try Self.venueSummaries(db, cell: VenueQuery.overall, literal: "WHERE v.id = \(id)").first
         }
     }
 
@@ -77,35 +75,34 @@ public struct SQLiteRepository: Repository {
             }
             guard let near = query.near else {
                 let whereClause = conditions.isEmpty ? SQL("") : "WHERE " + conditions.joined(separator: " AND ")
-                return try Self.venueSummaries(db, literal: whereClause + " ORDER BY v.name, v.id LIMIT \(query.limit)")
+                return try Self.venueSummaries(db, cell: query.cell, literal: whereClause + " ORDER BY v.name, v.id LIMIT \(query.limit)")
             }
             let box = near.boundingBox(radius: query.radiusM)
             conditions.append("v.latitude BETWEEN \(box.latitude.lowerBound) AND \(box.latitude.upperBound)")
             if let longitudes = box.longitude {
                 conditions.append("v.longitude BETWEEN \(longitudes.lowerBound) AND \(longitudes.upperBound)")
             }
-            return query.nearest(try Self.venueSummaries(db, literal: "WHERE " + conditions.joined(separator: " AND ")), to: near)
+            return query.nearest(try Self.venueSummaries(db, cell: query.cell, literal: "WHERE " + conditions.joined(separator: " AND ")), to: near)
         }
     }
 
-    private static func venueSummaries(_ db: GRDB.Database, literal clause: SQL) throws -> [VenueSummary] {
+    private static func venueSummaries(_ db: GRDB.Database, cell: LocalHour, literal clause: SQL) throws -> [VenueSummary] {
         let request = SQLRequest<Row>(
             """
-            SELECT v.id, v.name, v.latitude, v.longitude, v.timezone, l.checkins, l.samples, l.energy
+            SELECT v.id, v.name, v.latitude, v.longitude, v.timezone, l.checkins, l.samples, l.energy, \(sql: detailEnergyColumns(of: "l"))
             FROM venue v
-            LEFT JOIN loudness l ON l.venue_id = v.id AND l.weekday = \(LoudnessAggregate.everyWeekday) AND l.hour = \(LoudnessAggregate.everyHour)
+            LEFT JOIN loudness l ON l.venue_id = v.id AND l.weekday = \(cell.weekday) AND l.hour = \(cell.hour)
             \(clause)
             """)
         return try request.fetchAll(db).map { row in
-            let overall: LoudnessAggregate? = (row["checkins"] as Int?).map { checkins in
+            let aggregate: LoudnessAggregate? = (row["checkins"] as Int?).map { checkins in
                 LoudnessAggregate(
-                    weekday: LoudnessAggregate.everyWeekday, hour: LoudnessAggregate.everyHour,
-                    checkins: checkins, samples: row["samples"], energy: row["energy"])
+                    weekday: cell.weekday, hour: cell.hour, checkins: checkins, samples: row["samples"], energy: row["energy"], details: DetailEnergies(row: row))
             }
             return VenueSummary(
                 id: row["id"],
                 venue: VenueUpsert(name: row["name"], latitude: row["latitude"], longitude: row["longitude"], timezone: row["timezone"]),
-                overall: overall)
+                aggregate: aggregate)
         }
     }
 

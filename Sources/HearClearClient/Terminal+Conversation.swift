@@ -1,0 +1,71 @@
+import Foundation
+import HearClearCore
+
+/// The conversation answers of API v2 in the terminal: the effort grid, one cell in words, and the
+/// ranking of venues nearby.
+extension Terminal {
+    /// Each effort's mark in the grid (readable without colours) and its colour, green to red.
+    static let effortMarks: [VocalEffort: (mark: String, color: Int)] = [
+        .relaxed: ("1", 114), .normal: ("2", 114), .raised: ("3", 184), .loud: ("4", 214), .veryLoud: ("5", 196), .notPossible: ("X", 196),
+    ]
+
+    /// The weekday × hour grid of the vocal effort a conversation needs (for a listener with hearing
+    /// loss, or not), in the heatmap's layout.
+    public func effortGrid(_ loudness: ConversationLoudness, hearingLoss: Bool, venueName: String? = nil) -> String {
+        func effort(_ cell: ConversationCell) -> VocalEffort? { hearingLoss ? cell.effortHearingLoss : cell.effort }
+        var lines: [String] = []
+        let overall = effort(loudness.overall).map { "overall \($0.words)" } ?? "no data"
+        let listener = hearingLoss ? "a listener with hearing loss" : "a listener"
+        lines.append("\(venueName ?? loudness.venueID): the voice \(listener) understands across a table; \(overall), \(loudness.overall.cell.checkins) check-ins")
+        lines.append("      " + (0..<24).map { String(format: "%3d", $0) }.joined())
+        for row in loudness.grid {
+            var line = String(row.weekday.rawValue.prefix(3)).capitalized.padding(toLength: 6, withPad: " ", startingAt: 0)
+            for cell in row.hours {
+                guard let effort = effort(cell), let mark = Self.effortMarks[effort] else {
+                    line += "  ·"
+                    continue
+                }
+                line += painted("  " + mark.mark, background: mark.color)
+            }
+            lines.append(line)
+        }
+        let legend = VocalEffort.allCases.map { effort in
+            let mark = Self.effortMarks[effort]!
+            return "\(painted(mark.mark, background: mark.color)) \(effort.words)"
+        }
+        lines.append("Legend: " + legend.joined(separator: "  ") + "  · no data   (venue's local time)")
+        return lines.joined(separator: "\n")
+    }
+
+    /// One cell in words: its level, how hard it is to talk, and how sure that is.
+    public func cellSummary(_ cell: ConversationCell, at: WeekdayHour, unit: String, venueName: String) -> String {
+        let when = "\(at.weekday.rawValue.capitalized) \(String(format: "%02d:00", at.hour))"
+        guard let level = cell.cell.levelDB, let effort = cell.effort, let sil = cell.sil else {
+            return "\(venueName), \(when): no data yet."
+        }
+        var lines = ["\(venueName), \(when): \(String(format: "%.1f", level)) \(unit)\(cell.cell.label.map { " (\($0))" } ?? "")"]
+        lines.append("  Conversation across a table: \(effort.words); with hearing loss: \((cell.effortHearingLoss ?? effort).words)")
+        if let intelligibility = cell.intelligibility { lines.append("  A normal voice is understood: \(intelligibility.rawValue)") }
+        lines.append("  Speech interference level: \(String(format: "%.1f", sil)) dB\(cell.silEstimated == true ? " (estimated from the A level: no octave bands measured here yet)" : "")")
+        if let gap = cell.cMinusA { lines.append("  C − A: \(String(format: "%.1f", gap)) dB\(gap >= 10 ? " (bass-heavy)" : "")") }
+        lines.append("  Confidence: \(cell.cell.confidence.rawValue), \(cell.cell.checkins) check-ins")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Venues nearby, easiest conversation first.
+    public func ranking(_ ranking: VenueRanking, unit: String) -> String {
+        let listener = ranking.hearingLoss ? " (for a listener with hearing loss)" : ""
+        var lines = ["Easiest conversation on \(ranking.weekday.rawValue.capitalized) at \(String(format: "%02d:00", ranking.hour)), each venue's local time\(listener):"]
+        if ranking.venues.isEmpty { lines.append("  No venues there.") }
+        for (index, venue) in ranking.venues.enumerated() {
+            let effort = ranking.hearingLoss ? venue.cell.effortHearingLoss : venue.cell.effort
+            let distance = venue.distanceM >= 1000 ? String(format: "%.1f km", venue.distanceM / 1000) : String(format: "%.0f m", venue.distanceM)
+            let answer = effort.map { effort in
+                let mark = Self.effortMarks[effort]!
+                return "\(painted(" \(mark.mark) ", background: mark.color)) \(effort.words), \(String(format: "%.1f", venue.cell.cell.levelDB ?? 0)) \(unit)"
+            } ?? "    no data for that hour"
+            lines.append(String(format: "%3d. ", index + 1) + "\(venue.name) (\(venue.id)), \(distance): \(answer)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import HearClearClient
+import HearClearCore
+
+extension Hearclear {
+    struct Quiet: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Venues near a place where conversation is easiest at a weekday and hour.",
+            discussion: "Each venue is asked at that hour in its own time zone; venues without data then are listed last.")
+
+        // Unconditional: "-33.87,151.21" starts with a minus sign, like an option.
+        @Option(parsing: .unconditional, help: ArgumentHelp("The place, e.g. -33.87,151.21.", valueName: "latitude,longitude")) var near: String
+        @Option(help: ArgumentHelp("Local weekday and hour, e.g. friday-20.", valueName: "weekday-hour"), transform: LoudnessCommand.weekdayHour)
+        var at: WeekdayHour
+        @Flag(help: "Rank for a listener with hearing loss.") var hearingLoss = false
+        @Option(help: "Metres around the place.") var radius: Double = 1000
+        @Option(help: "At most this many venues.") var limit: Int = 20
+        @Flag(help: "Print the server's JSON.") var json = false
+
+        func run() async throws {
+            let place = try Place(near)
+            let answer = try await Setup().client().ranking(
+                near: place.latitude, place.longitude, at: at, hearingLoss: hearingLoss, radius: radius, limit: limit)
+            if json { return print(String(decoding: answer.json, as: UTF8.self)) }
+            print(Terminal.standardOutput.ranking(answer.ranking, unit: "dB(A)"))
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import HearClearClient
+import HearClearCore
+import Testing
+
+/// What the terminal shows of API v2's conversation answers, and the one rounding rule.
+@Suite struct ConversationTerminalTests {
+    static func grid(_ cell: (Weekday, Int) -> ConversationCell) -> ConversationLoudness {
+        let empty = ConversationCell(cell: LoudnessCell(levelDB: nil, label: nil, checkins: 0, samples: 0))
+        return ConversationLoudness(
+            venueID: "bar", unit: "dBA", overall: empty, byWeekday: [], byHour: [],
+            grid: Weekday.allCases.map { day in .init(weekday: day, hours: (0..<24).map { cell(day, $0) }) })
+    }
+
+    static func cell(_ day: Weekday, _ hour: Int, level: Double, effort: VocalEffort, hearingLoss: VocalEffort, sil: Double = 50) -> ConversationCell {
+        ConversationCell(
+            cell: LoudnessCell(weekday: day, hour: hour, levelDB: level, label: "moderate", checkins: 3, samples: 900), sil: sil, silEstimated: false,
+            effort: effort, effortHearingLoss: hearingLoss, intelligibility: .fair, cMinusA: 11.2)
+    }
+
+    @Test func theEffortGridMarksEachCellAndSaysWhatTheMarksMean() {
+        let loudness = Self.grid { day, hour in
+            if day == .friday && hour == 20 { return Self.cell(day, hour, level: 72, effort: .loud, hearingLoss: .notPossible) }
+            if day == .friday && hour == 17 { return Self.cell(day, hour, level: 58, effort: .normal, hearingLoss: .raised) }
+            return ConversationCell(cell: LoudnessCell(weekday: day, hour: hour, levelDB: nil, label: nil, checkins: 0, samples: 0))
+        }
+        let plain = Terminal(colors: false).effortGrid(loudness, hearingLoss: false, venueName: "The Bar").split(separator: "\n")
+        #expect(plain.count == 1 + 1 + 7 + 1)
+        let friday = plain[6]
+        #expect(friday.hasPrefix("Fri"))
+        // Six characters of weekday, then three per hour.
+        #expect(Array(friday)[6 + 3 * 20 + 2] == "4" && Array(friday)[6 + 3 * 17 + 2] == "2" && Array(friday)[6 + 3 * 18 + 2] == "·")
+        #expect(plain[9].contains("1 relaxed voice") && plain[9].contains("X not possible"))
+        let forHearingLoss = Terminal(colors: false).effortGrid(loudness, hearingLoss: true).split(separator: "\n")
+        #expect(Array(forHearingLoss[6])[6 + 3 * 20 + 2] == "X" && forHearingLoss[0].contains("hearing loss"))
+        let colored = Terminal(colors: true).effortGrid(loudness, hearingLoss: false)
+        #expect(colored.contains("\u{1B}[48;5;214m\u{1B}[30m  4"))
+    }
+
+    @Test func oneCellInWords() {
+        let at = WeekdayHour(weekday: .friday, hour: 20)
+        let text = Terminal(colors: false).cellSummary(
+            Self.cell(.friday, 20, level: 72.4, effort: .loud, hearingLoss: .notPossible, sil: 61.3), at: at, unit: "dBA", venueName: "The Bar")
+        #expect(text.hasPrefix("The Bar, Friday 20:00: 72.4 dBA (moderate)"))
+        #expect(text.contains("loud voice; with hearing loss: not possible") && text.contains("61.3 dB") && text.contains("C − A: 11.2 dB (bass-heavy)"))
+        let empty = ConversationCell(cell: LoudnessCell(weekday: .friday, hour: 20, levelDB: nil, label: nil, checkins: 0, samples: 0))
+        #expect(Terminal(colors: false).cellSummary(empty, at: at, unit: "dBA", venueName: "The Bar") == "The Bar, Friday 20:00: no data yet.")
+    }
+
+    @Test func venuesNearbyAreListedInTheServersOrder() {
+        let ranking = VenueRanking(
+            weekday: .friday, hour: 20, hearingLoss: false,
+            venues: [
+                .init(id: "cafe", name: "Café", latitude: 0, longitude: 0, timezone: "UTC", distanceM: 412.5, cell: Self.cell(.friday, 20, level: 55, effort: .normal, hearingLoss: .raised)),
+                .init(
+                    id: "empty", name: "Empty", latitude: 0, longitude: 0, timezone: "UTC", distanceM: 1250,
+                    cell: ConversationCell(cell: LoudnessCell(weekday: .friday, hour: 20, levelDB: nil, label: nil, checkins: 0, samples: 0))),
+            ])
+        let lines = Terminal(colors: false).ranking(ranking, unit: "dB(A)").split(separator: "\n")
+        #expect(lines[1] == "  1. Café (cafe), 412 m:  2  normal voice, 55.0 dB(A)")
+        #expect(lines[2] == "  2. Empty (empty), 1.2 km:     no data for that hour")
+    }
+
+    /// Was: a 64.5 dB cell read 64 in the terminal (printf rounds halves to even) and 65 on the
+    /// admin pages (Swift rounds them away from zero).
+    @Test func aHalfDecibelRoundsUpInTheTerminalAsOnThePages() {
+        var loudness = Loudness(
+            venueID: "v1", unit: "dBA", overall: LoudnessCell(levelDB: 64.5, label: "quiet", checkins: 3, samples: 900), byWeekday: [], byHour: [],
+            grid: Weekday.allCases.map { day in
+                Loudness.WeekdayRow(weekday: day, hours: (0..<24).map { LoudnessCell(weekday: day, hour: $0, levelDB: nil, label: nil, checkins: 0, samples: 0) })
+            })
+        loudness.grid[0].hours[8] = LoudnessCell(weekday: .monday, hour: 8, levelDB: 64.5, label: "quiet", checkins: 1, samples: 300)
+        #expect(Terminal(colors: true).heatmap(loudness, scale: .standard).contains("[30m 65"))
+        #expect(Level.whole(64.5) == 65 && Level.whole(-0.5) == -1 && Level.whole(64.49) == 64)
+    }
+}
