@@ -54,6 +54,7 @@ build: deps
 ## Start the server on the embedded SQLite default (./hearclear.sqlite, http://127.0.0.1:8080).
 run: build
 	@echo "Starting hearclear-server on http://$(HOSTNAME):$(PORT) with database $(DATABASE); Ctrl-C stops it."
+	@echo "Public pages: http://$(HOSTNAME):$(PORT)/venues (find a venue; can you talk there?)."
 	@echo "Admin pages: http://$(HOSTNAME):$(PORT)/admin (user admin), on when HEARCLEAR_ADMIN_PASSWORD is set:"
 	@echo "    HEARCLEAR_ADMIN_PASSWORD=choose-one make run"
 	@echo "A demo to look at: make demo (fills an empty $(DATABASE) with venues and check-ins)."

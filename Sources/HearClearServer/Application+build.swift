@@ -149,11 +149,11 @@ public func buildRouter(
     api.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
         .methodNotAllowed("openapi.yaml", allowing: [.get])
 
+    let templates = try await PageTemplates.load(requiring: PublicController.templateNames + AdminController.templateNames)
+    PublicController(repository: repository, settings: settings, templates: templates).addRoutes(to: router.group("venues"))
     if let password = settings.adminPassword {
-        AdminController(
-            store: repository, settings: settings, templates: try await AdminTemplates.load(),
-            authenticator: AdminAuthenticator(password: password)
-        ).addRoutes(to: router.group("admin"))
+        AdminController(store: repository, settings: settings, templates: templates, authenticator: AdminAuthenticator(password: password))
+            .addRoutes(to: router.group("admin"))
     }
     return router
 }

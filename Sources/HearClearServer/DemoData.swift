@@ -3,6 +3,8 @@ import HearClearCore
 
 /// A realistic demo for an empty database, stored through the same ingest code as the API: venues
 /// in three time zones with weekly rhythms, devices, and a few spikes, short and outlying check-ins.
+/// Every device but the oldest client (the iPhone's, API v1) measures the details too: the Fast
+/// maximum, C and the octave bands, in the spectrum of its kind of venue.
 /// The same every time (a fixed random seed), relative to `now`.
 public enum DemoData {
     public struct NotEmpty: Error, CustomStringConvertible {
@@ -33,6 +35,17 @@ public enum DemoData {
             case .restaurant: 72
             case .bar: 79
             case .club: 88
+            }
+        }
+
+        /// C − A, and each octave band (500 Hz … 4 kHz) against the A level, dB: talk in cafés and
+        /// restaurants, music with more bass in bars and clubs.
+        var spectrum: (cMinusA: Double, bands: [Double]) {
+            switch self {
+            case .cafe: (4, [-4, -5, -8, -12])
+            case .restaurant: (5, [-4, -5, -8, -13])
+            case .bar: (8, [-4, -6, -9, -13])
+            case .club: (12, [-4, -6, -10, -14])
             }
         }
 
@@ -67,9 +80,9 @@ public enum DemoData {
         ]),
     ]
 
-    static let deviceModels: [(model: String, platform: String, calibration: Double?)] = [
-        ("Pixel 8", "android", nil), ("MacBook Air M2", "macos", 108.5), ("ReSpeaker USB Mic Array", "raspberrypi", 113),
-        ("ThinkPad X1 Carbon", "linux", nil), ("Raspberry Pi 4 + Blue Yeti", "raspberrypi", 104), ("iPhone 15", "ios", nil),
+    static let deviceModels: [(model: String, platform: String, calibration: Double?, details: Bool)] = [
+        ("Pixel 8", "android", nil, true), ("MacBook Air M2", "macos", 108.5, true), ("ReSpeaker USB Mic Array", "raspberrypi", 113, true),
+        ("ThinkPad X1 Carbon", "linux", nil, true), ("Raspberry Pi 4 + Blue Yeti", "raspberrypi", 104, true), ("iPhone 15", "ios", nil, false),
     ]
 
     /// `defaultCalibrationDB` is the one the store applies to check-ins without their own, so that
@@ -77,13 +90,15 @@ public enum DemoData {
     public static func seed(into repository: any AdminStore, defaultCalibrationDB: Double, now: Date) async throws -> Summary {
         guard try await repository.totals().venues == 0 else { throw NotEmpty() }
         var random = SplitMix64(seed: 2026)
+        // The details draw from their own generator, so the levels are those of the demo before them.
+        var spectrum = SplitMix64(seed: 9921)
         var summary = Summary()
-        var devices: [(id: UUID, calibration: Double?)] = []
+        var devices: [(id: UUID, calibration: Double?, details: Bool)] = []
         for device in deviceModels {
             let id = try await repository.registerDevice(
                 DeviceRegistration(model: device.model, platform: device.platform), tokenHash: DeviceToken.hash(DeviceToken.generate()),
                 at: now.addingTimeInterval(-35 * 86_400))
-            devices.append((id, device.calibration))
+            devices.append((id, device.calibration, device.details))
         }
         summary.devices = devices.count
 
@@ -106,9 +121,10 @@ public enum DemoData {
                     let day = calendar.startOfDay(for: now.addingTimeInterval(Double(-daysAgo) * 86_400))
                     guard let start = calendar.date(byAdding: .minute, value: hour * 60 + Int(random.next() % 40), to: day) else { continue }
                     let weekday = (calendar.component(.weekday, from: start) + 5) % 7  // 0 = Monday
-                    let checkIn = makeCheckIn(
+                    var checkIn = makeCheckIn(
                         venue: id, start: start, kind: place.kind, weekday: weekday, hour: hour, calibration: device.calibration,
                         defaultCalibration: defaultCalibrationDB, random: &random)
+                    if device.details { addDetails(to: &checkIn, kind: place.kind, random: &spectrum) }
                     _ = try await repository.storeCheckIn(
                         checkIn, contentHash: CheckInController.contentHash(checkIn), by: device.id, at: start.addingTimeInterval(600))
                     summary.checkIns += 1
@@ -147,6 +163,22 @@ public enum DemoData {
         return CheckIn(
             id: random.uuid(),
             venueID: venue, startedAt: start, calibrationDB: calibration, samples: samples, events: events)
+    }
+}
+
+extension DemoData {
+    /// Each second's Fast maximum, C and bands, from its A level and its kind of venue's spectrum,
+    /// a little different every second; within what a meter can read (at most 0 dBFS).
+    static func addDetails(to checkIn: inout CheckIn, kind: Kind, random: inout SplitMix64) {
+        let spectrum = kind.spectrum
+        func level(_ value: Double) -> Double { min(0, (value * 10).rounded() / 10) }
+        checkIn.samples = checkIn.samples.map { sample in
+            var sample = sample
+            sample.details = LevelDetails(
+                fastMax: level(sample.avg + random.uniform(0.5, 4)), cAvg: level(sample.avg + spectrum.cMinusA + random.uniform(-1, 1)),
+                octaves: spectrum.bands.map { level(sample.avg + $0 + random.uniform(-1.5, 1.5)) })
+            return sample
+        }
     }
 }
 

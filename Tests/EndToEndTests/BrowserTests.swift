@@ -100,4 +100,65 @@ import FoundationNetworking
             }
         }
     }
+
+    /// The width the page's content takes in a 375 px viewport: the page's HTML and public.css as
+    /// the server sent them, in an iframe 375 px wide (headless Chromium's own window is never
+    /// narrower than 500 px) whose parent writes the width into its title; served by a stub, as the
+    /// server's pages allow no inline script.
+    func contentWidth(of url: URL) async throws -> (content: Int, viewport: Int) {
+        // (viewport: the iframe's 375 px less its scroll bar.)
+        let (data, _) = try await URLSession.shared.data(from: url)
+        let css = try String(contentsOf: Executable.packageFolder.appendingPathComponent("Public/public.css"), encoding: .utf8)
+        let page = String(decoding: data, as: UTF8.self)
+            .replacingOccurrences(of: #"<link rel="stylesheet" href="/public/public.css">"#, with: "<style>\(css)</style>")
+        let escaped = page.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+        // The width available is the iframe's less its vertical scroll bar: clientWidth.
+        let measure = "var d = this.contentDocument.documentElement; document.title = 'width ' + d.scrollWidth + ' in ' + d.clientWidth;"
+        let wrapper = """
+            <!doctype html><html><head><title>measuring</title></head><body style="margin:0">
+            <iframe width="375" height="900" style="border:0" onload="\(measure)" srcdoc="\(escaped)"></iframe></body></html>
+            """
+        let stub = try StubServer(status: "200 OK", headers: ["Content-Type: text/html; charset=utf-8"], body: wrapper)
+        let dom = try await chromium(["--window-size=1280,1600", "--dump-dom"], url: URL(string: stub.url + "/page")!)
+        let title = try #require(dom.firstMatch(of: /<title>width (\d+) in (\d+)<\/title>/), "\(dom.prefix(300))")
+        return (Int(title.1) ?? .max, Int(title.2) ?? 0)
+    }
+
+    /// The public pages, without login and without script, on the seeded demo: the search, a
+    /// venue's grids as tables, in plain words; at 375 px nothing wider than the screen.
+    @Test func thePublicPagesRenderForAnyoneAtPhoneAndDesktopWidths() async throws {
+        let database = folder.appendingPathComponent("demo.sqlite").path
+        #expect(try await Executable.run("hearclear-server", ["seed", "--demo", "--database", database]).status == 0)
+        let server = try await ServerProcess(database: database)
+        let venues = server.url.appendingPathComponent("venues")
+
+        var near = URLComponents(url: venues, resolvingAgainstBaseURL: false)!
+        near.queryItems = [URLQueryItem(name: "near", value: "-33.8708,151.2073")]
+        let search = try await render(near.url!, name: "public-search")
+        #expect(search.contains("<title>Find a venue · HearClear</title>"))
+        #expect(search.components(separatedBy: #"<a href="/venues/sydney-"#).count - 1 == 12)
+        // The script offered the browser's location: the button is there for those who have one.
+        #expect(search.contains(#"id="locate""#))
+
+        let venue = try await render(venues.appendingPathComponent("london-3"), name: "public-venue")
+        #expect(venue.contains("<title>The Crown &amp; Anchor · HearClear</title>"))
+        #expect(venue.contains("Can you talk there?") && venue.contains("Quietest times"))
+        #expect(venue.components(separatedBy: #"<td class="tone-"#).count - 1 > 20)
+        #expect(venue.contains("expect to raise your voice"))
+        #expect(!venue.contains("<script"))
+
+        let missing = try await render(venues.appendingPathComponent("nowhere"), name: "public-missing")
+        #expect(missing.contains("No such venue"))
+        #expect(!server.log.contains(" 404 ") || server.log.split(separator: "\n").filter { $0.contains(" 404 ") }.allSatisfy { $0.contains("/venues/nowhere") })
+
+        for (url, name) in [(near.url!, "search"), (venues.appendingPathComponent("london-3"), "venue")] {
+            let width = try await contentWidth(of: url)
+            #expect(width.viewport > 300 && width.content <= width.viewport, "the \(name) page is \(width.content) px wide in \(width.viewport)")
+        }
+        for name in ["public-search", "public-venue"] {
+            for width in [375, 1280] {
+                #expect(FileManager.default.fileExists(atPath: Self.screenshots.appendingPathComponent("\(name)-\(width).png").path))
+            }
+        }
+    }
 }

@@ -1,14 +1,15 @@
 import Foundation
 import HearClearCore
 import Hummingbird
-import Mustache
 
 /// `/admin`: the operators' pages. Each GET builds its page's model and renders its template;
 /// each POST changes one thing, checked against the session's CSRF token, and redirects back.
 struct AdminController {
+    static let templateNames = ["dashboard", "venues", "venue", "devices", "checkin", "calibration", "scale"]
+
     let store: any AdminStore
     let settings: ServerSettings
-    let templates: MustacheLibrary
+    let templates: PageTemplates
     let authenticator: AdminAuthenticator
 
     func addRoutes(to parent: RouterGroup<APIRequestContext>) {
@@ -149,29 +150,7 @@ struct AdminController {
     }
 
     private func render(_ template: String, _ model: Any) throws -> Response {
-        guard let html = templates.render(model, withTemplate: template) else {
-            throw HTTPError(.internalServerError, message: "the \(template) template is missing")
-        }
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: "text/html; charset=utf-8",
-                // Pages need no script at all: even an injected one could not run.
-                .contentSecurityPolicy: "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-                .cacheControl: "no-store",
-                .init("Referrer-Policy")!: "same-origin",
-                .init("X-Content-Type-Options")!: "nosniff",
-            ],
-            body: .init(byteBuffer: ByteBuffer(string: html)))
-    }
-}
-
-/// The admin pages' templates, shipped as resources of this module.
-enum AdminTemplates {
-    static func load() async throws -> MustacheLibrary {
-        guard let folder = Bundle.module.url(forResource: "Templates", withExtension: nil) else {
-            throw HTTPError(.internalServerError, message: "the admin templates are missing from this build")
-        }
-        return try await MustacheLibrary(directory: folder.path)
+        // Admin pages need no script at all.
+        try templates.render(template, model)
     }
 }

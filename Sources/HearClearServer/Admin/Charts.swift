@@ -19,14 +19,6 @@ enum Charts {
         return escaped
     }
 
-    static let palette = ["#3d9a50", "#e0b21a", "#ee7a2a", "#cc2f2f"]
-
-    /// Label colours from green to red, spread over the scale's bands.
-    static func color(forLabel label: String, scale: LabelScale) -> String {
-        let index = scale.bands.firstIndex { $0.label == label } ?? 0
-        let count = scale.bands.count
-        return palette[count > 1 ? index * (palette.count - 1) / (count - 1) : 0]
-    }
 
     static func format(_ value: Double) -> String {
         String(format: "%.1f", value)
@@ -52,8 +44,9 @@ enum Charts {
                 let place = "\(row.weekday.rawValue.capitalized) \(String(format: "%02d", hour)):00"
                 if let level = value.levelDB, let label = value.label {
                     let title = "\(place): \(format(level)) dB(A), \(label), \(value.checkins) check-in\(value.checkins == 1 ? "" : "s")"
-                    svg += "<g><rect class=\"cell\" x=\(attribute(x)) y=\(attribute(y)) width=\(attribute(cell - 2)) height=\(attribute(height - 2)) rx=\"3\" fill=\"\(color(forLabel: label, scale: scale))\"><title>\(escape(title))</title></rect>"
-                    svg += "<text class=\"level\" x=\(attribute(x + cell / 2 - 1)) y=\(attribute(y + height * 0.62)) text-anchor=\"middle\">\(Int(level.rounded()))</text></g>"
+                    let swatch = Palette.swatch(forLabel: label, scale: scale)
+                    svg += "<g><rect class=\"cell\" x=\(attribute(x)) y=\(attribute(y)) width=\(attribute(cell - 2)) height=\(attribute(height - 2)) rx=\"3\" fill=\"\(swatch.background)\"><title>\(escape(title))</title></rect>"
+                    svg += "<text class=\"level\" x=\(attribute(x + cell / 2 - 1)) y=\(attribute(y + height * 0.62)) text-anchor=\"middle\" fill=\"\(swatch.text)\">\(Level.whole(level))</text></g>"
                 } else {
                     svg += "<rect class=\"cell empty\" x=\(attribute(x)) y=\(attribute(y)) width=\(attribute(cell - 2)) height=\(attribute(height - 2)) rx=\"3\" fill=\"url(#nodata)\"><title>\(escape(place)): no data</title></rect>"
                 }
@@ -63,7 +56,7 @@ enum Charts {
         for band in scale.bands {
             let range = band.maxDB.map { "≤ \(Int($0))" } ?? "above"
             let text = "\(band.label) \(range)"
-            svg += "<rect class=\"swatch\" x=\(attribute(x)) y=\(attribute(gridBottom + 14)) width=\"14\" height=\"14\" rx=\"2\" fill=\"\(color(forLabel: band.label, scale: scale))\"/>"
+            svg += "<rect class=\"swatch\" x=\(attribute(x)) y=\(attribute(gridBottom + 14)) width=\"14\" height=\"14\" rx=\"2\" fill=\"\(Palette.swatch(forLabel: band.label, scale: scale).background)\"/>"
             svg += "<text class=\"axis\" x=\(attribute(x + 18)) y=\(attribute(gridBottom + 25))>\(escape(text))</text>"
             x += 26 + Double(text.count) * 7
         }

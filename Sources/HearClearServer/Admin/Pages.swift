@@ -458,7 +458,7 @@ enum ScalePage {
             case (let low?, nil): range = "\(Int(low) + 1) and above"
             case (nil, nil): range = "every level"
             }
-            return Band(label: band.label, range: range, color: Charts.color(forLabel: band.label, scale: scale))
+            return Band(label: band.label, range: range, color: Palette.swatch(forLabel: band.label, scale: scale).background)
         }
         return Model(chrome: PageChrome(title: "Label scale", csrf: session.csrfToken, section: "scale"), unit: scale.unit, bands: bands)
     }

@@ -1,0 +1,56 @@
+import Foundation
+import HearClearAnalysis
+import HearClearCore
+import Hummingbird
+
+/// The public pages under `/venues`: no login, no script needed (the one script only offers the
+/// browser's location to the search form). Errors are pages too, not JSON.
+struct PublicController {
+    let repository: any Repository
+    let settings: ServerSettings
+    let templates: PageTemplates
+
+    static let templateNames = ["public_search", "public_venue", "public_error"]
+    /// How far around typed coordinates the search looks, metres.
+    static let searchRadiusM = 5000.0
+
+    func addRoutes(to group: RouterGroup<APIRequestContext>) {
+        group.get { request, _ in try await search(request) }
+            .methodNotAllowed("", allowing: [.get])
+        group.get(":venue_id") { _, context in try await venue(context) }
+            .methodNotAllowed(":venue_id", allowing: [.get])
+    }
+
+    func search(_ request: Request) async throws -> Response {
+        let parameters = request.uri.queryParameters
+        let q = parameters["q"].map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+        let near = parameters["near"].map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+        var query = VenueQuery(near: nil, radiusM: Self.searchRadiusM, nameContains: q.isEmpty ? nil : String(q.prefix(200)), limit: 20)
+        var problem: String?
+        if !near.isEmpty {
+            if let place = Coordinate(text: near) { query.near = place } else { problem = "Type the place as latitude,longitude, for example -33.87,151.21." }
+        }
+        let found = problem == nil && (!q.isEmpty || !near.isEmpty) ? try await repository.venues(matching: query) : []
+        let page = VenueSearchPage(q: q, near: near, found: found, problem: problem, scale: settings.scale)
+        return try templates.render("public_search", page, status: problem == nil ? .ok : .badRequest, scripts: true, cache: "public, max-age=60")
+    }
+
+    func venue(_ context: some RequestContext) async throws -> Response {
+        let id = try context.parameters.require("venue_id")
+        guard VenueID.isValid(id), let venue = try await repository.venue(id: id), let aggregates = try await repository.loudness(venueID: id) else {
+            if VenueID.isValid(id), let target = try await repository.mergedVenue(id: id) { return Response.redirect(to: "/venues/\(target)", type: .permanent) }
+            return try error(.notFound, "No such venue", "There is no venue with the id “\(id)”. Find it by its name or where it is.")
+        }
+        let page = PublicVenuePage(venue: venue, aggregates: aggregates, scale: settings.scale, rules: settings.conversation)
+        return try templates.render("public_venue", page, cache: "public, max-age=60")
+    }
+
+    struct ErrorPage {
+        let title: String
+        let message: String
+    }
+
+    func error(_ status: HTTPResponse.Status, _ title: String, _ message: String) throws -> Response {
+        try templates.render("public_error", ErrorPage(title: title, message: message), status: status)
+    }
+}

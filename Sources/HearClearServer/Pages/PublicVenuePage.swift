@@ -1,0 +1,146 @@
+import Foundation
+import HearClearAnalysis
+import HearClearCore
+
+/// The public page of a venue (`/venues/{id}`), for people who do not use a terminal: when it is
+/// loud, whether people can talk there and when it is quietest, in plain words. Built from one
+/// read of the venue and its cells; rendered by `public_venue.mustache`. Stored properties only:
+/// templates see what Mirror shows.
+struct PublicVenuePage {
+    /// One cell of a grid: what it shows, what a screen reader says, and its colour (a `tone-N`
+    /// class of public.css, or `no-data`).
+    struct Cell {
+        let text: String
+        let spoken: String
+        let tone: String
+
+        init(text: String, spoken: String, tone: Int?) {
+            self.text = text
+            self.spoken = spoken
+            self.tone = tone.map { "tone-\($0)" } ?? "no-data"
+        }
+    }
+
+    /// Grids are laid out one hour per row and one weekday per column, so that seven columns fit
+    /// a phone's width.
+    struct HourRow {
+        let hour: String
+        let cells: [Cell]
+    }
+
+    struct Legend {
+        let text: String
+        let tone: String
+        let mark: String
+    }
+
+    struct QuietHour {
+        let when: String
+        let level: String
+        let effort: String
+        let tone: String
+        let confidence: String
+    }
+
+    let title: String
+    let venueID: String
+    let timezone: String
+    let overall: String
+    let checkins: Int
+    let confidence: String
+    let hasData: Bool
+    let distance: String
+    let summary: [String]
+    let levels: [HourRow]
+    let levelLegend: [Legend]
+    let efforts: [HourRow]
+    let effortLegend: [Legend]
+    let quietHours: [QuietHour]
+    let weekdays: [WeekdayName]
+
+    struct WeekdayName {
+        let short: String
+        let full: String
+    }
+
+    static let effortMarks: [VocalEffort: String] = [.relaxed: "1", .normal: "2", .raised: "3", .loud: "4", .veryLoud: "5", .notPossible: "X"]
+
+    init(venue: VenueSummary, aggregates: [LoudnessAggregate], scale: LabelScale, rules: ConversationRules) {
+        let loudness = ConversationLoudness(venueID: venue.id, aggregates: aggregates, scale: scale, rules: rules)
+        title = venue.venue.name
+        venueID = venue.id
+        timezone = venue.venue.timezone
+        weekdays = Weekday.allCases.map { WeekdayName(short: String($0.rawValue.prefix(3)).capitalized, full: $0.rawValue.capitalized) }
+        let overallCell = loudness.overall
+        hasData = overallCell.cell.levelDB != nil
+        overall = overallCell.cell.levelDB.map { "\(Self.level($0)), \(overallCell.cell.label ?? "")" } ?? "no measurements yet"
+        checkins = overallCell.cell.checkins
+        confidence = overallCell.cell.confidence.rawValue
+        distance = Self.metres(rules.listenerDistanceM)
+
+        levels = (0..<24).map { hour in
+            HourRow(
+                hour: Self.clock(hour),
+                cells: loudness.grid.map { row in
+                    let cell = row.hours[hour].cell
+                    let place = "\(row.weekday.rawValue.capitalized) \(Self.clock(hour))"
+                    guard let level = cell.levelDB, let label = cell.label else { return Cell(text: "·", spoken: "\(place): no data", tone: nil) }
+                    return Cell(
+                        text: "\(Level.whole(level))", spoken: "\(place): \(Self.level(level)), \(label), \(cell.confidence.rawValue) confidence",
+                        tone: Palette.tone(forLabel: label, scale: scale))
+                })
+        }
+        levelLegend = scale.bands.map { band in
+            Legend(
+                text: "\(band.label): \(band.maxDB.map { "up to \(Int($0)) dB(A)" } ?? "louder")", tone: "tone-\(Palette.tone(forLabel: band.label, scale: scale))", mark: "")
+        }
+        efforts = (0..<24).map { hour in
+            HourRow(
+                hour: Self.clock(hour),
+                cells: loudness.grid.map { row in
+                    let place = "\(row.weekday.rawValue.capitalized) \(Self.clock(hour))"
+                    guard let effort = row.hours[hour].effort else { return Cell(text: "·", spoken: "\(place): no data", tone: nil) }
+                    return Cell(text: Self.effortMarks[effort]!, spoken: "\(place): \(effort.words)", tone: Palette.tone(for: effort))
+                })
+        }
+        effortLegend = VocalEffort.allCases.map { Legend(text: $0.words, tone: "tone-\(Palette.tone(for: $0))", mark: Self.effortMarks[$0]!) }
+        summary = loudness.grid.compactMap { Self.sentence(for: $0, distance: Self.metres(rules.listenerDistanceM)) }
+        quietHours = QuietTimes(venueID: venue.id, weekday: nil, aggregates: aggregates, scale: scale, rules: rules).hours.prefix(6).map { hour in
+            QuietHour(
+                when: "\(hour.weekday.rawValue.capitalized) \(Self.clock(hour.hour))", level: Self.level(hour.levelDB), effort: hour.effort.words,
+                tone: "tone-\(Palette.tone(for: hour.effort))", confidence: hour.confidence.rawValue)
+        }
+    }
+
+    /// One weekday in plain words: until when a normal voice is enough, and what after.
+    static func sentence(for row: ConversationLoudness.WeekdayRow, distance: String) -> String? {
+        let measured = row.hours.enumerated().compactMap { hour, cell in cell.effort.map { (hour: hour, effort: $0) } }
+        guard let first = measured.first, let last = measured.last else { return nil }
+        let day = row.weekday.rawValue.capitalized + "s"
+        let hardest = measured.max { $0.effort < $1.effort }!
+        let easy = measured.filter { $0.effort <= .normal }
+        if easy.count == measured.count {
+            return "On \(day), at normal voice you will be understood at \(distance) at every hour measured (\(clock(first.hour))–\(clock(last.hour + 1)))."
+        }
+        if easy.isEmpty {
+            return "On \(day), expect to raise your voice at every hour measured; hardest at \(clock(hardest.hour)) (\(hardest.effort.words))."
+        }
+        let firstHard = measured.first { $0.effort > .normal }!
+        if measured.allSatisfy({ $0.hour < firstHard.hour || $0.effort > .normal }) {
+            return "On \(day), at normal voice you will be understood at \(distance) before \(clock(firstHard.hour)); after that, expect to raise your voice (\(hardest.effort.words) at \(clock(hardest.hour)))."
+        }
+        let easyHours = easy.map { clock($0.hour) }
+        return "On \(day), a normal voice is enough at \(list(easyHours)); at the other hours measured, expect to raise your voice (\(hardest.effort.words) at \(clock(hardest.hour)))."
+    }
+
+    static func clock(_ hour: Int) -> String { String(format: "%02d:00", hour % 24) }
+
+    static func level(_ level: Double) -> String { String(format: "%.1f dB(A)", Level.rounded(level)) }
+
+    static func metres(_ metres: Double) -> String { metres == metres.rounded() ? "\(Int(metres)) m" : String(format: "%.1f m", metres) }
+
+    /// "12:00, 13:00 and 17:00".
+    static func list(_ items: [String]) -> String {
+        items.count <= 1 ? items.joined() : items.dropLast().joined(separator: ", ") + " and " + items.last!
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import HearClearAnalysis
+import HearClearCore
+
+/// The public search page (`/venues`): venues by name, or near coordinates typed or taken from the
+/// browser's location. Built from one search of the store; rendered by `public_search.mustache`.
+struct VenueSearchPage {
+    struct Result {
+        let id: String
+        let name: String
+        let place: String
+        let level: String
+        let tone: String
+    }
+
+    let title = "Find a venue"
+    let q: String
+    let near: String
+    let searched: Bool
+    let results: [Result]
+    let problem: String?
+
+    init(q: String, near: String, found: [VenueSummary], problem: String?, scale: LabelScale) {
+        self.q = q
+        self.near = near
+        searched = !q.isEmpty || !near.isEmpty
+        self.problem = problem
+        results = found.map { summary in
+            let level = summary.aggregate?.levelDB
+            let distance = summary.distanceM.map { $0 >= 1000 ? String(format: "%.1f km away", $0 / 1000) : String(format: "%.0f m away", $0) }
+            return Result(
+                id: summary.id, name: summary.venue.name, place: [distance, summary.venue.timezone].compactMap { $0 }.joined(separator: " · "),
+                level: level.map { "\(PublicVenuePage.level($0)), \(scale.label(for: $0))" } ?? "no measurements yet",
+                tone: level.map { "tone-\(Palette.tone(forLabel: scale.label(for: $0), scale: scale))" } ?? "no-data")
+        }
+    }
+}

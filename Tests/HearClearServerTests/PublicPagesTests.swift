@@ -1,0 +1,65 @@
+import Foundation
+import HearClearAnalysis
+import HearClearCore
+import Hummingbird
+import HummingbirdTesting
+import TestCluster
+import Testing
+
+@testable import HearClearServer
+
+/// The public pages as the router serves them, on both stores: no login, HTML for every answer
+/// (errors too), the venue's grids as tables a screen reader can read, and the day in plain words.
+@Suite struct PublicPagesTests {
+    func page(_ client: any TestClientProtocol, _ uri: String, status: HTTPResponse.Status = .ok) async throws -> String {
+        try await client.execute(uri: uri, method: .get) { response in
+            #expect(response.status == status, "\(uri)")
+            #expect(response.headers[.contentType] == "text/html; charset=utf-8", "\(uri)")
+            #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+            return String(buffer: response.body)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func aVenuePageSaysWhenYouCanTalkThere(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
+            let token = try await client.registerDevice()
+            _ = try await client.putVenue("bistro", token: token, timezone: "UTC", name: "Bistro <Quiet> & Co")
+            // Friday (2026-11-20) 17:00 and 18:00 UTC are quiet enough for a normal voice (SIL 45),
+            // 20:00 needs a loud one (SIL 60).
+            for (hour, sil) in [(17, 45.0), (18, 45.0), (20, 60.0)] {
+                let checkIn = ConversationTests.withBands(makeCheckIn(venue: "bistro", start: "2026-11-20T\(hour):00:00Z", level: -50), sil: sil)
+                #expect(try await client.execute(uri: "/api/v2/checkins", method: .post, headers: bearer(token), body: try json(CheckInV2(checkIn))).status == .created)
+            }
+            let html = try await page(client, "/venues/bistro")
+            #expect(html.contains("<title>Bistro &lt;Quiet&gt; &amp; Co · HearClear</title>"))
+            #expect(html.contains("On Fridays, at normal voice you will be understood at 1 m before 20:00; after that, expect to raise your voice (loud voice at 20:00)."))
+            // Two grids of 24 hours × 7 weekdays, each cell with words for screen readers.
+            #expect(html.components(separatedBy: "<td class=\"").count - 1 == 2 * 168)
+            #expect(html.contains(#"<span class="visually-hidden">Friday 20:00: loud voice</span>"#))
+            #expect(html.contains(#"<span class="visually-hidden">Friday 17:00: 60.0 dB(A), quiet, low confidence</span>"#))
+            #expect(html.contains(#"<th scope="row">Friday 17:00 <span class="confidence">low confidence</span></th>"#) && !html.contains("<script"))
+
+            let empty = try await page(client, "/venues/nowhere", status: .notFound)
+            #expect(empty.contains("There is no venue with the id “nowhere”"))
+        }
+    }
+
+    @Test func theSearchFindsByNameAndByPlaceAndSaysWhatIsWrong() async throws {
+        try await withApp { client, _ in
+            let token = try await client.registerDevice()
+            _ = try await client.putVenue("quiet", token: token, name: "The Quiet Table", latitude: -33.8688, longitude: 151.2093)
+            _ = try await client.putVenue("far", token: token, name: "Far Away Bar", latitude: -34.5, longitude: 151.2093)
+            let start = try await page(client, "/venues")
+            #expect(start.contains(#"<form class="search" method="get" action="/venues" role="search">"#) && !start.contains("Venues found"))
+            #expect(start.contains(#"<button type="button" id="locate" hidden>"#) && start.contains(#"<script src="/public/locate.js">"#))
+            let byName = try await page(client, "/venues?q=quiet")
+            #expect(byName.contains(#"<a href="/venues/quiet">The Quiet Table</a>"#) && !byName.contains("Far Away"))
+            let near = try await page(client, "/venues?near=-33.87,151.21")
+            #expect(near.contains("The Quiet Table") && near.contains("m away") && !near.contains("Far Away"))
+            let wrong = try await page(client, "/venues?near=sydney", status: .badRequest)
+            #expect(wrong.contains("Type the place as latitude,longitude") && wrong.contains(#"value="sydney""#))
+            let none = try await page(client, "/venues?q=nothing-like-it")
+            #expect(none.contains("No venue found"))
+        }
+    }
+}
