@@ -89,6 +89,13 @@ import FoundationNetworking
         let link = try #require(demoVenue.range(of: #"href="/admin/checkins/"#))
         let checkInID = String(demoVenue[link.upperBound...].prefix(36))
         let checkInPage = try await render(adminURL.appendingPathComponent("checkins/\(checkInID)"), name: "checkin")
+        // The lists of many columns stay readable on a phone: one card per row, nothing wider than the screen.
+        for page in ["devices", "venues"] {
+            _ = try await render(adminURL.appendingPathComponent(page), name: page)
+            let width = try await contentWidth(of: server.url.appendingPathComponent("admin/\(page)"), password: Self.password)
+            #expect(width.viewport > 300 && width.content <= width.viewport, "the admin \(page) page is \(width.content) px wide in \(width.viewport)")
+        }
+        #expect(demoVenue.contains("<h2>Conversation</h2>") && demoVenue.contains("with hearing loss:"))
         #expect(checkInPage.contains(#"<svg class="chart session""#))
         #expect(checkInPage.contains(#"<polyline class="avg""#) && checkInPage.contains(#"<polyline class="peak""#))
         #expect(checkInPage.contains("Mark as outlier"))
@@ -101,19 +108,24 @@ import FoundationNetworking
         }
     }
 
-    /// The width the page's content takes in a 375 px viewport: the page's HTML and public.css as
+    /// The width the page's content takes in a 375 px viewport, tables scrolling in their boxes included: the page's HTML and public.css as
     /// the server sent them, in an iframe 375 px wide (headless Chromium's own window is never
     /// narrower than 500 px) whose parent writes the width into its title; served by a stub, as the
     /// server's pages allow no inline script.
-    func contentWidth(of url: URL) async throws -> (content: Int, viewport: Int) {
+    func contentWidth(of url: URL, password: String? = nil) async throws -> (content: Int, viewport: Int) {
         // (viewport: the iframe's 375 px less its scroll bar.)
-        let (data, _) = try await URLSession.shared.data(from: url)
-        let css = try String(contentsOf: Executable.packageFolder.appendingPathComponent("Public/public.css"), encoding: .utf8)
-        let page = String(decoding: data, as: UTF8.self)
-            .replacingOccurrences(of: #"<link rel="stylesheet" href="/public/public.css">"#, with: "<style>\(css)</style>")
+        var request = URLRequest(url: url)
+        if let password { request.setValue("Basic " + Data("admin:\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization") }
+        let (data, _) = try await URLSession.shared.data(for: request)
+        var page = String(decoding: data, as: UTF8.self)
+        for sheet in ["public.css", "admin.css"] {
+            let css = try String(contentsOf: Executable.packageFolder.appendingPathComponent("Public/\(sheet)"), encoding: .utf8)
+            page = page.replacingOccurrences(of: #"<link rel="stylesheet" href="/public/\#(sheet)">"#, with: "<style>\(css)</style>")
+        }
         let escaped = page.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-        // The width available is the iframe's less its vertical scroll bar: clientWidth.
-        let measure = "var d = this.contentDocument.documentElement; document.title = 'width ' + d.scrollWidth + ' in ' + d.clientWidth;"
+        // The width available is the iframe's less its vertical scroll bar (clientWidth); the width
+        // taken, the page's or that of a table or box scrolling sideways inside it, whichever is wider.
+        let measure = "var d = this.contentDocument; var w = d.documentElement.scrollWidth; d.querySelectorAll('.scroll, table').forEach(function (e) { w = Math.max(w, e.scrollWidth); }); document.title = 'width ' + w + ' in ' + d.documentElement.clientWidth;"
         let wrapper = """
             <!doctype html><html><head><title>measuring</title></head><body style="margin:0">
             <iframe width="375" height="900" style="border:0" onload="\(measure)" srcdoc="\(escaped)"></iframe></body></html>
@@ -148,7 +160,7 @@ import FoundationNetworking
         #expect(!venue.contains("<script"))
 
         let missing = try await render(venues.appendingPathComponent("nowhere"), name: "public-missing")
-        #expect(missing.contains("No such venue"))
+        #expect(missing.contains("<h1>Not Found</h1>") && missing.contains("There is no venue with the id “nowhere”"))
         #expect(!server.log.contains(" 404 ") || server.log.split(separator: "\n").filter { $0.contains(" 404 ") }.allSatisfy { $0.contains("/venues/nowhere") })
 
         for (url, name) in [(near.url!, "search"), (venues.appendingPathComponent("london-3"), "venue")] {

@@ -96,7 +96,9 @@ import Testing
 
     @Test(arguments: StoreKind.allCases) func unknownIdsAre404(store: StoreKind) async throws {
         try await withAdmin(store) { client, _ throws in
-            #expect(try await get(client, "/admin/venues/nope").status == .notFound)
+            let missing = try await get(client, "/admin/venues/nope")
+            #expect(missing.status == .notFound && missing.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(String(buffer: missing.body).contains("venue nope not found"))
             #expect(try await get(client, "/admin/checkins/\(UUID().wireString)").status == .notFound)
             #expect(try await get(client, "/admin/checkins/not-a-uuid").status == .notFound)
         }

@@ -13,7 +13,7 @@ struct AdminController {
     let authenticator: AdminAuthenticator
 
     func addRoutes(to parent: RouterGroup<APIRequestContext>) {
-        let group = parent.add(middleware: authenticator).group(context: AdminRequestContext.self)
+        let group = parent.add(middleware: HTMLErrorMiddleware(templates: templates)).add(middleware: authenticator).group(context: AdminRequestContext.self)
         group.get { _, context in try render("dashboard", try await DashboardPage.model(store: store, scale: settings.scale, session: context.session, now: Date())) }
         group.get("venues") { request, context in
             let parameters = request.uri.queryParameters
@@ -34,7 +34,7 @@ struct AdminController {
         }
         group.get("venues/:venue_id") { _, context in
             let id = try context.parameters.require("venue_id")
-            guard let model = try await VenuePage.model(store: store, id: id, scale: settings.scale, session: context.session) else {
+            guard let model = try await VenuePage.model(store: store, id: id, scale: settings.scale, rules: settings.conversation, session: context.session) else {
                 if let target = try await store.mergedVenue(id: id) { return Response.redirect(to: "/admin/venues/\(target)", type: .permanent) }
                 throw APIError.notFound("venue \(id) not found")
             }

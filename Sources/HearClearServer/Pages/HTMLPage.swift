@@ -22,11 +22,17 @@ struct PageTemplates: Sendable {
         return PageTemplates(library: library)
     }
 
-    /// A page as a response; `scripts` lets the page load this server's own scripts (none may be inline).
-    func render(_ template: String, _ model: Any, status: HTTPResponse.Status = .ok, scripts: Bool = false, cache: String = "no-store") throws -> Response {
+    /// A page's HTML.
+    func html(_ template: String, _ model: Any) throws -> String {
         guard let html = library.render(model, withTemplate: template) else {
             throw HTTPError(.internalServerError, message: "the \(template) template is missing")
         }
+        return html
+    }
+
+    /// A page as a response; `scripts` lets the page load this server's own scripts (none may be inline).
+    func render(_ template: String, _ model: Any, status: HTTPResponse.Status = .ok, scripts: Bool = false, cache: String = "no-store") throws -> Response {
+        let html = try html(template, model)
         return Response(
             status: status,
             headers: [
@@ -39,5 +45,30 @@ struct PageTemplates: Sendable {
                 .init("X-Content-Type-Options")!: "nosniff",
             ],
             body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+}
+
+/// Failures of the pages' routes as pages, not JSON: a browser shows the reason. The status and the
+/// error's headers (the admin pages' `WWW-Authenticate`) are kept.
+struct HTMLErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let templates: PageTemplates
+
+    struct Page {
+        let title: String
+        let message: String
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError {
+            return try page(status: error.status, message: error.body ?? error.status.reasonPhrase, headers: error.headers)
+        }
+    }
+
+    func page(status: HTTPResponse.Status, message: String, headers: HTTPFields = [:]) throws -> Response {
+        var response = try templates.render("public_error", Page(title: status.reasonPhrase, message: message), status: status)
+        for field in headers where field.name != .contentType && field.name != .contentLength { response.headers.append(field) }
+        return response
     }
 }

@@ -14,7 +14,8 @@ struct PublicController {
     /// How far around typed coordinates the search looks, metres.
     static let searchRadiusM = 5000.0
 
-    func addRoutes(to group: RouterGroup<APIRequestContext>) {
+    func addRoutes(to parent: RouterGroup<APIRequestContext>) {
+        let group = parent.add(middleware: HTMLErrorMiddleware(templates: templates))
         group.get { request, _ in try await search(request) }
             .methodNotAllowed("", allowing: [.get])
         group.get(":venue_id") { _, context in try await venue(context) }
@@ -39,18 +40,9 @@ struct PublicController {
         let id = try context.parameters.require("venue_id")
         guard VenueID.isValid(id), let venue = try await repository.venue(id: id), let aggregates = try await repository.loudness(venueID: id) else {
             if VenueID.isValid(id), let target = try await repository.mergedVenue(id: id) { return Response.redirect(to: "/venues/\(target)", type: .permanent) }
-            return try error(.notFound, "No such venue", "There is no venue with the id “\(id)”. Find it by its name or where it is.")
+            throw APIError.notFound("There is no venue with the id “\(id)”. Find it by its name or where it is.")
         }
         let page = PublicVenuePage(venue: venue, aggregates: aggregates, scale: settings.scale, rules: settings.conversation)
         return try templates.render("public_venue", page, cache: "public, max-age=60")
-    }
-
-    struct ErrorPage {
-        let title: String
-        let message: String
-    }
-
-    func error(_ status: HTTPResponse.Status, _ title: String, _ message: String) throws -> Response {
-        try templates.render("public_error", ErrorPage(title: title, message: message), status: status)
     }
 }

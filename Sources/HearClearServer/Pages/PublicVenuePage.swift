@@ -105,9 +105,14 @@ struct PublicVenuePage {
         }
         effortLegend = VocalEffort.allCases.map { Legend(text: $0.words, tone: "tone-\(Palette.tone(for: $0))", mark: Self.effortMarks[$0]!) }
         summary = loudness.grid.compactMap { Self.sentence(for: $0, distance: Self.metres(rules.listenerDistanceM)) }
-        quietHours = QuietTimes(venueID: venue.id, weekday: nil, aggregates: aggregates, scale: scale, rules: rules).hours.prefix(6).map { hour in
+        quietHours = Self.quietHours(id: venue.id, aggregates: aggregates, scale: scale, rules: rules, count: 6)
+    }
+
+    /// The `count` easiest hours of the week for a conversation, as the pages show them.
+    static func quietHours(id: String, aggregates: [LoudnessAggregate], scale: LabelScale, rules: ConversationRules, count: Int) -> [QuietHour] {
+        QuietTimes(venueID: id, weekday: nil, aggregates: aggregates, scale: scale, rules: rules).hours.prefix(count).map { hour in
             QuietHour(
-                when: "\(hour.weekday.rawValue.capitalized) \(Self.clock(hour.hour))", level: Self.level(hour.levelDB), effort: hour.effort.words,
+                when: "\(hour.weekday.rawValue.capitalized) \(clock(hour.hour))", level: level(hour.levelDB), effort: hour.effort.words,
                 tone: "tone-\(Palette.tone(for: hour.effort))", confidence: hour.confidence.rawValue)
         }
     }

@@ -1,0 +1,107 @@
+import Foundation
+import HearClearAnalysis
+import HearClearCore
+
+enum VenuePage {
+    struct Model {
+        let chrome: PageChrome
+        let id: String
+        let name: String
+        let latitude: String
+        let longitude: String
+        let timezone: String
+        let heatmap: String
+        let checkins: Int
+        let usable: Int
+        let outliers: Int
+        let tooShort: Int
+        let overall: String
+        let overallLabel: String
+        let spread: String
+        /// Whether people can talk there overall (docs/analysis.md), in one line.
+        let conversation: String
+        /// The easiest hours for a conversation, best first.
+        let quietHours: [PublicVenuePage.QuietHour]
+        let checkInRows: [CheckInRow]
+        /// Who may change it through the API.
+        let owner: String
+        let history: [HistoryRow]
+        /// The form's values: as stored, unformatted.
+        let latitudeValue: String
+        let longitudeValue: String
+    }
+
+    struct HistoryRow {
+        let when: String
+        let who: String
+        let what: String
+    }
+
+    static func model(store: any AdminStore, id: String, scale: LabelScale, rules: ConversationRules, session: AdminSession) async throws -> Model? {
+        guard let detail = try await store.venueDetail(id: id) else { return nil }
+        let loudness = Loudness(venueID: id, aggregates: detail.aggregates, scale: scale)
+        let overall = detail.aggregates.first { $0.weekday == LoudnessAggregate.everyWeekday && $0.hour == LoudnessAggregate.everyHour }
+        let usableLevels = detail.checkIns.filter { $0.status == .accepted }.compactMap(\.levelDB).sorted()
+        return Model(
+            chrome: PageChrome(title: detail.venue.name, csrf: session.csrfToken, section: "venues"),
+            id: id, name: detail.venue.name, latitude: String(format: "%.5f", detail.venue.latitude),
+            longitude: String(format: "%.5f", detail.venue.longitude), timezone: detail.venue.timezone,
+            heatmap: Charts.heatmap(loudness, scale: scale),
+            checkins: detail.checkIns.count, usable: usableLevels.count,
+            outliers: detail.checkIns.filter { $0.status == .outlier }.count,
+            tooShort: detail.checkIns.filter { $0.status == .tooShort }.count,
+            overall: Formatting.level(loudness.overall.levelDB), overallLabel: loudness.overall.label ?? "",
+            spread: spread(usableLevels), conversation: conversation(overall, rules: rules),
+            quietHours: PublicVenuePage.quietHours(id: id, aggregates: detail.aggregates, scale: scale, rules: rules, count: 5),
+            checkInRows: detail.checkIns.map { CheckInRow($0, scale: scale) },
+            owner: detail.owner.map { "device \($0.wireString)" } ?? "no device (only operators may change it)",
+            history: detail.history.map { HistoryRow(when: Formatting.utc($0.changedAt), who: $0.actor, what: describe($0)) },
+            latitudeValue: "\(detail.venue.latitude)", longitudeValue: "\(detail.venue.longitude)")
+    }
+
+    /// The overall cell's conversation answer in one line: SIL (measured or estimated), the effort
+    /// with and without hearing loss, and C − A when known.
+    static func conversation(_ overall: LoudnessAggregate?, rules: ConversationRules) -> String {
+        guard let overall, let answer = rules.conversation(in: overall) else { return "–" }
+        var parts = [
+            String(format: "SIL %.1f dB", Level.rounded(answer.sil)) + (answer.silEstimated ? " (estimated from the A level: no octave bands)" : ""),
+            "\(answer.effort.words) at \(PublicVenuePage.metres(rules.listenerDistanceM))", "with hearing loss: \(answer.effortHearingLoss.words)",
+        ]
+        if let gap = overall.cMinusA { parts.append(String(format: "C − A %.1f dB", Level.rounded(gap))) }
+        return parts.joined(separator: " · ")
+    }
+
+    /// A change in words: what was created, which fields went from what to what, what was merged.
+    static func describe(_ change: VenueChange) -> String {
+        switch change.action {
+        case .create:
+            guard let after = change.after else { return "created" }
+            return "created “\(after.name)” at \(after.latitude), \(after.longitude) in \(after.timezone)"
+        case .merge:
+            return "merged venue \(change.before?.id ?? "?") (“\(change.before?.name ?? "")”) into this one"
+        case .mergedInto:
+            return "merged into another venue"
+        case .update, .transfer:
+            guard let before = change.before, let after = change.after else { return change.action.rawValue }
+            var parts: [String] = []
+            if before.name != after.name { parts.append("name “\(before.name)” → “\(after.name)”") }
+            if before.latitude != after.latitude || before.longitude != after.longitude {
+                parts.append("place \(before.latitude), \(before.longitude) → \(after.latitude), \(after.longitude)")
+            }
+            if before.timezone != after.timezone { parts.append("time zone \(before.timezone) → \(after.timezone)") }
+            if before.owner != after.owner { parts.append("owner \(before.owner ?? "none") → \(after.owner ?? "none")") }
+            return parts.isEmpty ? "no change" : parts.joined(separator: "; ")
+        }
+    }
+
+    /// The middle half of the usable check-ins' levels (25th to 75th percentile).
+    static func spread(_ sorted: [Double]) -> String {
+        guard sorted.count >= 2 else { return "–" }
+        func percentile(_ p: Double) -> Double {
+            let position = p * Double(sorted.count - 1)
+            let lower = Int(position.rounded(.down)), upper = Int(position.rounded(.up))
+            return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - Double(lower))
+        }
+        return String(format: "%.1f – %.1f dB(A) (middle half of usable check-ins)", percentile(0.25), percentile(0.75))
+    }
+}
