@@ -7,21 +7,16 @@ import HearClearCore
 /// loudness aggregates in step in its transaction.
 public protocol AdminStore: Repository {
     func totals() async throws -> AdminTotals
-    func recentVenues(limit: Int) async throws -> [VenueListing]
-    func recentDevices(limit: Int) async throws -> [DeviceListing]
-    /// The latest check-ins; only those left out of the aggregates (outliers, too short) when `rejectedOnly`.
-    func recentCheckIns(limit: Int, rejectedOnly: Bool) async throws -> [CheckInListing]
-    /// Check-ins received per UTC day, over the `days` days up to `now` (oldest first, zeros included).
-    func checkInsPerDay(days: Int, until now: Date) async throws -> [(day: Date, count: Int)]
+    /// Everything the dashboard shows, in one read: the totals, the `recent` latest venues, devices,
+    /// check-ins and check-ins left out, and the check-ins received per UTC day over the `days` days up to `now`.
+    func dashboard(recent: Int, days: Int, until now: Date) async throws -> AdminDashboard
     /// Venues whose name or id contains `search`, latest check-in first; and how many match.
     func venues(search: String?, offset: Int, limit: Int) async throws -> (venues: [VenueListing], total: Int)
     /// Venues by their level over some local weekday-hours, loudest first (those without data there left out).
     func loudestVenues(in window: LocalWindow, offset: Int, limit: Int) async throws -> (venues: [(venue: VenueListing, aggregate: LoudnessAggregate)], total: Int)
     func venueDetail(id: String) async throws -> VenueDetail?
+    /// A check-in with its samples, events and the outlier rule's verdict on it, in one read.
     func checkInDetail(id: UUID) async throws -> CheckInDetail?
-    /// The outlier rule's verdict on a check-in right now, with what it was compared with; nil when
-    /// there is no such check-in or the rule does not judge it (too short).
-    func outlierVerdict(checkIn: UUID) async throws -> OutlierVerdict?
     func devices() async throws -> [DeviceListing]
     /// The calibration table, and the device models seen, for adding rows.
     func calibrations() async throws -> (offsets: [(model: String, offsetDB: Double)], models: [String])
@@ -52,6 +47,17 @@ public enum VenueChangeAction: String, Codable, Sendable {
 public struct LocalWindow: Sendable, Equatable {
     public var weekday: Int?
     public var hours: ClosedRange<Int>
+}
+
+public struct AdminDashboard: Sendable {
+    public var totals: AdminTotals
+    public var recentVenues: [VenueListing]
+    public var recentDevices: [DeviceListing]
+    public var recentCheckIns: [CheckInListing]
+    /// The latest of those left out of the aggregates (outliers, too short).
+    public var leftOutCheckIns: [CheckInListing]
+    /// Check-ins received per UTC day, oldest first, zeros included.
+    public var perDay: [(day: Date, count: Int)]
 }
 
 public struct AdminTotals: Sendable, Equatable {
@@ -128,4 +134,7 @@ public struct CheckInDetail: Sendable {
     public var calibrationSource: CalibrationSource
     public var samples: [(sample: Sample, dropped: Bool)]
     public var events: [LoudEvent]
+    /// The outlier rule's verdict right now, with what it was compared with; nil when the rule does
+    /// not judge it (too short).
+    public var verdict: OutlierVerdict?
 }

@@ -32,7 +32,7 @@ enum CheckInPage {
 
     static func model(store: any AdminStore, id: UUID, scale: LabelScale, session: AdminSession) async throws -> Model? {
         guard let detail = try await store.checkInDetail(id: id) else { return nil }
-        let verdict = try await store.outlierVerdict(checkIn: id)
+        let verdict = detail.verdict
         let calibration = detail.calibrationDB
         let timeZone = TimeZone(identifier: detail.timezone) ?? .gmt
         let events = detail.events.map {

@@ -20,17 +20,17 @@ enum DashboardPage {
     }
 
     static func model(store: any AdminStore, scale: LabelScale, session: AdminSession, now: Date) async throws -> Model {
-        let totals = try await store.totals()
+        let read = try await store.dashboard(recent: 5, days: 30, until: now)
+        let totals = read.totals
         return Model(
             chrome: PageChrome(title: "Dashboard", csrf: session.csrfToken, section: "dashboard"),
             venues: totals.venues, devices: totals.devices, checkins: totals.checkIns, samples: totals.samples,
             droppedShare: Formatting.share(totals.droppedSamples, of: totals.samples),
             outlierShare: Formatting.share(totals.outlierCheckIns, of: totals.checkIns),
             tooShortShare: Formatting.share(totals.tooShortCheckIns, of: totals.checkIns),
-            recentVenues: try await store.recentVenues(limit: 5).map { VenueRow($0) },
-            recentDevices: try await store.recentDevices(limit: 5).map(DeviceRow.init),
-            latest: CheckInTable(checkInRows: try await store.recentCheckIns(limit: 5, rejectedOnly: false).map { CheckInRow($0, scale: scale) }),
-            thrownOut: CheckInTable(checkInRows: try await store.recentCheckIns(limit: 5, rejectedOnly: true).map { CheckInRow($0, scale: scale) }),
-            dailyChart: Charts.dailyBars(try await store.checkInsPerDay(days: 30, until: now)))
+            recentVenues: read.recentVenues.map { VenueRow($0) }, recentDevices: read.recentDevices.map(DeviceRow.init),
+            latest: CheckInTable(checkInRows: read.recentCheckIns.map { CheckInRow($0, scale: scale) }),
+            thrownOut: CheckInTable(checkInRows: read.leftOutCheckIns.map { CheckInRow($0, scale: scale) }),
+            dailyChart: Charts.dailyBars(read.perDay))
     }
 }

@@ -6,58 +6,53 @@ import PostgresNIO
 
 extension PostgresRepository: AdminStore {
     public func totals() async throws -> AdminTotals {
-        try await read { [logger] connection in
-            try await connection.query(
-                """
-                SELECT (SELECT COUNT(*) FROM venue), (SELECT COUNT(*) FROM device), COUNT(*), COALESCE(SUM(samples), 0),
-                       COALESCE(SUM(dropped_samples), 0), COUNT(*) FILTER (WHERE status = \(CheckInStatus.outlier)),
-                       COUNT(*) FILTER (WHERE status = \(CheckInStatus.tooShort))
-                FROM checkin
-                """, logger: logger
-            ).decode((Int, Int, Int, Int, Int, Int, Int).self).first { _ in true }.map {
-                AdminTotals(venues: $0.0, devices: $0.1, checkIns: $0.2, samples: $0.3, droppedSamples: $0.4, outlierCheckIns: $0.5, tooShortCheckIns: $0.6)
-            } ?? AdminTotals()
-        }
+        try await read { [logger] connection in try await Self.totals(connection, logger: logger) }
     }
 
-    public func recentVenues(limit: Int) async throws -> [VenueListing] {
-        try await read { [logger] connection in
-            try await Self.venueListings(connection, logger: logger, "\(unescaped: Self.venueListingSelect) ORDER BY v.created_at DESC, v.id LIMIT \(limit)")
-        }
-    }
-
-    public func recentDevices(limit: Int) async throws -> [DeviceListing] {
-        try await read { [logger] connection in
-            try await Self.deviceListings(connection, logger: logger, "\(unescaped: Self.deviceListingSelect) ORDER BY d.created_at DESC LIMIT \(limit)")
-        }
-    }
-
-    public func recentCheckIns(limit: Int, rejectedOnly: Bool) async throws -> [CheckInListing] {
-        try await read { [logger] connection in
-            try await Self.checkInListings(
-                connection, logger: logger,
-                """
-                \(unescaped: Self.checkInListingSelect) WHERE NOT \(rejectedOnly) OR c.status <> \(CheckInStatus.accepted)
-                ORDER BY c.received_at DESC, c.seq DESC LIMIT \(limit)
-                """)
-        }
-    }
-
-    public func checkInsPerDay(days: Int, until now: Date) async throws -> [(day: Date, count: Int)] {
+    public func dashboard(recent: Int, days: Int, until now: Date) async throws -> AdminDashboard {
         let today = (now.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
         let first = today - Double(days - 1) * 86_400
-        let byDay = try await read { [logger] connection in
-            try await connection.query(
+        return try await snapshot { [logger] connection in
+            var byDay: [Double: Int] = [:]
+            for try await (day, count) in try await connection.query(
                 """
                 SELECT floor(extract(epoch FROM received_at) / 86400)::bigint * 86400, COUNT(*) FROM checkin
                 WHERE received_at >= \(Date(timeIntervalSince1970: first)) GROUP BY 1
                 """, logger: logger
-            ).decode((Int64, Int).self).reduce(into: [Double: Int]()) { $0[Double($1.0)] = $1.1 }
+            ).decode((Int64, Int).self) { byDay[Double(day)] = count }
+            func checkIns(leftOut: Bool) async throws -> [CheckInListing] {
+                try await Self.checkInListings(
+                    connection, logger: logger,
+                    """
+                    \(unescaped: Self.checkInListingSelect) WHERE NOT \(leftOut) OR c.status <> \(CheckInStatus.accepted)
+                    ORDER BY c.received_at DESC, c.seq DESC LIMIT \(recent)
+                    """)
+            }
+            return AdminDashboard(
+                totals: try await Self.totals(connection, logger: logger),
+                recentVenues: try await Self.venueListings(
+                    connection, logger: logger, "\(unescaped: Self.venueListingSelect) ORDER BY v.created_at DESC, v.id LIMIT \(recent)"),
+                recentDevices: try await Self.deviceListings(
+                    connection, logger: logger, "\(unescaped: Self.deviceListingSelect) ORDER BY d.created_at DESC LIMIT \(recent)"),
+                recentCheckIns: try await checkIns(leftOut: false), leftOutCheckIns: try await checkIns(leftOut: true),
+                perDay: (0..<days).map { index in
+                    let day = first + Double(index) * 86_400
+                    return (Date(timeIntervalSince1970: day), byDay[day] ?? 0)
+                })
         }
-        return (0..<days).map { index in
-            let day = first + Double(index) * 86_400
-            return (Date(timeIntervalSince1970: day), byDay[day] ?? 0)
-        }
+    }
+
+    static func totals(_ connection: PostgresConnection, logger: Logger) async throws -> AdminTotals {
+        try await connection.query(
+            """
+            SELECT (SELECT COUNT(*) FROM venue), (SELECT COUNT(*) FROM device), COUNT(*), COALESCE(SUM(samples), 0),
+                   COALESCE(SUM(dropped_samples), 0), COUNT(*) FILTER (WHERE status = \(CheckInStatus.outlier)),
+                   COUNT(*) FILTER (WHERE status = \(CheckInStatus.tooShort))
+            FROM checkin
+            """, logger: logger
+        ).decode((Int, Int, Int, Int, Int, Int, Int).self).first { _ in true }.map {
+            AdminTotals(venues: $0.0, devices: $0.1, checkIns: $0.2, samples: $0.3, droppedSamples: $0.4, outlierCheckIns: $0.5, tooShortCheckIns: $0.6)
+        } ?? AdminTotals()
     }
 
     public func venues(search: String?, offset: Int, limit: Int) async throws -> (venues: [VenueListing], total: Int) {
@@ -103,18 +98,6 @@ extension PostgresRepository: AdminStore {
         return (result.venues, result.total)
     }
 
-    public func outlierVerdict(checkIn: UUID) async throws -> OutlierVerdict? {
-        try await read { [logger] connection in
-            guard
-                let (seq, venue, hour) = try await connection.query(
-                    "SELECT seq, venue_id, home_hour FROM checkin WHERE id = \(checkIn)", logger: logger
-                ).decode((Int64, String, Int).self).first(where: { _ in true })
-            else { return nil }
-            let candidates = try await Self.statusCandidates(venueID: venue, homeHour: hour, on: connection, logger: logger)
-            return candidates.first { $0.key == seq }.flatMap { Analysis.outlierVerdict(for: $0, among: candidates) }
-        }
-    }
-
     public func venueDetail(id: String) async throws -> VenueDetail? {
         try await read { [logger] connection -> VenueDetail? in
             guard let venue = try await Self.venueRow(id, locking: false, on: connection, logger: logger) else { return nil }
@@ -138,20 +121,22 @@ extension PostgresRepository: AdminStore {
     }
 
     public func checkInDetail(id: UUID) async throws -> CheckInDetail? {
-        try await read { [logger] connection -> CheckInDetail? in
+        try await snapshot { [logger] connection -> CheckInDetail? in
             guard let listing = try await Self.checkInListings(connection, logger: logger, "\(unescaped: Self.checkInListingSelect) WHERE c.id = \(id)").first,
-                let (seq, interval, calibration, source, timezone) = try await connection.query(
+                let (seq, interval, calibration, source, timezone, venue, homeHour) = try await connection.query(
                     """
-                    SELECT c.seq, c.interval_s, c.calibration_db, c.calibration_source, v.timezone
+                    SELECT c.seq, c.interval_s, c.calibration_db, c.calibration_source, v.timezone, c.venue_id, c.home_hour
                     FROM checkin c JOIN venue v ON v.id = c.venue_id WHERE c.id = \(id)
                     """, logger: logger
-                ).decode((Int64, Double, Double, CalibrationSource, String).self).first(where: { _ in true })
+                ).decode((Int64, Double, Double, CalibrationSource, String, String, Int).self).first(where: { _ in true })
             else { return nil }
+            let candidates = try await Self.statusCandidates(venueID: venue, homeHour: homeHour, on: connection, logger: logger)
             let events = try await connection.query("SELECT t, peak, duration_s FROM event WHERE checkin_seq = \(seq) ORDER BY t", logger: logger)
                 .decode((Double, Double, Double).self).reduce(into: [LoudEvent]()) { $0.append(LoudEvent(t: $1.0, peak: $1.1, durationS: $1.2)) }
             return CheckInDetail(
                 listing: listing, timezone: timezone, intervalS: interval, calibrationDB: calibration, calibrationSource: source,
-                samples: try await Self.samples(of: seq, on: connection, logger: logger), events: events)
+                samples: try await Self.samples(of: seq, on: connection, logger: logger), events: events,
+                verdict: candidates.first { $0.key == seq }.flatMap { Analysis.outlierVerdict(for: $0, among: candidates) })
         }
     }
 

@@ -9,8 +9,7 @@ extension PostgresRepository {
     /// compared by `Analysis`. Read in one REPEATABLE READ transaction, so concurrent writes cannot
     /// show as differences.
     public func verify() async throws -> [String] {
-        try await transaction { [logger] connection in
-            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
+        try await snapshot { [logger] connection in
             var differences: [String] = []
             let venues = try await connection.query("SELECT id, timezone FROM venue ORDER BY id", logger: logger)
                 .decode((String, String).self).reduce(into: [(String, String)]()) { $0.append($1) }

@@ -74,6 +74,16 @@ public struct PostgresRepository: Repository {
         try await client.withAvailableConnection(health: health, body)
     }
 
+    /// Runs `body` in one REPEATABLE READ transaction: its queries all see the database as it was at
+    /// the first, whatever commits meanwhile (a page's figures agree with each other; `verify` sees no
+    /// half-made change).
+    func snapshot<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await transaction { [logger] connection in
+            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
+            return try await body(connection)
+        }
+    }
+
     /// Runs `body` in a transaction whose changes to venues' answers it announces (`VenueAnnouncement`).
     func transaction<Result: Sendable>(
         announcing body: @escaping @Sendable (PostgresConnection, VenueAnnouncement) async throws -> Result

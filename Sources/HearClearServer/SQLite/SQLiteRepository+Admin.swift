@@ -5,40 +5,14 @@ import HearClearCore
 
 extension SQLiteRepository: AdminStore {
     public func totals() async throws -> AdminTotals {
-        try await pool.read { db in
-            guard let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT (SELECT COUNT(*) FROM venue) AS venues, (SELECT COUNT(*) FROM device) AS devices,
-                           COUNT(*) AS checkins, COALESCE(SUM(samples), 0) AS samples, COALESCE(SUM(dropped_samples), 0) AS dropped,
-                           COALESCE(SUM(status = ?), 0) AS outliers, COALESCE(SUM(status = ?), 0) AS too_short
-                    FROM checkin
-                    """, arguments: [CheckInStatus.outlier, CheckInStatus.tooShort])
-            else { return AdminTotals() }
-            return AdminTotals(
-                venues: row["venues"], devices: row["devices"], checkIns: row["checkins"], samples: row["samples"],
-                droppedSamples: row["dropped"], outlierCheckIns: row["outliers"], tooShortCheckIns: row["too_short"])
-        }
+        try await pool.read { db in try Self.totals(db) }
     }
 
-    public func recentVenues(limit: Int) async throws -> [VenueListing] {
-        try await pool.read { db in try Self.venueListings(db, literal: "ORDER BY v.created_at DESC, v.id LIMIT \(limit)") }
-    }
-
-    public func recentDevices(limit: Int) async throws -> [DeviceListing] {
-        try await pool.read { db in try Self.deviceListings(db, literal: "ORDER BY d.created_at DESC LIMIT \(limit)") }
-    }
-
-    public func recentCheckIns(limit: Int, rejectedOnly: Bool) async throws -> [CheckInListing] {
-        let filter: SQL = rejectedOnly ? "WHERE c.status != \(CheckInStatus.accepted)" : ""
-        return try await pool.read { db in try Self.checkInListings(db, literal: filter + " ORDER BY c.received_at DESC, c.seq DESC LIMIT \(limit)") }
-    }
-
-    public func checkInsPerDay(days: Int, until now: Date) async throws -> [(day: Date, count: Int)] {
+    public func dashboard(recent: Int, days: Int, until now: Date) async throws -> AdminDashboard {
         let today = (now.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
         let first = today - Double(days - 1) * 86_400
-        // Plain values out of the read (rows are not Sendable, and would make it the blocking overload).
-        let byDay: [Double: Int] = try await pool.read { db in
+        return try await pool.read { db in
+            // Plain values out of the read (rows are not Sendable, and would make it the blocking overload).
             var byDay: [Double: Int] = [:]
             let rows = try SQLRequest<Row>(
                 """
@@ -47,12 +21,33 @@ extension SQLiteRepository: AdminStore {
                 """
             ).fetchAll(db)
             for row in rows { byDay[row["day"]] = row["count"] }
-            return byDay
+            let recentOrder: SQL = " ORDER BY c.received_at DESC, c.seq DESC LIMIT \(recent)"
+            return AdminDashboard(
+                totals: try Self.totals(db),
+                recentVenues: try Self.venueListings(db, literal: "ORDER BY v.created_at DESC, v.id LIMIT \(recent)"),
+                recentDevices: try Self.deviceListings(db, literal: "ORDER BY d.created_at DESC LIMIT \(recent)"),
+                recentCheckIns: try Self.checkInListings(db, literal: recentOrder),
+                leftOutCheckIns: try Self.checkInListings(db, literal: "WHERE c.status != \(CheckInStatus.accepted)" + recentOrder),
+                perDay: (0..<days).map { index in
+                    let day = first + Double(index) * 86_400
+                    return (Date(timeIntervalSince1970: day), byDay[day] ?? 0)
+                })
         }
-        return (0..<days).map { index in
-            let day = first + Double(index) * 86_400
-            return (Date(timeIntervalSince1970: day), byDay[day] ?? 0)
-        }
+    }
+
+    static func totals(_ db: GRDB.Database) throws -> AdminTotals {
+        guard let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT (SELECT COUNT(*) FROM venue) AS venues, (SELECT COUNT(*) FROM device) AS devices,
+                       COUNT(*) AS checkins, COALESCE(SUM(samples), 0) AS samples, COALESCE(SUM(dropped_samples), 0) AS dropped,
+                       COALESCE(SUM(status = ?), 0) AS outliers, COALESCE(SUM(status = ?), 0) AS too_short
+                FROM checkin
+                """, arguments: [CheckInStatus.outlier, CheckInStatus.tooShort])
+        else { return AdminTotals() }
+        return AdminTotals(
+            venues: row["venues"], devices: row["devices"], checkIns: row["checkins"], samples: row["samples"],
+            droppedSamples: row["dropped"], outlierCheckIns: row["outliers"], tooShortCheckIns: row["too_short"])
     }
 
     public func venues(search: String?, offset: Int, limit: Int) async throws -> (venues: [VenueListing], total: Int) {
@@ -91,14 +86,6 @@ extension SQLiteRepository: AdminStore {
         }
     }
 
-    public func outlierVerdict(checkIn: UUID) async throws -> OutlierVerdict? {
-        try await pool.read { db -> OutlierVerdict? in
-            guard let record = try CheckInRecord.filter(CheckInRecord.Columns.id == checkIn.wireString).fetchOne(db) else { return nil }
-            let candidates = try Self.statusCandidates(venueID: record.venueId, homeHour: record.homeHour, in: db)
-            return candidates.first { $0.key == record.seq }.flatMap { Analysis.outlierVerdict(for: $0, among: candidates) }
-        }
-    }
-
     public func venueDetail(id: String) async throws -> VenueDetail? {
         try await pool.read { db -> VenueDetail? in
             guard let venue = try VenueRecord.fetchOne(db, key: id) else { return nil }
@@ -126,9 +113,11 @@ extension SQLiteRepository: AdminStore {
             let samples = try Self.samples(of: seq, in: db)
             let events = try SQLRequest<Row>("SELECT t, peak, duration_s FROM event WHERE checkin_seq = \(seq) ORDER BY t")
                 .fetchAll(db).map { LoudEvent(t: $0["t"], peak: $0["peak"], durationS: $0["duration_s"]) }
+            let candidates = try Self.statusCandidates(venueID: record.venueId, homeHour: record.homeHour, in: db)
             return CheckInDetail(
                 listing: listing, timezone: venue.timezone, intervalS: record.intervalS, calibrationDB: record.calibrationDb,
-                calibrationSource: record.calibrationSource, samples: samples, events: events)
+                calibrationSource: record.calibrationSource, samples: samples, events: events,
+                verdict: candidates.first { $0.key == seq }.flatMap { Analysis.outlierVerdict(for: $0, among: candidates) })
         }
     }
 
