@@ -80,38 +80,22 @@ public struct CheckInV2: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, weighting, levels, events
-        case venueID = "venue_id"
-        case startedAt = "started_at"
-        case intervalS = "interval_s"
-        case calibrationDB = "calibration_db"
+        case levels, events
     }
 
     public init(from decoder: any Decoder) throws {
+        let header = try CheckInHeader(from: decoder)
+        (id, venueID, startedAt, intervalS, weighting, calibrationDB) =
+            (header.id, header.venueID, header.startedAt, header.intervalS, header.weighting, header.calibrationDB)
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(UUID.self, forKey: .id)
-        venueID = try container.decode(String.self, forKey: .venueID)
-        guard let startedAt = Timestamp.parse(try container.decode(String.self, forKey: .startedAt)) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .startedAt, in: container,
-                debugDescription: "expected an ISO 8601 date and time with a zone, like 2026-11-20T21:15:00+11:00")
-        }
-        self.startedAt = startedAt
-        intervalS = try container.decodeIfPresent(Double.self, forKey: .intervalS) ?? 1
-        weighting = try container.decodeIfPresent(Weighting.self, forKey: .weighting) ?? .a
-        calibrationDB = try container.decodeIfPresent(Double.self, forKey: .calibrationDB)
         levels = try container.decode(Levels.self, forKey: .levels)
         events = try container.decodeIfPresent([LoudEvent].self, forKey: .events) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
+        try CheckInHeader(id: id, venueID: venueID, startedAt: startedAt, intervalS: intervalS, weighting: weighting, calibrationDB: calibrationDB)
+            .encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id.wireString, forKey: .id)
-        try container.encode(venueID, forKey: .venueID)
-        try container.encode(Timestamp.format(startedAt), forKey: .startedAt)
-        try container.encode(intervalS, forKey: .intervalS)
-        try container.encode(weighting, forKey: .weighting)
-        try container.encodeIfPresent(calibrationDB, forKey: .calibrationDB)
         try container.encode(levels, forKey: .levels)
         try container.encode(events, forKey: .events)
     }
