@@ -1,4 +1,5 @@
 import Foundation
+import HearClearCore
 
 public struct Coordinate: Sendable, Equatable {
     public var latitude: Double
@@ -9,15 +10,11 @@ public struct Coordinate: Sendable, Equatable {
         self.longitude = longitude
     }
 
-    /// A place as people type it, `-33.87,151.21` (spaces allowed); `nil` when it is not one.
+    /// A place as people type it (`TypedPlace`); `nil` when it is not one.
     public init?(text: some StringProtocol) {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, let latitude = parts[0], let longitude = parts[1], (-90...90).contains(latitude), (-180...180).contains(longitude)
-        else { return nil }
-        self.init(latitude: latitude, longitude: longitude)
+        guard let place = TypedPlace(text) else { return nil }
+        self.init(latitude: place.latitude, longitude: place.longitude)
     }
-
-    static let typingRule = "LATITUDE,LONGITUDE in degrees, like -33.87,151.21"
 
     static let earthRadiusM = 6_371_008.8
     static let metresPerDegreeLatitude = 111_195.0

@@ -109,7 +109,7 @@ extension Hearclear {
             @Flag(help: "Print the server's JSON.") var json = false
 
             func run() async throws {
-                let place = try Place(location.joined())
+                guard let place = TypedPlace(location.joined()) else { throw ValidationError("give the place as \(TypedPlace.rule)") }
                 let list = try await Setup().client().venues(near: place.latitude, place.longitude, radius: radius, limit: limit)
                 if json { return try printJSON(list) }
                 if list.venues.isEmpty { print("No venues within \(Int(radius)) m.") }
@@ -423,18 +423,4 @@ func describe(_ venue: Venue) -> String {
 func describe(_ receipt: CheckInReceipt) -> String {
     let level = receipt.levelDB.map { String(format: "%.1f dB(A)", $0) } ?? "no level"
     return "\(receipt.venueID): \(level) \(receipt.label ?? ""), \(receipt.samples) samples, \(receipt.droppedSamples) dropped, \(receipt.status.rawValue)"
-}
-
-/// A place typed as LATITUDE,LONGITUDE (`-33.87,151.21`, or `-33.87, 151.21` in two words).
-struct Place {
-    let latitude: Double
-    let longitude: Double
-
-    init(_ text: String) throws {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, (-90...90).contains(parts[0]), (-180...180).contains(parts[1]) else {
-            throw ValidationError("give the place as LATITUDE,LONGITUDE, e.g. -33.87,151.21")
-        }
-        (latitude, longitude) = (parts[0], parts[1])
-    }
 }

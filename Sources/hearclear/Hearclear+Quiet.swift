@@ -18,7 +18,7 @@ extension Hearclear {
         @Flag(help: "Print the server's JSON.") var json = false
 
         func run() async throws {
-            let place = try Place(near)
+            guard let place = TypedPlace(near) else { throw ValidationError("--near must be \(TypedPlace.rule)") }
             let answer = try await Setup().client().ranking(
                 near: place.latitude, place.longitude, at: at, hearingLoss: hearingLoss, radius: radius, limit: limit)
             if json { return print(String(decoding: answer.json, as: UTF8.self)) }

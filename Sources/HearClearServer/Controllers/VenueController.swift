@@ -82,7 +82,7 @@ struct VenueController {
     @Sendable func ranking(_ request: Request, context: APIRequestContext) async throws -> VenueRanking {
         let parameters = request.uri.queryParameters
         var query = try venueQuery(parameters, known: ["near", "radius", "limit", "at", "hearing_loss"])
-        guard query.near != nil else { throw APIError.badRequest("near is required: \(Coordinate.typingRule)") }
+        guard query.near != nil else { throw APIError.badRequest("near is required: \(TypedPlace.rule)") }
         guard let text = parameters["at"] else { throw APIError.badRequest("at is required: \(WeekdayHour.rule), the venues' local time") }
         guard let at = WeekdayHour(String(text)) else { throw APIError.badRequest("at must be \(WeekdayHour.rule)") }
         let hearingLoss: Bool
@@ -106,7 +106,7 @@ struct VenueController {
         }
         var query = VenueQuery(near: nil, radiusM: Self.defaultRadiusM, nameContains: nil, limit: Self.defaultLimit)
         if let near = parameters["near"] {
-            guard let place = Coordinate(text: near) else { throw APIError.badRequest("near must be \(Coordinate.typingRule)") }
+            guard let place = Coordinate(text: near) else { throw APIError.badRequest("near must be \(TypedPlace.rule)") }
             query.near = place
         }
         if let radius = parameters["radius"] {
