@@ -62,4 +62,22 @@ import Testing
             #expect(none.contains("No venue found"))
         }
     }
+
+    /// Weekdays that read the same are said once, together; the others each in their own words.
+    @Test func weekdaysThatReadTheSameAreSaidTogether() {
+        func row(_ weekday: Weekday, _ efforts: [Int: VocalEffort]) -> ConversationLoudness.WeekdayRow {
+            .init(
+                weekday: weekday,
+                hours: (0..<24).map { hour in
+                    ConversationCell(cell: LoudnessCell(weekday: weekday, hour: hour, levelDB: efforts[hour] == nil ? nil : 70, label: nil, checkins: 1, samples: 60), effort: efforts[hour])
+                })
+        }
+        let loud: [Int: VocalEffort] = [20: .loud, 21: .veryLoud]
+        let summary = PublicVenuePage.summary(
+            [row(.monday, loud), row(.tuesday, loud), row(.wednesday, [:]), row(.friday, [18: .normal, 21: .notPossible]), row(.sunday, loud)], distance: "1 m")
+        #expect(summary == [
+            "On Mondays, Tuesdays and Sundays, expect to raise your voice at every hour measured; at the loudest, a very loud voice.",
+            "On Fridays, at normal voice you will be understood at 1 m before 21:00; after that, expect to raise your voice (not possible at 21:00).",
+        ])
+    }
 }

@@ -104,7 +104,7 @@ struct PublicVenuePage {
                 })
         }
         effortLegend = VocalEffort.allCases.map { Legend(text: $0.words, tone: "tone-\(Palette.tone(for: $0))", mark: Self.effortMarks[$0]!) }
-        summary = loudness.grid.compactMap { Self.sentence(for: $0, distance: Self.metres(rules.listenerDistanceM)) }
+        summary = Self.summary(loudness.grid, distance: Self.metres(rules.listenerDistanceM))
         quietHours = Self.quietHours(id: venue.id, aggregates: aggregates, scale: scale, rules: rules, count: 6)
     }
 
@@ -117,25 +117,37 @@ struct PublicVenuePage {
         }
     }
 
-    /// One weekday in plain words: until when a normal voice is enough, and what after.
-    static func sentence(for row: ConversationLoudness.WeekdayRow, distance: String) -> String? {
+    /// The week in plain words: a sentence per weekday with data, weekdays that read the same said
+    /// together ("On Mondays, Tuesdays and Sundays, …") so a loud bar is not the same line seven times.
+    static func summary(_ rows: [ConversationLoudness.WeekdayRow], distance: String) -> [String] {
+        var sayings: [(days: [String], saying: String)] = []
+        for row in rows {
+            guard let saying = saying(for: row, distance: distance) else { continue }
+            let day = row.weekday.rawValue.capitalized + "s"
+            if let index = sayings.firstIndex(where: { $0.saying == saying }) { sayings[index].days.append(day) } else { sayings.append(([day], saying)) }
+        }
+        return sayings.map { "On \(list($0.days)), \($0.saying)" }
+    }
+
+    /// One weekday: until when a normal voice is enough, and what after; `nil` without data.
+    static func saying(for row: ConversationLoudness.WeekdayRow, distance: String) -> String? {
         let measured = row.hours.enumerated().compactMap { hour, cell in cell.effort.map { (hour: hour, effort: $0) } }
         guard let first = measured.first, let last = measured.last else { return nil }
-        let day = row.weekday.rawValue.capitalized + "s"
         let hardest = measured.max { $0.effort < $1.effort }!
         let easy = measured.filter { $0.effort <= .normal }
         if easy.count == measured.count {
-            return "On \(day), at normal voice you will be understood at \(distance) at every hour measured (\(clock(first.hour))–\(clock(last.hour + 1)))."
+            return "at normal voice you will be understood at \(distance) at every hour measured (\(clock(first.hour))–\(clock(last.hour + 1)))."
         }
         if easy.isEmpty {
-            return "On \(day), expect to raise your voice at every hour measured; hardest at \(clock(hardest.hour)) (\(hardest.effort.words))."
+            return "expect to raise your voice at every hour measured; at the loudest, "
+                + (hardest.effort == .notPossible ? "conversation is not possible." : "a \(hardest.effort.words).")
         }
         let firstHard = measured.first { $0.effort > .normal }!
         if measured.allSatisfy({ $0.hour < firstHard.hour || $0.effort > .normal }) {
-            return "On \(day), at normal voice you will be understood at \(distance) before \(clock(firstHard.hour)); after that, expect to raise your voice (\(hardest.effort.words) at \(clock(hardest.hour)))."
+            return "at normal voice you will be understood at \(distance) before \(clock(firstHard.hour)); after that, expect to raise your voice (\(hardest.effort.words) at \(clock(hardest.hour)))."
         }
         let easyHours = easy.map { clock($0.hour) }
-        return "On \(day), a normal voice is enough at \(list(easyHours)); at the other hours measured, expect to raise your voice (\(hardest.effort.words) at \(clock(hardest.hour)))."
+        return "a normal voice is enough at \(list(easyHours)); at the other hours measured, expect to raise your voice (\(hardest.effort.words) at \(clock(hardest.hour)))."
     }
 
     static func clock(_ hour: Int) -> String { String(format: "%02d:00", hour % 24) }
