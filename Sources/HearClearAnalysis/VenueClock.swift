@@ -19,6 +19,22 @@ public struct VenueClock: Sendable {
         return LocalHour(weekday: weekday, hour: hour)
     }
 
+    /// The local date, as days since 1970-01-01, of the instant.
+    public func localDay(at instant: TimeInterval) -> Int {
+        let offset = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: instant))
+        return Int((instant + Double(offset)).rounded(.down)).floorDivided(by: 86_400)
+    }
+
+    /// The local date on which a check-in that began at `start` (at most 12 hours long) was in
+    /// `hour`: the first of its hours that falls there.
+    public func localDay(of hour: LocalHour, from start: TimeInterval) -> Int {
+        for step in 0...13 {
+            let instant = start + Double(step) * 3_600
+            if localHour(at: instant) == hour { return localDay(at: instant) }
+        }
+        return localDay(at: start)
+    }
+
     /// The local hour of each instant (ascending). The zone's offset is looked up once when it
     /// is the same at both ends, which is the case for all but the check-ins that span a DST change.
     public func localHours(at instants: [TimeInterval]) -> [LocalHour] {

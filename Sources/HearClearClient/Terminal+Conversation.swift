@@ -48,7 +48,12 @@ extension Terminal {
         if let intelligibility = cell.intelligibility { lines.append("  A normal voice is understood: \(intelligibility.rawValue)") }
         lines.append("  Speech interference level: \(String(format: "%.1f", sil)) dB\(cell.silEstimated == true ? " (estimated from the A level: no octave bands measured here yet)" : "")")
         if let gap = cell.cMinusA { lines.append("  C − A: \(String(format: "%.1f", gap)) dB\(gap >= 10 ? " (bass-heavy)" : "")") }
-        lines.append("  Confidence: \(cell.cell.confidence.rawValue), \(cell.cell.checkins) check-ins")
+        var evidence = "\(cell.cell.checkins) check-ins"
+        if let devices = cell.devices, let days = cell.days {
+            evidence += " from \(devices) device\(devices == 1 ? "" : "s") on \(days) day\(days == 1 ? "" : "s")"
+        }
+        if let last = cell.lastMeasured { evidence += ", last on \(last)" }
+        lines.append("  Confidence: \(cell.cell.confidence.rawValue), \(evidence)")
         return lines.joined(separator: "\n")
     }
 

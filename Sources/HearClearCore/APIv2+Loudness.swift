@@ -19,10 +19,15 @@ public struct ConversationCell: Codable, Sendable, Equatable {
     public var intelligibility: Intelligibility?
     /// LCeq − LAeq, dB: large when the sound is bass-heavy.
     public var cMinusA: Double?
+    /// Distinct devices and local days the cell's check-ins come from, and the newest of those days
+    /// (`2026-11-20`, never a time): what `confidence` is decided from in API v2.
+    public var devices: Int?
+    public var days: Int?
+    public var lastMeasured: String?
 
     public init(
         cell: LoudnessCell, sil: Double? = nil, silEstimated: Bool? = nil, effort: VocalEffort? = nil, effortHearingLoss: VocalEffort? = nil,
-        intelligibility: Intelligibility? = nil, cMinusA: Double? = nil
+        intelligibility: Intelligibility? = nil, cMinusA: Double? = nil, devices: Int? = nil, days: Int? = nil, lastMeasured: String? = nil
     ) {
         self.cell = cell
         self.sil = sil
@@ -31,13 +36,17 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         self.effortHearingLoss = effortHearingLoss
         self.intelligibility = intelligibility
         self.cMinusA = cMinusA
+        self.devices = devices
+        self.days = days
+        self.lastMeasured = lastMeasured
     }
 
     enum CodingKeys: String, CodingKey {
-        case sil, effort, intelligibility
+        case sil, effort, intelligibility, devices, days
         case silEstimated = "sil_estimated"
         case effortHearingLoss = "effort_hearing_loss"
         case cMinusA = "c_minus_a"
+        case lastMeasured = "last_measured"
     }
 
     /// v1's keys and the added ones, side by side in one object.
@@ -50,6 +59,9 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         effortHearingLoss = try container.decodeIfPresent(VocalEffort.self, forKey: .effortHearingLoss)
         intelligibility = try container.decodeIfPresent(Intelligibility.self, forKey: .intelligibility)
         cMinusA = try container.decodeIfPresent(Double.self, forKey: .cMinusA)
+        devices = try container.decodeIfPresent(Int.self, forKey: .devices)
+        days = try container.decodeIfPresent(Int.self, forKey: .days)
+        lastMeasured = try container.decodeIfPresent(String.self, forKey: .lastMeasured)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -61,6 +73,9 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         try container.encode(effortHearingLoss, forKey: .effortHearingLoss)
         try container.encode(intelligibility, forKey: .intelligibility)
         try container.encode(cMinusA, forKey: .cMinusA)
+        try container.encode(devices, forKey: .devices)
+        try container.encode(days, forKey: .days)
+        try container.encode(lastMeasured, forKey: .lastMeasured)
     }
 }
 

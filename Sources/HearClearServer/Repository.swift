@@ -27,6 +27,9 @@ public protocol Repository: Sendable {
     func uploadedCheckIn(id: UUID, by device: UUID) async throws -> CheckIn?
     /// The stored cells of a venue; `nil` when the venue is unknown.
     func loudness(venueID: String) async throws -> [LoudnessAggregate]?
+    /// The counting check-ins of these venues (`Analysis.counts`), with the local hours each kept
+    /// samples in, and each venue's clock: what `CellEvidence` is made of. Venues without one are left out.
+    func evidence(venueIDs: [String]) async throws -> [String: VenueEvidence]
 
     /// Deletes a device with its check-ins, samples and events, recomputing the aggregates of the
     /// venues they counted in, in one transaction; the venues it created lose their owner, and its
@@ -58,6 +61,32 @@ extension Device {
     /// of one device wait on that device's row in turn on PostgreSQL (a backlog synced over several
     /// connections, or several servers); once a minute is all the admin pages need.
     static let lastSeenResolution: TimeInterval = 60
+}
+
+/// What the cells of a venue rest on (`CellEvidence`), as a store reads it.
+public struct VenueEvidence: Sendable {
+    public var clock: VenueClock
+    public var checkIns: [CellEvidence.CheckIn]
+
+    public var cells: [LocalHour: CellEvidence] { CellEvidence.cells(from: checkIns, clock: clock) }
+
+    /// The stores' rows (one per counting check-in and local hour, a check-in's together) by venue.
+    static func grouped(_ rows: [(venue: String, timezone: String, seq: Int64, device: String, started: Double, hour: LocalHour)]) -> [String: VenueEvidence] {
+        var venues: [String: VenueEvidence] = [:]
+        var last: (venue: String, seq: Int64)?
+        for row in rows {
+            guard let clock = venues[row.venue]?.clock ?? VenueClock(timeZoneIdentifier: row.timezone) else { continue }
+            var evidence = venues[row.venue] ?? VenueEvidence(clock: clock, checkIns: [])
+            if last?.venue == row.venue && last?.seq == row.seq {
+                evidence.checkIns[evidence.checkIns.count - 1].hours.append(row.hour)
+            } else {
+                evidence.checkIns.append(CellEvidence.CheckIn(device: row.device, startedAt: row.started, hours: [row.hour]))
+            }
+            venues[row.venue] = evidence
+            last = (row.venue, row.seq)
+        }
+        return venues
+    }
 }
 
 /// A venue with the aggregate of one of its cells: overall, unless the query asked for another.

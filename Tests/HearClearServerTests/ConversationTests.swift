@@ -99,11 +99,12 @@ import Testing
             // The marginals are not hours.
             Self.cell(level: 60, bands: 45, weekday: LoudnessAggregate.everyWeekday, hour: 20),
         ]
-        let friday = QuietTimes(venueID: "v", weekday: .friday, aggregates: cells, scale: .standard, rules: .standard)
+        let context = AnswerContext(scale: .standard, rules: .standard, evidence: [:])
+        let friday = QuietTimes(venueID: "v", weekday: .friday, aggregates: cells, context: context)
         // 19:00 has the lower SIL, 20:00 the lower level: the level decides between equal efforts.
         #expect(friday.hours.map(\.hour) == [18, 20, 19, 21])
         #expect(friday.hours.map(\.effort) == [.relaxed, .normal, .normal, .raised])
-        let week = QuietTimes(venueID: "v", weekday: nil, aggregates: cells, scale: .standard, rules: .standard)
+        let week = QuietTimes(venueID: "v", weekday: nil, aggregates: cells, context: context)
         #expect(week.hours.map(\.weekday) == [.saturday, .friday, .friday, .friday, .friday])
     }
 
@@ -257,5 +258,68 @@ import Testing
         #expect(try ServerSettings.load(contentsOf: path).conversation == ConversationRules(listenerDistanceM: 2, hearingLossSNRDB: 12))
         try Data(#"{"listener_distance_m": 0}"#.utf8).write(to: URL(fileURLWithPath: path))
         #expect(throws: ServerSettings.InvalidFile.self) { try ServerSettings.load(contentsOf: path) }
+    }
+
+    /// Evidence per cell: a check-in counts once per span, devices and local days are distinct,
+    /// and the day of an hour is the venue's local date when the check-in was in it.
+    @Test func evidenceCountsDevicesAndLocalDaysPerSpan() throws {
+        let clock = try #require(VenueClock(timeZoneIdentifier: "Australia/Sydney"))
+        let friday20 = LocalHour(weekday: 4, hour: 20), friday23 = LocalHour(weekday: 4, hour: 23), saturday0 = LocalHour(weekday: 5, hour: 0)
+        // Friday 2026-11-20 20:00 in Sydney is 09:00 UTC; a week later the same; one spans midnight.
+        let first = Timestamp.parse("2026-11-20T09:00:00Z")!.timeIntervalSince1970
+        let checkIns = [
+            CellEvidence.CheckIn(device: "a", startedAt: first, hours: [friday20]),
+            CellEvidence.CheckIn(device: "a", startedAt: first + 7 * 86_400, hours: [friday20]),
+            CellEvidence.CheckIn(device: "b", startedAt: first + 3.5 * 3_600, hours: [friday23, saturday0]),
+        ]
+        let cells = CellEvidence.cells(from: checkIns, clock: clock)
+        #expect(cells[friday20] == CellEvidence(checkins: 2, devices: 1, days: 2, lastDay: clock.localDay(at: first + 7 * 86_400)))
+        #expect(cells[saturday0]?.lastMeasured == "2026-11-21" && cells[friday23]?.lastMeasured == "2026-11-20")
+        let overall = try #require(cells[LocalHour(weekday: LoudnessAggregate.everyWeekday, hour: LoudnessAggregate.everyHour)])
+        #expect(overall.checkins == 3 && overall.devices == 2 && overall.days == 3 && overall.lastMeasured == "2026-11-27")
+        #expect(cells[LocalHour(weekday: 4, hour: LoudnessAggregate.everyHour)]?.checkins == 3)
+    }
+
+    /// The documented formula, each level on both sides of its thresholds.
+    @Test func confidenceFollowsTheEvidence() {
+        let today = 20_000
+        func confidence(_ checkins: Int, _ devices: Int, _ days: Int, age: Int = 0) -> Confidence {
+            CellEvidence(checkins: checkins, devices: devices, days: days, lastDay: today - age).confidence(today: today)
+        }
+        #expect(confidence(5, 2, 3) == .high)
+        #expect(confidence(5, 1, 3) == .medium && confidence(5, 2, 2) == .medium && confidence(4, 2, 3) == .medium)
+        #expect(confidence(5, 2, 3, age: 366) == .medium && confidence(5, 2, 3, age: 365) == .high)
+        #expect(confidence(2, 1, 2) == .medium && confidence(2, 2, 1) == .medium)
+        #expect(confidence(2, 1, 1) == .low && confidence(1, 1, 1) == .low && confidence(2, 2, 2, age: 731) == .low)
+        #expect(confidence(0, 0, 0) == .none)
+    }
+
+    /// Through the API on both stores: five check-ins from one device on one evening are low
+    /// confidence, however many; the answer says from how many devices and days, and when last.
+    @Test(arguments: StoreKind.allCases) func theAnswerSaysWhatItRestsOn(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
+            let one = try await client.registerDevice(), two = try await client.registerDevice()
+            _ = try await client.putVenue("bar", token: one, timezone: "UTC")
+            for minute in [0, 10, 20, 30, 40] {
+                #expect(try await client.postCheckIn(makeCheckIn(venue: "bar", start: "2026-11-20T20:\(minute):00Z", seconds: 60), token: one).status == .created)
+            }
+            func friday20() async throws -> ConversationCell {
+                try await client.execute(uri: "/api/v2/venues/bar/loudness", method: .get) { response throws in
+                    try decode(ConversationLoudness.self, response).grid[4].hours[20]
+                }
+            }
+            let sameEvening = try await friday20()
+            #expect(sameEvening.cell.checkins == 5 && sameEvening.devices == 1 && sameEvening.days == 1 && sameEvening.lastMeasured == "2026-11-20")
+            #expect(sameEvening.cell.confidence == .low)
+            // v1 still counts check-ins alone.
+            let v1 = try await client.execute(uri: "/api/v1/venues/bar/loudness", method: .get) { response throws in try decode(Loudness.self, response) }
+            #expect(v1.grid[4].hours[20].confidence == .high)
+            // Another device, two more Fridays: high.
+            for (day, token) in [("2026-11-13", two), ("2026-11-06", two)] {
+                #expect(try await client.postCheckIn(makeCheckIn(venue: "bar", start: "\(day)T20:05:00Z", seconds: 60), token: token).status == .created)
+            }
+            let weeks = try await friday20()
+            #expect(weeks.devices == 2 && weeks.days == 3 && weeks.cell.confidence == .high, "\(weeks)")
+        }
     }
 }

@@ -52,7 +52,9 @@ enum VenuePage {
             tooShort: detail.checkIns.filter { $0.status == .tooShort }.count,
             overall: Formatting.level(loudness.overall.levelDB), overallLabel: loudness.overall.label ?? "",
             spread: spread(usableLevels), conversation: conversation(overall, rules: rules),
-            quietHours: PublicVenuePage.quietHours(id: id, aggregates: detail.aggregates, scale: scale, rules: rules, count: 5),
+            // The check-ins are listed below: the hours go without the public pages' confidence.
+            quietHours: PublicVenuePage.quietHours(
+                id: id, aggregates: detail.aggregates, context: AnswerContext(scale: scale, rules: rules, evidence: [:]), count: 5),
             checkInRows: detail.checkIns.map { CheckInRow($0, scale: scale) },
             owner: detail.owner.map { "device \($0.wireString)" } ?? "no device (only operators may change it)",
             history: detail.history.map { HistoryRow(when: Formatting.utc($0.changedAt), who: $0.actor, what: describe($0)) },

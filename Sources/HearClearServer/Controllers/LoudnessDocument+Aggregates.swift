@@ -1,3 +1,4 @@
+import Foundation
 import HearClearAnalysis
 import HearClearCore
 
@@ -39,35 +40,62 @@ extension Loudness {
     }
 }
 
+/// What v2's answers are made from besides the cells: the conversation rules, the evidence of each
+/// cell, and today (days since 1970-01-01), against which the evidence ages.
+struct AnswerContext {
+    let scale: LabelScale
+    let rules: ConversationRules
+    let evidence: [LocalHour: CellEvidence]
+    let today: Int
+
+    init(scale: LabelScale, rules: ConversationRules, evidence: [LocalHour: CellEvidence], today: Int = AnswerContext.day()) {
+        self.scale = scale
+        self.rules = rules
+        self.evidence = evidence
+        self.today = today
+    }
+
+    /// Days since 1970-01-01, UTC.
+    static func day(of now: Date = Date()) -> Int { Int((now.timeIntervalSince1970 / 86_400).rounded(.down)) }
+
+    /// The confidence of a cell with data: from its evidence.
+    func confidence(of aggregate: LoudnessAggregate) -> Confidence {
+        evidence[aggregate.cell]?.confidence(today: today) ?? .low
+    }
+}
+
 extension ConversationCell {
-    /// A cell of v2's answers: v1's, with what `rules` decide about conversation there.
-    init(_ aggregate: LoudnessAggregate?, weekday: Weekday?, hour: Int?, scale: LabelScale, rules: ConversationRules) {
-        let cell = LoudnessCell(aggregate, weekday: weekday, hour: hour, scale: scale)
-        guard let aggregate, let conversation = rules.conversation(in: aggregate) else {
+    /// A cell of v2's answers: v1's, with what the rules decide about conversation there, and the
+    /// evidence it rests on deciding its confidence.
+    init(_ aggregate: LoudnessAggregate?, weekday: Weekday?, hour: Int?, context: AnswerContext) {
+        var cell = LoudnessCell(aggregate, weekday: weekday, hour: hour, scale: context.scale)
+        guard let aggregate, let conversation = context.rules.conversation(in: aggregate) else {
             self.init(cell: cell)
             return
         }
+        let evidence = context.evidence[aggregate.cell]
+        cell.confidence = context.confidence(of: aggregate)
         self.init(
             cell: cell, sil: Level.rounded(conversation.sil), silEstimated: conversation.silEstimated, effort: conversation.effort,
             effortHearingLoss: conversation.effortHearingLoss, intelligibility: conversation.intelligibility,
-            cMinusA: aggregate.cMinusA.map(Level.rounded))
+            cMinusA: aggregate.cMinusA.map(Level.rounded), devices: evidence?.devices, days: evidence?.days, lastMeasured: evidence?.lastMeasured)
     }
 }
 
 extension ConversationLoudness {
     /// v2's answer.
-    init(venueID: String, aggregates: [LoudnessAggregate], scale: LabelScale, rules: ConversationRules) {
-        self.init(venueID: venueID, unit: scale.unit, aggregates: aggregates) {
-            ConversationCell($0, weekday: $1, hour: $2, scale: scale, rules: rules)
+    init(venueID: String, aggregates: [LoudnessAggregate], context: AnswerContext) {
+        self.init(venueID: venueID, unit: context.scale.unit, aggregates: aggregates) {
+            ConversationCell($0, weekday: $1, hour: $2, context: context)
         }
     }
 }
 
 extension VenueRanking {
-    /// Venues found around a place, each with its cell at `at`: those with data first, easiest
-    /// conversation first (the one order of `Conversation.isEasier`), then the nearer; those without
-    /// data after them, nearest first. At most `limit`.
-    init(_ summaries: [VenueSummary], at: WeekdayHour, hearingLoss: Bool, limit: Int, scale: LabelScale, rules: ConversationRules) {
+    /// Venues found around a place, by their cell at one weekday and hour: those with data first,
+    /// easiest conversation first (the one order of `Conversation.isEasier`), then the nearer; those
+    /// without data after them, nearest first. At most `limit`.
+    static func ranked(_ summaries: [VenueSummary], hearingLoss: Bool, limit: Int, rules: ConversationRules) -> [VenueSummary] {
         let ranked = summaries.map { summary in (summary, summary.aggregate.flatMap(rules.conversation(in:))) }
             .sorted { a, b in
                 switch (a.1, b.1) {
@@ -80,20 +108,27 @@ extension VenueRanking {
                 }
                 return (a.0.distanceM ?? 0, a.0.id) < (b.0.distanceM ?? 0, b.0.id)
             }
+        return Array(ranked.prefix(limit).map(\.0))
+    }
+
+    /// The answer for venues already ranked, with the evidence of each.
+    init(_ ranked: [VenueSummary], at: WeekdayHour, hearingLoss: Bool, evidence: [String: VenueEvidence], scale: LabelScale, rules: ConversationRules) {
         self.init(
             weekday: at.weekday, hour: at.hour, hearingLoss: hearingLoss,
-            venues: ranked.prefix(limit).map { summary, _ in
-                Entry(
+            venues: ranked.map { summary in
+                let context = AnswerContext(scale: scale, rules: rules, evidence: evidence[summary.id]?.cells ?? [:])
+                return Entry(
                     id: summary.id, name: summary.venue.name, latitude: summary.venue.latitude, longitude: summary.venue.longitude,
                     timezone: summary.venue.timezone, distanceM: ((summary.distanceM ?? 0) * 10).rounded() / 10,
-                    cell: ConversationCell(summary.aggregate, weekday: at.weekday, hour: at.hour, scale: scale, rules: rules))
+                    cell: ConversationCell(summary.aggregate, weekday: at.weekday, hour: at.hour, context: context))
             })
     }
 }
 
 extension QuietTimes {
     /// The venue's weekday-hours with data (of one weekday, or all), easiest conversation first.
-    init(venueID: String, weekday: Weekday?, aggregates: [LoudnessAggregate], scale: LabelScale, rules: ConversationRules) {
+    init(venueID: String, weekday: Weekday?, aggregates: [LoudnessAggregate], context: AnswerContext) {
+        let (scale, rules) = (context.scale, context.rules)
         let hours = aggregates.compactMap { aggregate -> (Conversation, Hour)? in
             guard aggregate.weekday < LoudnessAggregate.everyWeekday, aggregate.hour < LoudnessAggregate.everyHour,
                 weekday.map({ $0.index == aggregate.weekday }) ?? true,
@@ -105,7 +140,7 @@ extension QuietTimes {
                     weekday: Weekday(index: aggregate.weekday), hour: aggregate.hour, levelDB: Level.rounded(level), label: scale.label(for: level),
                     sil: Level.rounded(conversation.sil), silEstimated: conversation.silEstimated, effort: conversation.effort,
                     effortHearingLoss: conversation.effortHearingLoss, intelligibility: conversation.intelligibility,
-                    confidence: Confidence(checkins: aggregate.checkins))
+                    confidence: context.confidence(of: aggregate))
             )
         }
         self.init(

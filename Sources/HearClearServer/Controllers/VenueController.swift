@@ -94,8 +94,10 @@ struct VenueController {
         let limit = query.limit
         query.limit = Self.rankingCandidates
         query.cell = LocalHour(weekday: at.weekday.index, hour: at.hour)
+        let ranked = VenueRanking.ranked(try await repository.venues(matching: query), hearingLoss: hearingLoss, limit: limit, rules: settings.conversation)
         return VenueRanking(
-            try await repository.venues(matching: query), at: at, hearingLoss: hearingLoss, limit: limit, scale: settings.scale, rules: settings.conversation)
+            ranked, at: at, hearingLoss: hearingLoss, evidence: try await repository.evidence(venueIDs: ranked.map(\.id)), scale: settings.scale,
+            rules: settings.conversation)
     }
 
     /// The search of `parameters`, strict so that a misspelt parameter (radious=) is an error rather
@@ -137,9 +139,10 @@ struct VenueController {
 
     @Sendable func conversationLoudness(_ request: Request, context: APIRequestContext) async throws -> Response {
         let id = try venueID(context)
-        return try await answers.answer(venueID: id, document: "v2 loudness", acceptsGzip: request.acceptsGzip) {
-            ConversationLoudness(
-                venueID: id, aggregates: try await aggregates(id, path: "/loudness", version: 2), scale: settings.scale, rules: settings.conversation)
+        // Confidence ages with the days, so a cached answer is kept for the day it was made at most.
+        let today = AnswerContext.day()
+        return try await answers.answer(venueID: id, document: "v2 loudness \(today)", acceptsGzip: request.acceptsGzip) {
+            ConversationLoudness(venueID: id, aggregates: try await aggregates(id, path: "/loudness", version: 2), context: try await answerContext(id, today: today))
         }
     }
 
@@ -156,8 +159,13 @@ struct VenueController {
             return weekday
         }
         return QuietTimes(
-            venueID: id, weekday: weekday, aggregates: try await aggregates(id, path: "/quiet-times", version: 2), scale: settings.scale,
-            rules: settings.conversation)
+            venueID: id, weekday: weekday, aggregates: try await aggregates(id, path: "/quiet-times", version: 2), context: try await answerContext(id))
+    }
+
+    /// The rules and the venue's evidence for its v2 answers.
+    private func answerContext(_ id: String, today: Int = AnswerContext.day()) async throws -> AnswerContext {
+        AnswerContext(
+            scale: settings.scale, rules: settings.conversation, evidence: try await repository.evidence(venueIDs: [id])[id]?.cells ?? [:], today: today)
     }
 
     /// A venue's cells; 404 for an unknown venue or one without a usable check-in.

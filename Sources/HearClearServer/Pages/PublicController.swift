@@ -42,7 +42,8 @@ struct PublicController {
             if VenueID.isValid(id), let target = try await repository.mergedVenue(id: id) { return Response.redirect(to: "/venues/\(target)", type: .permanent) }
             throw APIError.notFound("There is no venue with the id “\(id)”. Find it by its name or where it is.")
         }
-        let page = PublicVenuePage(venue: venue, aggregates: aggregates, scale: settings.scale, rules: settings.conversation)
+        let evidence = try await repository.evidence(venueIDs: [id])[id]?.cells ?? [:]
+        let page = PublicVenuePage(venue: venue, aggregates: aggregates, context: AnswerContext(scale: settings.scale, rules: settings.conversation, evidence: evidence))
         return try templates.render("public_venue", page, cache: "public, max-age=60")
     }
 }

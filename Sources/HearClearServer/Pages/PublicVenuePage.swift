@@ -65,8 +65,9 @@ struct PublicVenuePage {
 
     static let effortMarks: [VocalEffort: String] = [.relaxed: "1", .normal: "2", .raised: "3", .loud: "4", .veryLoud: "5", .notPossible: "X"]
 
-    init(venue: VenueSummary, aggregates: [LoudnessAggregate], scale: LabelScale, rules: ConversationRules) {
-        let loudness = ConversationLoudness(venueID: venue.id, aggregates: aggregates, scale: scale, rules: rules)
+    init(venue: VenueSummary, aggregates: [LoudnessAggregate], context: AnswerContext) {
+        let (scale, rules) = (context.scale, context.rules)
+        let loudness = ConversationLoudness(venueID: venue.id, aggregates: aggregates, context: context)
         title = venue.venue.name
         venueID = venue.id
         timezone = venue.venue.timezone
@@ -105,12 +106,12 @@ struct PublicVenuePage {
         }
         effortLegend = VocalEffort.allCases.map { Legend(text: $0.words, tone: "tone-\(Palette.tone(for: $0))", mark: Self.effortMarks[$0]!) }
         summary = Self.summary(loudness.grid, distance: Self.metres(rules.listenerDistanceM))
-        quietHours = Self.quietHours(id: venue.id, aggregates: aggregates, scale: scale, rules: rules, count: 6)
+        quietHours = Self.quietHours(id: venue.id, aggregates: aggregates, context: context, count: 6)
     }
 
     /// The `count` easiest hours of the week for a conversation, as the pages show them.
-    static func quietHours(id: String, aggregates: [LoudnessAggregate], scale: LabelScale, rules: ConversationRules, count: Int) -> [QuietHour] {
-        QuietTimes(venueID: id, weekday: nil, aggregates: aggregates, scale: scale, rules: rules).hours.prefix(count).map { hour in
+    static func quietHours(id: String, aggregates: [LoudnessAggregate], context: AnswerContext, count: Int) -> [QuietHour] {
+        QuietTimes(venueID: id, weekday: nil, aggregates: aggregates, context: context).hours.prefix(count).map { hour in
             QuietHour(
                 when: "\(hour.weekday.rawValue.capitalized) \(clock(hour.hour))", level: level(hour.levelDB), effort: hour.effort.words,
                 tone: "tone-\(Palette.tone(for: hour.effort))", confidence: hour.confidence.rawValue)

@@ -292,6 +292,23 @@ public struct PostgresRepository: Repository {
 
     // MARK: Loudness
 
+    public func evidence(venueIDs: [String]) async throws -> [String: VenueEvidence] {
+        try await read { [logger] connection in
+            var rows: [(venue: String, timezone: String, seq: Int64, device: String, started: Double, hour: LocalHour)] = []
+            for try await (venue, timezone, seq, device, started, status, banned, weekday, hour) in try await connection.query(
+                """
+                SELECT v.id, v.timezone, c.seq, c.device_id, c.started_at, c.status, d.banned, h.weekday, h.hour
+                FROM venue v JOIN checkin c ON c.venue_id = v.id JOIN device d ON d.id = c.device_id JOIN checkin_hour h ON h.checkin_seq = c.seq
+                WHERE v.id = ANY(\(venueIDs)) AND h.samples > 0 ORDER BY c.seq
+                """, logger: logger
+            ).decode((String, String, Int64, UUID, Date, CheckInStatus, Bool, Int, Int).self)
+            where Analysis.counts(status: status, deviceBanned: banned) {
+                rows.append((venue, timezone, seq, device.wireString, started.timeIntervalSince1970, LocalHour(weekday: weekday, hour: hour)))
+            }
+            return VenueEvidence.grouped(rows)
+        }
+    }
+
     public func loudness(venueID: String) async throws -> [LoudnessAggregate]? {
         try await read { connection in
             guard try await Self.venueRow(venueID, locking: false, on: connection, logger: logger) != nil else { return nil }
