@@ -4,10 +4,15 @@ import HearClearCore
 /// The conversation answers of API v2 in the terminal: the effort grid, one cell in words, and the
 /// ranking of venues nearby.
 extension Terminal {
-    /// Each effort's mark in the grid (readable without colours) and its colour, green to red.
-    static let effortMarks: [VocalEffort: (mark: String, color: Int)] = [
-        .relaxed: ("1", 114), .normal: ("2", 114), .raised: ("3", 184), .loud: ("4", 214), .veryLoud: ("5", 196), .notPossible: ("X", 196),
-    ]
+    /// Each effort's colour, green to red (its mark, `VocalEffort.mark`, reads without colours).
+    static func color(for effort: VocalEffort) -> Int {
+        switch effort {
+        case .relaxed, .normal: 114
+        case .raised: 184
+        case .loud: 214
+        case .veryLoud, .notPossible: 196
+        }
+    }
 
     /// The weekday × hour grid of the vocal effort a conversation needs (for a listener with hearing
     /// loss, or not), in the heatmap's layout.
@@ -21,18 +26,15 @@ extension Terminal {
         for row in loudness.grid {
             var line = String(row.weekday.rawValue.prefix(3)).capitalized.padding(toLength: 6, withPad: " ", startingAt: 0)
             for cell in row.hours {
-                guard let effort = effort(cell), let mark = Self.effortMarks[effort] else {
+                guard let effort = effort(cell) else {
                     line += "  ·"
                     continue
                 }
-                line += painted("  " + mark.mark, background: mark.color)
+                line += painted("  " + effort.mark, background: Self.color(for: effort))
             }
             lines.append(line)
         }
-        let legend = VocalEffort.allCases.map { effort in
-            let mark = Self.effortMarks[effort]!
-            return "\(painted(mark.mark, background: mark.color)) \(effort.words)"
-        }
+        let legend = VocalEffort.allCases.map { "\(painted($0.mark, background: Self.color(for: $0))) \($0.words)" }
         lines.append("Legend: " + legend.joined(separator: "  ") + "  · no data   (venue's local time)")
         return lines.joined(separator: "\n")
     }
@@ -66,8 +68,7 @@ extension Terminal {
             let effort = ranking.hearingLoss ? venue.cell.effortHearingLoss : venue.cell.effort
             let distance = venue.distanceM >= 1000 ? String(format: "%.1f km", venue.distanceM / 1000) : String(format: "%.0f m", venue.distanceM)
             let answer = effort.map { effort in
-                let mark = Self.effortMarks[effort]!
-                return "\(painted(" \(mark.mark) ", background: mark.color)) \(effort.words), \(String(format: "%.1f", venue.cell.cell.levelDB ?? 0)) \(unit)"
+                "\(painted(" \(effort.mark) ", background: Self.color(for: effort))) \(effort.words), \(String(format: "%.1f", venue.cell.cell.levelDB ?? 0)) \(unit)"
             } ?? "    no data for that hour"
             lines.append(String(format: "%3d. ", index + 1) + "\(venue.name) (\(venue.id)), \(distance): \(answer)")
         }

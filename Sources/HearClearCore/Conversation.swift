@@ -19,6 +19,18 @@ public enum VocalEffort: String, Codable, Sendable, CaseIterable, Comparable {
         }
     }
 
+    /// Its mark in a grid, the same in the terminal and on the pages: 1 relaxed … 5 very loud, X not possible.
+    public var mark: String {
+        switch self {
+        case .relaxed: "1"
+        case .normal: "2"
+        case .raised: "3"
+        case .loud: "4"
+        case .veryLoud: "5"
+        case .notPossible: "X"
+        }
+    }
+
     /// In words, for pages and the terminal.
     public var words: String {
         switch self {

@@ -70,20 +70,24 @@ public struct VenueEvidence: Sendable {
 
     public var cells: [LocalHour: CellEvidence] { CellEvidence.cells(from: checkIns, clock: clock) }
 
-    /// The stores' rows (one per counting check-in and local hour, a check-in's together) by venue.
-    static func grouped(_ rows: [(venue: String, timezone: String, seq: Int64, device: String, started: Double, hour: LocalHour)]) -> [String: VenueEvidence] {
+    /// One row of the stores' query: a counting check-in's local hour, with its venue and device.
+    typealias Row = (venue: String, timezone: String, seq: Int64, device: String, started: Double, hour: LocalHour)
+
+    /// The stores' rows (a check-in's together, as they come ordered by check-in) by venue.
+    static func grouped(_ rows: [Row]) -> [String: VenueEvidence] {
         var venues: [String: VenueEvidence] = [:]
-        var last: (venue: String, seq: Int64)?
+        var lastSeq: Int64?
         for row in rows {
-            guard let clock = venues[row.venue]?.clock ?? VenueClock(timeZoneIdentifier: row.timezone) else { continue }
-            var evidence = venues[row.venue] ?? VenueEvidence(clock: clock, checkIns: [])
-            if last?.venue == row.venue && last?.seq == row.seq {
-                evidence.checkIns[evidence.checkIns.count - 1].hours.append(row.hour)
-            } else {
-                evidence.checkIns.append(CellEvidence.CheckIn(device: row.device, startedAt: row.started, hours: [row.hour]))
+            if venues[row.venue] == nil {
+                guard let clock = VenueClock(timeZoneIdentifier: row.timezone) else { continue }
+                venues[row.venue] = VenueEvidence(clock: clock, checkIns: [])
             }
-            venues[row.venue] = evidence
-            last = (row.venue, row.seq)
+            if row.seq == lastSeq {
+                venues[row.venue]!.checkIns[venues[row.venue]!.checkIns.count - 1].hours.append(row.hour)
+            } else {
+                venues[row.venue]!.checkIns.append(CellEvidence.CheckIn(device: row.device, startedAt: row.started, hours: [row.hour]))
+            }
+            lastSeq = row.seq
         }
         return venues
     }

@@ -19,7 +19,6 @@ enum Charts {
         return escaped
     }
 
-
     static func format(_ value: Double) -> String {
         String(format: "%.1f", value)
     }

@@ -37,6 +37,11 @@ enum Palette {
         }
     }
 
+    /// The class of public.css for a tone (`tone-N`), or for a cell without data.
+    static func className(ofTone tone: Int?) -> String {
+        tone.map { "tone-\($0)" } ?? "no-data"
+    }
+
     /// WCAG 2.1's contrast ratio of two `#rrggbb` colours, 1 … 21.
     static func contrast(_ a: String, _ b: String) -> Double {
         let (x, y) = (luminance(a), luminance(b))

@@ -17,7 +17,7 @@ struct PublicVenuePage {
         init(text: String, spoken: String, tone: Int?) {
             self.text = text
             self.spoken = spoken
-            self.tone = tone.map { "tone-\($0)" } ?? "no-data"
+            self.tone = Palette.className(ofTone: tone)
         }
     }
 
@@ -63,10 +63,8 @@ struct PublicVenuePage {
         let full: String
     }
 
-    static let effortMarks: [VocalEffort: String] = [.relaxed: "1", .normal: "2", .raised: "3", .loud: "4", .veryLoud: "5", .notPossible: "X"]
-
     init(venue: VenueSummary, aggregates: [LoudnessAggregate], context: AnswerContext) {
-        let (scale, rules) = (context.scale, context.rules)
+        let scale = context.scale
         let loudness = ConversationLoudness(venueID: venue.id, aggregates: aggregates, context: context)
         title = venue.venue.name
         venueID = venue.id
@@ -77,7 +75,7 @@ struct PublicVenuePage {
         overall = overallCell.cell.levelDB.map { "\(Self.level($0)), \(overallCell.cell.label ?? "")" } ?? "no measurements yet"
         checkins = overallCell.cell.checkins
         confidence = overallCell.cell.confidence.rawValue
-        distance = Self.metres(rules.listenerDistanceM)
+        distance = Self.metres(context.rules.listenerDistanceM)
 
         levels = (0..<24).map { hour in
             HourRow(
@@ -93,7 +91,7 @@ struct PublicVenuePage {
         }
         levelLegend = scale.bands.map { band in
             Legend(
-                text: "\(band.label): \(band.maxDB.map { "up to \(Int($0)) dB(A)" } ?? "louder")", tone: "tone-\(Palette.tone(forLabel: band.label, scale: scale))", mark: "")
+                text: "\(band.label): \(band.maxDB.map { "up to \(Int($0)) dB(A)" } ?? "louder")", tone: Palette.className(ofTone: Palette.tone(forLabel: band.label, scale: scale)), mark: "")
         }
         efforts = (0..<24).map { hour in
             HourRow(
@@ -101,11 +99,11 @@ struct PublicVenuePage {
                 cells: loudness.grid.map { row in
                     let place = "\(row.weekday.rawValue.capitalized) \(Self.clock(hour))"
                     guard let effort = row.hours[hour].effort else { return Cell(text: "·", spoken: "\(place): no data", tone: nil) }
-                    return Cell(text: Self.effortMarks[effort]!, spoken: "\(place): \(effort.words)", tone: Palette.tone(for: effort))
+                    return Cell(text: effort.mark, spoken: "\(place): \(effort.words)", tone: Palette.tone(for: effort))
                 })
         }
-        effortLegend = VocalEffort.allCases.map { Legend(text: $0.words, tone: "tone-\(Palette.tone(for: $0))", mark: Self.effortMarks[$0]!) }
-        summary = Self.summary(loudness.grid, distance: Self.metres(rules.listenerDistanceM))
+        effortLegend = VocalEffort.allCases.map { Legend(text: $0.words, tone: Palette.className(ofTone: Palette.tone(for: $0)), mark: $0.mark) }
+        summary = Self.summary(loudness.grid, distance: distance)
         quietHours = Self.quietHours(id: venue.id, aggregates: aggregates, context: context, count: 6)
     }
 
@@ -114,7 +112,7 @@ struct PublicVenuePage {
         QuietTimes(venueID: id, weekday: nil, aggregates: aggregates, context: context).hours.prefix(count).map { hour in
             QuietHour(
                 when: "\(hour.weekday.rawValue.capitalized) \(clock(hour.hour))", level: level(hour.levelDB), effort: hour.effort.words,
-                tone: "tone-\(Palette.tone(for: hour.effort))", confidence: hour.confidence.rawValue)
+                tone: Palette.className(ofTone: Palette.tone(for: hour.effort)), confidence: hour.confidence.rawValue)
         }
     }
 

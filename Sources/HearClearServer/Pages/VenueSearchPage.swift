@@ -31,7 +31,7 @@ struct VenueSearchPage {
             return Result(
                 id: summary.id, name: summary.venue.name, place: [distance, summary.venue.timezone].compactMap { $0 }.joined(separator: " · "),
                 level: level.map { "\(PublicVenuePage.level($0)), \(scale.label(for: $0))" } ?? "no measurements yet",
-                tone: level.map { "tone-\(Palette.tone(forLabel: scale.label(for: $0), scale: scale))" } ?? "no-data")
+                tone: Palette.className(ofTone: level.map { Palette.tone(forLabel: scale.label(for: $0), scale: scale) }))
         }
     }
 }

@@ -294,7 +294,7 @@ public struct PostgresRepository: Repository {
 
     public func evidence(venueIDs: [String]) async throws -> [String: VenueEvidence] {
         try await read { [logger] connection in
-            var rows: [(venue: String, timezone: String, seq: Int64, device: String, started: Double, hour: LocalHour)] = []
+            var rows: [VenueEvidence.Row] = []
             for try await (venue, timezone, seq, device, started, status, banned, weekday, hour) in try await connection.query(
                 """
                 SELECT v.id, v.timezone, c.seq, c.device_id, c.started_at, c.status, d.banned, h.weekday, h.hour

@@ -187,19 +187,19 @@ public struct SQLiteRepository: Repository {
 
     public func evidence(venueIDs: [String]) async throws -> [String: VenueEvidence] {
         // Plain values out of the read (rows are not Sendable).
-        let rows: [(venue: String, timezone: String, seq: Int64, device: String, started: Double, counts: Bool, hour: LocalHour)] = try await pool.read { db in
+        let rows: [VenueEvidence.Row] = try await pool.read { db in
             try SQLRequest<Row>(
                 """
                 SELECT v.id, v.timezone, c.seq, c.device_id, c.started_at, c.status, d.banned, h.weekday, h.hour
                 FROM venue v JOIN checkin c ON c.venue_id = v.id JOIN device d ON d.id = c.device_id JOIN checkin_hour h ON h.checkin_seq = c.seq
                 WHERE v.id IN \(venueIDs) AND h.samples > 0 ORDER BY c.seq
                 """
-            ).fetchAll(db).map { row in
-                (row["id"], row["timezone"], row["seq"], row["device_id"], row["started_at"],
-                 Analysis.counts(status: row["status"], deviceBanned: row["banned"]), LocalHour(weekday: row["weekday"], hour: row["hour"]))
+            ).fetchAll(db).compactMap { row in
+                guard Analysis.counts(status: row["status"], deviceBanned: row["banned"]) else { return nil }
+                return (row["id"], row["timezone"], row["seq"], row["device_id"], row["started_at"], LocalHour(weekday: row["weekday"], hour: row["hour"]))
             }
         }
-        return VenueEvidence.grouped(rows.filter(\.counts).map { ($0.venue, $0.timezone, $0.seq, $0.device, $0.started, $0.hour) })
+        return VenueEvidence.grouped(rows)
     }
 
     // MARK: Fetching for the rules, saving what they decide
