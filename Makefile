@@ -75,15 +75,18 @@ SCHEMATHESIS_VERSION := 4.32.5
 # the end-to-end ones, whose servers, clients, nginx and browser would otherwise share the 2 cores
 # with them and stretch an in-process request past the time limits it is tested against.
 IN_PROCESS_TESTS := HearClearServerTests|HearClearCoreTests|HearClearClientTests|LevelMeterTests
+# When a run fails, its failures are repeated last (scripts/test-log.sh), where a CI log's tail shows them.
 # The store suites run on SQLite and on a private PostgreSQL cluster started for the run (a
 # cluster that cannot start fails the run) and stopped after it, whatever the tests' outcome.
 test: test-deps .venv/bin/schemathesis
 	swift build --build-tests
 	@set -e; cluster=$$(scripts/test-postgres.sh start); \
 	status=0; export HEARCLEAR_TEST_POSTGRES=$${cluster#* }; \
-	swift test --skip-build --filter '$(IN_PROCESS_TESTS)' || status=$$?; \
-	swift test --skip-build --skip '$(IN_PROCESS_TESTS)' || status=$$?; \
-	scripts/test-postgres.sh stop $${cluster%% *}; exit $$status
+	logs=.build/test-logs; rm -rf $$logs; \
+	scripts/test-log.sh run $$logs/in-process.log --filter '$(IN_PROCESS_TESTS)' || status=$$?; \
+	scripts/test-log.sh run $$logs/end-to-end.log --skip '$(IN_PROCESS_TESTS)' || status=$$?; \
+	scripts/test-postgres.sh stop $${cluster%% *}; \
+	if [ $$status -ne 0 ]; then scripts/test-log.sh failures $$logs/in-process.log $$logs/end-to-end.log; fi; exit $$status
 
 release: deps
 	swift build -c release
