@@ -18,6 +18,11 @@ public enum Migrations {
         public let description: String
     }
 
+    /// Migrations that add a column derived from the raw rows, which SQL cannot fill: once they
+    /// are applied, the server derives every check-in's sums and every cell again, as
+    /// `hearclear-server rebuild` does, after the last migration.
+    public static let deriveAgainAfter: [Store: Set<String>] = [.sqlite: ["0005_level_spread"], .postgres: ["0004_level_spread"]]
+
     public static func files(for store: Store) throws -> [File] {
         guard let folder = Bundle.module.url(forResource: store.rawValue, withExtension: nil) else {
             throw Missing(description: "the migrations folder is missing from \(Bundle.module.bundlePath)")

@@ -39,6 +39,7 @@ extension Analysis {
                 sum.samples += share.samples
                 sum.energy += share.energy
                 sum.details = sum.details.adding(share.details)
+                sum.spread = sum.spread.adding(share.spread)
                 cells[cell] = sum
             }
         }
@@ -86,16 +87,16 @@ extension Analysis {
 
 extension LoudnessAggregate {
     /// This cell with a check-in's sums added (see `Analysis.cellAdditions`).
-    func adding(_ change: LoudnessAggregate) -> LoudnessAggregate {
+    public func adding(_ change: LoudnessAggregate) -> LoudnessAggregate {
         LoudnessAggregate(
             weekday: weekday, hour: hour, checkins: checkins + change.checkins, samples: samples + change.samples, energy: energy + change.energy,
-            details: details.adding(change.details))
+            details: details.adding(change.details), spread: spread.adding(change.spread))
     }
 
-    /// Equal counts, and energies equal within the error of summing in another order.
+    /// Equal counts and histograms, and energies equal within the error of summing in another order.
     public func matches(_ other: LoudnessAggregate) -> Bool {
         cell == other.cell && checkins == other.checkins && samples == other.samples && Analysis.equalWithinRounding(energy, other.energy)
-            && details.matches(other.details)
+            && details.matches(other.details) && spread == other.spread
     }
 }
 

@@ -49,7 +49,7 @@ extension Analysis {
         }
         if stored.hours.keys.sorted() != analysis.hours.keys.sorted()
             || analysis.hours.contains(where: { hour, share in
-                stored.hours[hour].map { $0.samples != share.samples || !equalWithinRounding($0.energy, share.energy) || !$0.details.matches(share.details) } ?? true
+                stored.hours[hour].map { !$0.matches(share) } ?? true
             })
         {
             differences.append("check-in \(id): per-hour sums differ from its samples'")
@@ -72,7 +72,7 @@ extension Analysis {
             let empty = LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 0, samples: 0, energy: 0)
             let cached = found[cell] ?? empty, summed = expected[cell] ?? empty
             guard !cached.matches(summed) else { return nil }
-            return "venue \(venue) weekday \(cell.weekday) hour \(cell.hour): stored \(cached.checkins) check-ins/\(cached.samples) samples/energy \(cached.energy)/details \(cached.details.samples) samples, C \(cached.details.c), summed again \(summed.checkins)/\(summed.samples)/\(summed.energy)/\(summed.details.samples), C \(summed.details.c)"
+            return "venue \(venue) weekday \(cell.weekday) hour \(cell.hour): stored \(cached.checkins) check-ins/\(cached.samples) samples/energy \(cached.energy)/details \(cached.details.samples) samples, C \(cached.details.c)/spread \(cached.spread.levels.seconds)+\(cached.spread.fastMaxima.seconds) seconds, summed again \(summed.checkins)/\(summed.samples)/\(summed.energy)/\(summed.details.samples), C \(summed.details.c)/\(summed.spread.levels.seconds)+\(summed.spread.fastMaxima.seconds)"
         }
     }
 

@@ -10,11 +10,19 @@ public struct CheckInAnalysis: Sendable {
         public var energy: Double
         /// The same for the details of those samples that carry them.
         public var details: DetailEnergies
+        /// How the kept samples' calibrated levels and Fast maxima spread.
+        public var spread: LevelSpread
 
-        public init(samples: Int, energy: Double, details: DetailEnergies = .none) {
+        public init(samples: Int, energy: Double, details: DetailEnergies = .none, spread: LevelSpread = .empty) {
             self.samples = samples
             self.energy = energy
             self.details = details
+            self.spread = spread
+        }
+
+        /// Equal counts and histograms, and energies equal within the error of summing in another order.
+        public func matches(_ other: HourShare) -> Bool {
+            samples == other.samples && Analysis.equalWithinRounding(energy, other.energy) && details.matches(other.details) && spread == other.spread
         }
     }
 
@@ -48,11 +56,13 @@ public struct CheckInAnalysis: Sendable {
             energy += sampleEnergy
             let hour = localHours[index]
             if hours[hour] == nil { firstSeen.append(hour) }
-            hours[hour, default: HourShare(samples: 0, energy: 0)].samples += 1
-            hours[hour, default: HourShare(samples: 0, energy: 0)].energy += sampleEnergy
-            if let details = samples[index].details {
-                hours[hour, default: HourShare(samples: 0, energy: 0)].details.add(details, calibrationDB: calibrationDB)
-            }
+            var share = hours[hour] ?? HourShare(samples: 0, energy: 0)
+            share.samples += 1
+            share.energy += sampleEnergy
+            let details = samples[index].details
+            if let details { share.details.add(details, calibrationDB: calibrationDB) }
+            share.spread.add(levelDB: levels[index] + calibrationDB, fastMaxDB: details.map { $0.fastMax + calibrationDB })
+            hours[hour] = share
         }
         keptSamples = kept
         levelDB = kept > 0 ? Level.level(energy: energy / Double(kept)) : nil

@@ -11,17 +11,20 @@ public struct LoudnessAggregate: Sendable, Equatable {
     public var energy: Double
     /// Sums of the C-weighted and octave-band energies, over the samples that carry them.
     public var details: DetailEnergies
+    /// How the levels and Fast maxima of those samples spread.
+    public var spread: LevelSpread
 
     public static let everyWeekday = 7
     public static let everyHour = 24
 
-    public init(weekday: Int, hour: Int, checkins: Int, samples: Int, energy: Double, details: DetailEnergies = .none) {
+    public init(weekday: Int, hour: Int, checkins: Int, samples: Int, energy: Double, details: DetailEnergies = .none, spread: LevelSpread = .empty) {
         self.weekday = weekday
         self.hour = hour
         self.checkins = checkins
         self.samples = samples
         self.energy = energy
         self.details = details
+        self.spread = spread
     }
 
     public var cell: LocalHour { LocalHour(weekday: weekday, hour: hour) }

@@ -49,6 +49,10 @@ extension Terminal {
         lines.append("  Conversation across a table: \(effort.words); with hearing loss: \((cell.effortHearingLoss ?? effort).words)")
         if let intelligibility = cell.intelligibility { lines.append("  A normal voice is understood: \(intelligibility.rawValue)") }
         lines.append("  Speech interference level: \(String(format: "%.1f", sil)) dB\(cell.silEstimated == true ? " (estimated from the A level: no octave bands measured here yet)" : "")")
+        if let l10 = cell.l10, let l50 = cell.l50, let l90 = cell.l90 {
+            lines.append("  Spread: L10 \(String(format: "%.1f", l10)), L50 \(String(format: "%.1f", l50)), L90 \(String(format: "%.1f", l90)) \(unit) (exceeded 10, 50 and 90 % of the time)")
+        }
+        if let bursts = cell.lafmaxP90 { lines.append("  Bursts: LAFmax reaches \(String(format: "%.1f", bursts)) \(unit) in the loudest tenth of the seconds") }
         if let gap = cell.cMinusA { lines.append("  C − A: \(String(format: "%.1f", gap)) dB\(gap >= 10 ? " (bass-heavy)" : "")") }
         var evidence = "\(cell.cell.checkins) check-ins"
         if let devices = cell.devices, let days = cell.days {

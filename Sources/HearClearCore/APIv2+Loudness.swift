@@ -17,6 +17,14 @@ public struct ConversationCell: Codable, Sendable, Equatable {
     public var effortHearingLoss: VocalEffort?
     /// At normal voice.
     public var intelligibility: Intelligibility?
+    /// The A-weighted level exceeded in 10, 50 and 90 % of the cell's kept seconds, dB(A), read
+    /// from 0.5 dB bins (so to within a quarter decibel).
+    public var l10: Double?
+    public var l50: Double?
+    public var l90: Double?
+    /// The 90th percentile of the seconds' Fast-weighted maxima (LAFmax), dB(A): how loud the
+    /// bursts of the loudest tenth of the seconds get; `null` when no second carried it (API v1).
+    public var lafmaxP90: Double?
     /// LCeq − LAeq, dB: large when the sound is bass-heavy.
     public var cMinusA: Double?
     /// Distinct devices and local days the cell's check-ins come from, and the newest of those days
@@ -27,7 +35,8 @@ public struct ConversationCell: Codable, Sendable, Equatable {
 
     public init(
         cell: LoudnessCell, sil: Double? = nil, silEstimated: Bool? = nil, effort: VocalEffort? = nil, effortHearingLoss: VocalEffort? = nil,
-        intelligibility: Intelligibility? = nil, cMinusA: Double? = nil, devices: Int? = nil, days: Int? = nil, lastMeasured: String? = nil
+        intelligibility: Intelligibility? = nil, l10: Double? = nil, l50: Double? = nil, l90: Double? = nil, lafmaxP90: Double? = nil,
+        cMinusA: Double? = nil, devices: Int? = nil, days: Int? = nil, lastMeasured: String? = nil
     ) {
         self.cell = cell
         self.sil = sil
@@ -35,6 +44,10 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         self.effort = effort
         self.effortHearingLoss = effortHearingLoss
         self.intelligibility = intelligibility
+        self.l10 = l10
+        self.l50 = l50
+        self.l90 = l90
+        self.lafmaxP90 = lafmaxP90
         self.cMinusA = cMinusA
         self.devices = devices
         self.days = days
@@ -42,7 +55,8 @@ public struct ConversationCell: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case sil, effort, intelligibility, devices, days
+        case sil, effort, intelligibility, devices, days, l10, l50, l90
+        case lafmaxP90 = "lafmax_p90"
         case silEstimated = "sil_estimated"
         case effortHearingLoss = "effort_hearing_loss"
         case cMinusA = "c_minus_a"
@@ -58,6 +72,10 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         effort = try container.decodeIfPresent(VocalEffort.self, forKey: .effort)
         effortHearingLoss = try container.decodeIfPresent(VocalEffort.self, forKey: .effortHearingLoss)
         intelligibility = try container.decodeIfPresent(Intelligibility.self, forKey: .intelligibility)
+        l10 = try container.decodeIfPresent(Double.self, forKey: .l10)
+        l50 = try container.decodeIfPresent(Double.self, forKey: .l50)
+        l90 = try container.decodeIfPresent(Double.self, forKey: .l90)
+        lafmaxP90 = try container.decodeIfPresent(Double.self, forKey: .lafmaxP90)
         cMinusA = try container.decodeIfPresent(Double.self, forKey: .cMinusA)
         devices = try container.decodeIfPresent(Int.self, forKey: .devices)
         days = try container.decodeIfPresent(Int.self, forKey: .days)
@@ -72,6 +90,10 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         try container.encode(effort, forKey: .effort)
         try container.encode(effortHearingLoss, forKey: .effortHearingLoss)
         try container.encode(intelligibility, forKey: .intelligibility)
+        try container.encode(l10, forKey: .l10)
+        try container.encode(l50, forKey: .l50)
+        try container.encode(l90, forKey: .l90)
+        try container.encode(lafmaxP90, forKey: .lafmaxP90)
         try container.encode(cMinusA, forKey: .cMinusA)
         try container.encode(devices, forKey: .devices)
         try container.encode(days, forKey: .days)

@@ -222,8 +222,10 @@ import Testing
 
         let hour = try await hearclear("loudness", "hall", "--at", "friday-20")
         #expect(hour.output.hasPrefix("Music Hall, Friday 20:00: ") && hour.output.contains("Conversation across a table: "), "\(hour.output)")
+        #expect(hour.output.contains("  Spread: L10 ") && hour.output.contains("  Bursts: LAFmax reaches "), "\(hour.output)")
         let document = try JSONDecoder().decode(ConversationLoudness.self, from: Data(try await hearclear("loudness", "hall", "--at", "friday-20", "--json").output.utf8))
         #expect(document.grid[4].hours[20].silEstimated == false && document.grid[4].hours[20].effort != nil)
+        #expect(document.grid[4].hours[20].l50 != nil && document.grid[4].hours[20].lafmaxP90 != nil)
 
         let quiet = try await hearclear("quiet", "--near", "-0.001,0.001", "--at", "fri-20")
         #expect(quiet.status == 0, "\(quiet.errors)")

@@ -15,7 +15,8 @@ import Testing
     static func cell(_ day: Weekday, _ hour: Int, level: Double, effort: VocalEffort, hearingLoss: VocalEffort, sil: Double = 50) -> ConversationCell {
         ConversationCell(
             cell: LoudnessCell(weekday: day, hour: hour, levelDB: level, label: "moderate", checkins: 3, samples: 900), sil: sil, silEstimated: false,
-            effort: effort, effortHearingLoss: hearingLoss, intelligibility: .fair, cMinusA: 11.2, devices: 2, days: 3, lastMeasured: "2026-11-20")
+            effort: effort, effortHearingLoss: hearingLoss, intelligibility: .fair, l10: level + 3, l50: level, l90: level - 4.5, lafmaxP90: level + 8,
+            cMinusA: 11.2, devices: 2, days: 3, lastMeasured: "2026-11-20")
     }
 
     @Test func theEffortGridMarksEachCellAndSaysWhatTheMarksMean() {
@@ -43,6 +44,7 @@ import Testing
             Self.cell(.friday, 20, level: 72.4, effort: .loud, hearingLoss: .notPossible, sil: 61.3), at: at, unit: "dBA", venueName: "The Bar")
         #expect(text.hasPrefix("The Bar, Friday 20:00: 72.4 dBA (moderate)"))
         #expect(text.contains("loud voice; with hearing loss: not possible") && text.contains("61.3 dB") && text.contains("C − A: 11.2 dB (bass-heavy)"))
+        #expect(text.contains("  Spread: L10 75.4, L50 72.4, L90 67.9 dBA (exceeded 10, 50 and 90 % of the time)\n  Bursts: LAFmax reaches 80.4 dBA in the loudest tenth of the seconds"))
         #expect(text.hasSuffix("Confidence: medium, 3 check-ins from 2 devices on 3 days, last on 2026-11-20"))
         let empty = ConversationCell(cell: LoudnessCell(weekday: .friday, hour: 20, levelDB: nil, label: nil, checkins: 0, samples: 0))
         #expect(Terminal(colors: false).cellSummary(empty, at: at, unit: "dBA", venueName: "The Bar") == "The Bar, Friday 20:00: no data yet.")

@@ -129,12 +129,17 @@ import Testing
             #expect(cell.sil.map { abs($0 - 59.5) <= 0.1 } == true, "\(String(describing: cell.sil))")
             #expect(cell.silEstimated == false && cell.effort == .loud && cell.effortHearingLoss == .veryLoud && cell.intelligibility == .bad)
             #expect(cell.cMinusA.map { abs($0 - 4) <= 0.1 } == true)
+            // The spread of the same seconds, and their Fast maxima.
+            #expect(cell.l10 != nil && cell.l50.map { abs($0 - 65) <= 1 } == true && cell.l90 != nil && cell.lafmaxP90 != nil, "\(cell)")
+            #expect((cell.l90 ?? 0) <= (cell.l50 ?? 0) && (cell.l50 ?? 0) <= (cell.l10 ?? 0) && (cell.l10 ?? 0) <= (cell.lafmaxP90 ?? 0))
             #expect(answer.overall.effort == .loud && answer.grid[0].hours[19].sil == nil && answer.grid[0].hours[19].effort == nil)
 
             let estimated = try await client.execute(uri: "/api/v2/venues/levels/loudness", method: .get) { response throws in
                 try decode(ConversationLoudness.self, response)
             }
             #expect(estimated.overall.silEstimated == true && estimated.overall.cMinusA == nil)
+            // v1 seconds have levels, so a spread, but no Fast maxima.
+            #expect(estimated.overall.l10 == 60.5 && estimated.overall.l90 == 59.5 && estimated.overall.lafmaxP90 == nil)
             #expect(estimated.overall.sil.map { abs($0 - ((estimated.overall.cell.levelDB ?? 0) - 8)) <= 0.11 } == true)
 
             // v1's answer has no conversation keys.

@@ -38,6 +38,9 @@ import Testing
             #expect(html.contains(#"<span class="visually-hidden">Friday 20:00: loud voice</span>"#))
             #expect(html.contains(#"<span class="visually-hidden">Friday 17:00: 60.0 dB(A), quiet, low confidence</span>"#))
             #expect(html.contains(#"<th scope="row">Friday 17:00 <span class="confidence">low confidence</span></th>"#) && !html.contains("<script"))
+            // Every second at 59.5 or 60.5 dB(A): the spread in words, and each quiet hour's range.
+            #expect(html.contains("Eight seconds in ten it is from 60 to 61 dB(A); half the time it is louder than 61 dB(A)."), "\(html)")
+            #expect(html.contains("<td>60.0 dB(A)</td><td>60–61 dB(A)</td>"))
 
             let empty = try await page(client, "/venues/nowhere", status: .notFound)
             #expect(empty.contains("There is no venue with the id “nowhere”"))

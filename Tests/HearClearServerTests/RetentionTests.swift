@@ -17,6 +17,9 @@ import Testing
             _ = try await database.repository.storeCheckIn(checkIn, contentHash: CheckInController.contentHash(checkIn), by: device, at: Date())
         }
         let before = try #require(try await database.repository.loudness(venueID: "v1"))
+        // Seconds at 59.5 and 60.5 dB(A) (−50 ± 0.5 dBFS + 110), half each.
+        let spread = try #require(before.first { $0.weekday == 7 && $0.hour == 24 }?.spread)
+        #expect(spread.l10 == 60.5 && spread.l50 == 60.5 && spread.l90 == 59.5)
 
         // Two of the six started before the cutoff: three weeks before the latest.
         let cutoff = try #require(Timestamp.parse(mondayEvening(weeksBefore: 3)))
@@ -32,6 +35,8 @@ import Testing
         try await database.repository.setCalibration(model: "Cheap Mic", offsetDB: 113, at: Date())
         let overall = try #require(try await database.repository.loudness(venueID: "v1")?.first { $0.weekday == 7 && $0.hour == 24 })
         #expect(abs((overall.levelDB ?? 0) - 63.02) < 0.01)
+        // The pruned check-ins' histograms moved with them (six bins), the others were derived again.
+        #expect(overall.spread.levels.counts == [125: 180, 127: 180])
         #expect(try await database.repository.verify() == [])
     }
 

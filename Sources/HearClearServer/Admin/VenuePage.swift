@@ -62,13 +62,17 @@ enum VenuePage {
     }
 
     /// The overall cell's conversation answer in one line: SIL (measured or estimated), the effort
-    /// with and without hearing loss, and C − A when known.
+    /// with and without hearing loss, the spread and bursts, and C − A when known.
     static func conversation(_ overall: LoudnessAggregate?, rules: ConversationRules) -> String {
         guard let overall, let answer = rules.conversation(in: overall) else { return "–" }
         var parts = [
             String(format: "SIL %.1f dB", Level.rounded(answer.sil)) + (answer.silEstimated ? " (estimated from the A level: no octave bands)" : ""),
             "\(answer.effort.words) at \(PublicVenuePage.metres(rules.listenerDistanceM))", "with hearing loss: \(answer.effortHearingLoss.words)",
         ]
+        if let l10 = overall.spread.l10, let l50 = overall.spread.l50, let l90 = overall.spread.l90 {
+            parts.append(String(format: "L10 %.1f, L50 %.1f, L90 %.1f dB", l10, l50, l90))
+        }
+        if let bursts = overall.spread.fastMaxP90 { parts.append(String(format: "LAFmax p90 %.1f dB", bursts)) }
         if let gap = overall.cMinusA { parts.append(String(format: "C − A %.1f dB", Level.rounded(gap))) }
         return parts.joined(separator: " · ")
     }

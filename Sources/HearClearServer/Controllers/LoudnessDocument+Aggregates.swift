@@ -78,6 +78,7 @@ extension ConversationCell {
         self.init(
             cell: cell, sil: Level.rounded(conversation.sil), silEstimated: conversation.silEstimated, effort: conversation.effort,
             effortHearingLoss: conversation.effortHearingLoss, intelligibility: conversation.intelligibility,
+            l10: aggregate.spread.l10, l50: aggregate.spread.l50, l90: aggregate.spread.l90, lafmaxP90: aggregate.spread.fastMaxP90,
             cMinusA: aggregate.cMinusA.map(Level.rounded), devices: evidence?.devices, days: evidence?.days, lastMeasured: evidence?.lastMeasured)
     }
 }

@@ -37,6 +37,8 @@ struct PublicVenuePage {
     struct QuietHour {
         let when: String
         let level: String
+        /// From L90 to L10: where the level stays eight seconds in ten.
+        let range: String
         let effort: String
         let tone: String
         let confidence: String
@@ -51,6 +53,8 @@ struct PublicVenuePage {
     let hasData: Bool
     let distance: String
     let summary: [String]
+    /// How much the level varies over all measured hours, in words; empty without data.
+    let spread: [String]
     let levels: [HourRow]
     let levelLegend: [Legend]
     let efforts: [HourRow]
@@ -104,14 +108,19 @@ struct PublicVenuePage {
         }
         effortLegend = VocalEffort.allCases.map { Legend(text: $0.words, tone: Palette.className(ofTone: Palette.tone(for: $0)), mark: $0.mark) }
         summary = Self.summary(loudness.grid, distance: distance)
+        spread = Self.spread(overallCell)
         quietHours = Self.quietHours(id: venue.id, aggregates: aggregates, context: context, count: 6)
     }
 
     /// The `count` easiest hours of the week for a conversation, as the pages show them.
     static func quietHours(id: String, aggregates: [LoudnessAggregate], context: AnswerContext, count: Int) -> [QuietHour] {
-        QuietTimes(venueID: id, weekday: nil, aggregates: aggregates, context: context).hours.prefix(count).map { hour in
-            QuietHour(
-                when: "\(hour.weekday.rawValue.capitalized) \(clock(hour.hour))", level: level(hour.levelDB), effort: hour.effort.words,
+        var cells: [LocalHour: LoudnessAggregate] = [:]
+        for aggregate in aggregates { cells[aggregate.cell] = aggregate }
+        return QuietTimes(venueID: id, weekday: nil, aggregates: aggregates, context: context).hours.prefix(count).map { hour in
+            let spread = cells[LocalHour(weekday: hour.weekday.index, hour: hour.hour)]?.spread
+            return QuietHour(
+                when: "\(hour.weekday.rawValue.capitalized) \(clock(hour.hour))", level: level(hour.levelDB),
+                range: spread.flatMap { range($0.l90, $0.l10) } ?? "–", effort: hour.effort.words,
                 tone: Palette.className(ofTone: Palette.tone(for: hour.effort)), confidence: hour.confidence.rawValue)
         }
     }
@@ -147,6 +156,26 @@ struct PublicVenuePage {
         }
         let easyHours = easy.map { clock($0.hour) }
         return "a normal voice is enough at \(list(easyHours)); at the other hours measured, expect to raise your voice (\(hardest.effort.words) at \(clock(hardest.hour)))."
+    }
+
+    /// The overall cell's spread in plain words: where the level stays most of the time, and how
+    /// loud the bursts get.
+    static func spread(_ overall: ConversationCell) -> [String] {
+        var sayings: [String] = []
+        if let l10 = overall.l10, let l50 = overall.l50, let l90 = overall.l90 {
+            sayings.append(
+                "Eight seconds in ten it is from \(Level.whole(l90)) to \(Level.whole(l10)) dB(A); half the time it is louder than \(Level.whole(l50)) dB(A).")
+        }
+        if let bursts = overall.lafmaxP90 {
+            sayings.append("Short bursts (a shout, a dropped plate) reach \(Level.whole(bursts)) dB(A) in the loudest tenth of the seconds.")
+        }
+        return sayings
+    }
+
+    /// "64–70 dB(A)", from the quieter level to the louder, as whole decibels.
+    static func range(_ low: Double?, _ high: Double?) -> String? {
+        guard let low, let high else { return nil }
+        return "\(Level.whole(low))–\(Level.whole(high)) dB(A)"
     }
 
     static func clock(_ hour: Int) -> String { String(format: "%02d:00", hour % 24) }

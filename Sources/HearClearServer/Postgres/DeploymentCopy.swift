@@ -121,7 +121,7 @@ public enum DeploymentCopy {
                     try Row.fetchAll(db, sql: "SELECT checkin_seq, t, peak, duration_s FROM event WHERE checkin_seq BETWEEN ? AND ?", arguments: StatementArguments(range)),
                     try Row.fetchAll(
                         db,
-                        sql: "SELECT checkin_seq, venue_id, weekday, hour, samples, energy, \(SQLiteRepository.detailEnergyColumns()) FROM checkin_hour WHERE checkin_seq BETWEEN ? AND ?",
+                        sql: "SELECT checkin_seq, venue_id, weekday, hour, samples, energy, \(SQLiteRepository.sumColumns()) FROM checkin_hour WHERE checkin_seq BETWEEN ? AND ?",
                         arguments: StatementArguments(range))
                 )
             }
@@ -152,12 +152,13 @@ public enum DeploymentCopy {
                 """, logger: logger)
             try await connection.query(
                 """
-                INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(unescaped: PostgresRepository.detailEnergyColumns))
+                INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(unescaped: PostgresRepository.sumColumns))
                 SELECT * FROM unnest(\(hours.map { $0["checkin_seq"] as Int64 }), \(hours.map { $0["venue_id"] as String }),
                     \(hours.map { $0["weekday"] as Int16 }), \(hours.map { $0["hour"] as Int16 }), \(hours.map { $0["samples"] as Int32 }),
                     \(hours.map { $0["energy"] as Double }), \(hours.map { $0["detail_samples"] as Int32 }), \(hours.map { $0["c_energy"] as Double }),
                     \(hours.map { $0["oct_500_energy"] as Double }), \(hours.map { $0["oct_1000_energy"] as Double }),
-                    \(hours.map { $0["oct_2000_energy"] as Double }), \(hours.map { $0["oct_4000_energy"] as Double }))
+                    \(hours.map { $0["oct_2000_energy"] as Double }), \(hours.map { $0["oct_4000_energy"] as Double }),
+                    \(hours.map { ($0["level_bins"] as String?) ?? "" }), \(hours.map { ($0["fast_max_bins"] as String?) ?? "" }))
                 """, logger: logger)
             summary.checkIns += checkIns.count
             summary.samples += samples.count
@@ -169,11 +170,12 @@ public enum DeploymentCopy {
         let cells = try await source.read { db in try LoudnessRecord.fetchAll(db) }
         try await connection.query(
             """
-            INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy, \(unescaped: PostgresRepository.detailEnergyColumns))
+            INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy, \(unescaped: PostgresRepository.sumColumns))
             SELECT * FROM unnest(\(cells.map(\.venueId)), \(cells.map { Int16($0.weekday) }), \(cells.map { Int16($0.hour) }),
                 \(cells.map { Int32($0.checkins) }), \(cells.map { Int64($0.samples) }), \(cells.map(\.energy)),
                 \(cells.map { Int64($0.details.samples) }), \(cells.map(\.details.c)), \(cells.map { $0.details.octaves[0] }),
-                \(cells.map { $0.details.octaves[1] }), \(cells.map { $0.details.octaves[2] }), \(cells.map { $0.details.octaves[3] }))
+                \(cells.map { $0.details.octaves[1] }), \(cells.map { $0.details.octaves[2] }), \(cells.map { $0.details.octaves[3] }),
+                \(cells.map(\.spread.levels.stored)), \(cells.map(\.spread.fastMaxima.stored)))
             """, logger: logger)
 
         let calibrations = try await source.read { db in try CalibrationRecord.fetchAll(db) }

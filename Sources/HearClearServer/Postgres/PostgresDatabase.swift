@@ -87,6 +87,7 @@ public enum PostgresMigrator {
                 for try await name in try await connection.query("SELECT name FROM hearclear_migration", logger: logger).decode(String.self) {
                     applied.insert(name)
                 }
+                let deriveAgain = !Migrations.deriveAgainAfter[.postgres, default: []].subtracting(applied).isEmpty
                 for file in try Migrations.files(for: .postgres) where !applied.contains(file.name) {
                     try await connection.inTransaction(logger: logger) { connection in
                         for statement in statements(of: file.sql) {
@@ -95,6 +96,11 @@ public enum PostgresMigrator {
                         try await connection.query("INSERT INTO hearclear_migration (name, applied_at) VALUES (\(file.name), \(Date()))", logger: logger)
                     }
                     logger.notice("applied migration \(file.name)")
+                }
+                if deriveAgain {
+                    try await connection.inTransaction(logger: logger) { connection in
+                        try await PostgresRepository.deriveAgain(on: connection, logger: logger)
+                    }
                 }
                 try await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
             } catch {

@@ -209,7 +209,9 @@ extension PostgresRepository: AdminStore {
                 """, logger: logger
             ).decode(String.self).reduce(into: [String]()) { $0.append($1) }
             for venue in venues { _ = try await Self.venueRow(venue, locking: true, on: connection, logger: logger) }
-            // Pruned check-ins keep their hours: every energy scales by the same factor as the offset moves.
+            // Pruned check-ins keep their hours: every energy scales by the same factor as the offset
+            // moves, and every histogram moves by as many bins.
+            try await Self.shiftPrunedSpreads(model: model, to: offset, on: connection, logger: logger)
             try await connection.query(
                 """
                 UPDATE checkin_hour h SET energy = h.energy * power(10, (\(offset) - c.calibration_db) / 10),
@@ -234,6 +236,28 @@ extension PostgresRepository: AdminStore {
             }
             try await announcement.venues(venues)
         }
+    }
+
+    /// Moves the histograms of a model's pruned check-ins that the server calibrates to its new offset.
+    private static func shiftPrunedSpreads(model: String, to offset: Double, on connection: PostgresConnection, logger: Logger) async throws {
+        var rows: [(seq: Int64, weekday: Int, hour: Int, spread: LevelSpread)] = []
+        for try await (seq, weekday, hour, levels, fastMaxima, shift) in try await connection.query(
+            """
+            SELECT h.checkin_seq, h.weekday, h.hour, h.level_bins, h.fast_max_bins, \(offset) - c.calibration_db
+            FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
+            WHERE d.model = \(model) AND c.calibration_source = \(CalibrationSource.server) AND c.samples_pruned_at IS NOT NULL
+            """, logger: logger
+        ).decode((Int64, Int, Int, String?, String?, Double).self) {
+            rows.append((seq, weekday, hour, try LevelSpread(stored: [levels, fastMaxima]).shifted(byDB: shift)))
+        }
+        guard !rows.isEmpty else { return }
+        try await connection.query(
+            """
+            UPDATE checkin_hour h SET level_bins = u.levels, fast_max_bins = u.fast_maxima
+            FROM unnest(\(rows.map(\.seq)), \(rows.map(\.weekday)), \(rows.map(\.hour)), \(rows.map(\.spread.levels.stored)), \(rows.map(\.spread.fastMaxima.stored)))
+                AS u(seq, weekday, hour, levels, fast_maxima)
+            WHERE h.checkin_seq = u.seq AND h.weekday = u.weekday AND h.hour = u.hour
+            """, logger: logger)
     }
 
     // MARK: Listings

@@ -66,11 +66,13 @@ extension PostgresRepository {
     ) async throws {
         let rows = hours.sorted { $0.key < $1.key }
         let details = rows.map(\.value.details)
+        let spreads = rows.map(\.value.spread)
         try await connection.query(
             """
-            INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(unescaped: detailEnergyColumns))
+            INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(unescaped: sumColumns))
             SELECT \(seq), \(venueID), * FROM unnest(\(rows.map { $0.key.weekday }), \(rows.map { $0.key.hour }), \(rows.map { $0.value.samples }), \(rows.map { $0.value.energy }),
-                \(details.map(\.samples)), \(details.map(\.c)), \(details.map { $0.octaves[0] }), \(details.map { $0.octaves[1] }), \(details.map { $0.octaves[2] }), \(details.map { $0.octaves[3] }))
+                \(details.map(\.samples)), \(details.map(\.c)), \(details.map { $0.octaves[0] }), \(details.map { $0.octaves[1] }), \(details.map { $0.octaves[2] }), \(details.map { $0.octaves[3] }),
+                \(spreads.map(\.levels.stored)), \(spreads.map(\.fastMaxima.stored)))
             """, logger: logger)
     }
 
@@ -100,8 +102,8 @@ extension PostgresRepository {
     /// The details' columns of `sample`, in the order of `LevelDetails`' levels.
     static let sampleDetailColumns = (["fast_max", "c_avg"] + LevelDetails.octaveNames).joined(separator: ", ")
 
-    /// The columns of `DetailEnergies` in `checkin_hour` and `loudness`.
-    static let detailEnergyColumns = DetailEnergies.columns.joined(separator: ", ")
+    /// The columns of `DetailEnergies` and `LevelSpread` in `checkin_hour` and `loudness`.
+    static let sumColumns = (DetailEnergies.columns + LevelSpread.columns).joined(separator: ", ")
 
     /// A venue's check-ins as the status rule sees them: all, or those with one home hour.
     static func statusCandidates(venueID: String, homeHour: Int? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [StatusCandidate<Int64>] {
@@ -124,31 +126,37 @@ extension PostgresRepository {
     /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
     static func contributions(venueID: String, checkIns: [Int64]? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [HourContribution<Int64>] {
         var contributions: [HourContribution<Int64>] = []
-        for try await (seq, weekday, hour, samples, energy, status, banned, detailSamples, c, o500, o1000, o2000, o4000) in try await connection.query(
+        for try await (seq, weekday, hour, samples, energy, status, banned, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima) in try await connection.query(
             """
-            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned, \(unescaped: DetailEnergies.columns.map { "h.\($0)" }.joined(separator: ", "))
+            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned, \(unescaped: (DetailEnergies.columns + LevelSpread.columns).map { "h.\($0)" }.joined(separator: ", "))
             FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
             WHERE h.venue_id = \(venueID) AND (\(checkIns)::bigint[] IS NULL OR h.checkin_seq = ANY(\(checkIns)))
             """, logger: logger
-        ).decode((Int64, Int, Int, Int, Double, CheckInStatus, Bool, Int, Double, Double, Double, Double, Double).self) {
+        ).decode((Int64, Int, Int, Int, Double, CheckInStatus, Bool, Int, Double, Double, Double, Double, Double, String?, String?).self) {
             let details = DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000])
             contributions.append(
                 HourContribution(
                     checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour),
-                    share: CheckInAnalysis.HourShare(samples: samples, energy: energy, details: details), status: status, deviceBanned: banned))
+                    share: CheckInAnalysis.HourShare(samples: samples, energy: energy, details: details, spread: try LevelSpread(stored: [levels, fastMaxima])),
+                    status: status, deviceBanned: banned))
         }
         return contributions
     }
 
-    static func cells(of venueID: String, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
+    /// A venue's cells, or those of some weekdays (`LoudnessAggregate.everyWeekday` among them for the hours' marginals).
+    static func cells(of venueID: String, weekdays: Set<Int>? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
         var cells: [LoudnessAggregate] = []
-        for try await (weekday, hour, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000) in try await connection.query(
-            "SELECT weekday, hour, checkins, samples, energy, \(unescaped: detailEnergyColumns) FROM loudness WHERE venue_id = \(venueID)", logger: logger
-        ).decode((Int, Int, Int, Int, Double, Int, Double, Double, Double, Double, Double).self) {
+        let weekdays = weekdays.map { Array($0) }
+        for try await (weekday, hour, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima) in try await connection.query(
+            """
+            SELECT weekday, hour, checkins, samples, energy, \(unescaped: sumColumns) FROM loudness
+            WHERE venue_id = \(venueID) AND (\(weekdays)::bigint[] IS NULL OR weekday = ANY(\(weekdays)))
+            """, logger: logger
+        ).decode((Int, Int, Int, Int, Double, Int, Double, Double, Double, Double, Double, String?, String?).self) {
             cells.append(
                 LoudnessAggregate(
                     weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy,
-                    details: DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000])))
+                    details: DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000]), spread: try LevelSpread(stored: [levels, fastMaxima])))
         }
         return cells
     }
@@ -173,24 +181,35 @@ extension PostgresRepository {
         switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined.map { (key: $0.0, status: $0.1) }) {
         case .add(let checkIns):
             guard !checkIns.isEmpty else { return }
-            // What the check-ins that start to count add: their cells as if they were all there is.
-            cells = Analysis.cells(from: try await contributions(venueID: venueID, checkIns: Array(checkIns), on: connection, logger: logger)).values
-                .sorted { $0.cell < $1.cell }
+            // What the check-ins that start to count add (their cells as if they were all there is)
+            // to the stored cells they touch: histograms add bin by bin, which SQL cannot do. The
+            // venue's row lock, taken by every writer, keeps another server from writing in between.
+            let additions = Analysis.cells(from: try await contributions(venueID: venueID, checkIns: Array(checkIns), on: connection, logger: logger))
+            var totals = additions
+            for stored in try await Self.cells(of: venueID, weekdays: Set(additions.keys.map(\.weekday)), on: connection, logger: logger) {
+                if let addition = additions[stored.cell] { totals[stored.cell] = stored.adding(addition) }
+            }
+            cells = totals.values.sorted { $0.cell < $1.cell }
         case .sumAgain:
             try await connection.query("DELETE FROM loudness WHERE venue_id = \(venueID)", logger: logger)
             cells = Analysis.cells(from: try await contributions(venueID: venueID, on: connection, logger: logger)).values.sorted { $0.cell < $1.cell }
         }
         guard !cells.isEmpty else { return }
-        // Added to the stored cells; after the DELETE there are none, and they are written as they are.
+        try await write(cells, of: venueID, on: connection, logger: logger)
+    }
+
+    /// Writes a venue's cells as they now are, over those stored.
+    private static func write(_ cells: [LoudnessAggregate], of venueID: String, on connection: PostgresConnection, logger: Logger) async throws {
         let details = cells.map(\.details)
+        let spreads = cells.map(\.spread)
+        let columns = ["checkins", "samples", "energy"] + DetailEnergies.columns + LevelSpread.columns
         try await connection.query(
             """
-            INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy, \(unescaped: detailEnergyColumns))
+            INSERT INTO loudness (venue_id, weekday, hour, \(unescaped: columns.joined(separator: ", ")))
             SELECT \(venueID), * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map(\.checkins)), \(cells.map(\.samples)), \(cells.map(\.energy)),
-                \(details.map(\.samples)), \(details.map(\.c)), \(details.map { $0.octaves[0] }), \(details.map { $0.octaves[1] }), \(details.map { $0.octaves[2] }), \(details.map { $0.octaves[3] }))
-            ON CONFLICT (venue_id, weekday, hour) DO UPDATE
-            SET checkins = loudness.checkins + excluded.checkins, samples = loudness.samples + excluded.samples, energy = loudness.energy + excluded.energy,
-                \(unescaped: DetailEnergies.columns.map { "\($0) = loudness.\($0) + excluded.\($0)" }.joined(separator: ", "))
+                \(details.map(\.samples)), \(details.map(\.c)), \(details.map { $0.octaves[0] }), \(details.map { $0.octaves[1] }), \(details.map { $0.octaves[2] }), \(details.map { $0.octaves[3] }),
+                \(spreads.map(\.levels.stored)), \(spreads.map(\.fastMaxima.stored)))
+            ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET \(unescaped: columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
             """, logger: logger)
     }
 

@@ -45,36 +45,41 @@ extension PostgresRepository {
     /// Derives everything again from the raw rows, in one transaction: the repair for what `verify` reports.
     public func rebuild() async throws {
         try await transaction { [logger] connection, announcement in
-            let venues = try await connection.query("SELECT id, timezone FROM venue ORDER BY id FOR UPDATE", logger: logger)
-                .decode((String, String).self).reduce(into: [(String, String)]()) { $0.append($1) }
-            for (venue, timezone) in venues {
-                guard let clock = VenueClock(timeZoneIdentifier: timezone) else { continue }
-                let checkIns = try await connection.query(
-                    "SELECT seq, started_at, calibration_db, marked_outlier FROM checkin WHERE venue_id = \(venue) AND samples_pruned_at IS NULL",
-                    logger: logger
-                ).decode((Int64, Date, Double, Bool).self).reduce(into: [(Int64, Date, Double, Bool)]()) { $0.append($1) }
-                for (seq, startedAt, calibration, marked) in checkIns {
-                    let samples = try await Self.samples(of: seq, on: connection, logger: logger).map(\.sample)
-                    let analysis = CheckInAnalysis(samples: samples, startedAt: startedAt, calibrationDB: calibration, clock: clock)
-                    try await connection.query(
-                        """
-                        UPDATE sample s SET dropped = u.dropped FROM unnest(\(samples.map(\.t)), \(analysis.dropped)) AS u(t, dropped)
-                        WHERE s.checkin_seq = \(seq) AND s.t = u.t
-                        """, logger: logger)
-                    try await connection.query("DELETE FROM checkin_hour WHERE checkin_seq = \(seq)", logger: logger)
-                    try await Self.storeHours(analysis.hours, checkIn: seq, venueID: venue, on: connection, logger: logger)
-                    // The outlier rule decides below, for the whole venue.
-                    let status = Analysis.status(keptSamples: analysis.keptSamples, markedOutlier: marked, verdict: nil)
-                    try await connection.query(
-                        """
-                        UPDATE checkin SET samples = \(samples.count), dropped_samples = \(analysis.droppedSamples), level_db = \(analysis.levelDB),
-                            home_weekday = \(analysis.homeHour.weekday), home_hour = \(analysis.homeHour.hour), status = \(status)
-                        WHERE seq = \(seq)
-                        """, logger: logger)
-                }
-                try await Self.refreshVenue(venue, on: connection, logger: logger)
-            }
+            try await Self.deriveAgain(on: connection, logger: logger)
             try await announcement.everyVenue()
+        }
+    }
+
+    /// What `rebuild` does, inside a transaction of the caller's (also after a migration that adds a derived column).
+    static func deriveAgain(on connection: PostgresConnection, logger: Logger) async throws {
+        let venues = try await connection.query("SELECT id, timezone FROM venue ORDER BY id FOR UPDATE", logger: logger)
+            .decode((String, String).self).reduce(into: [(String, String)]()) { $0.append($1) }
+        for (venue, timezone) in venues {
+            guard let clock = VenueClock(timeZoneIdentifier: timezone) else { continue }
+            let checkIns = try await connection.query(
+                "SELECT seq, started_at, calibration_db, marked_outlier FROM checkin WHERE venue_id = \(venue) AND samples_pruned_at IS NULL",
+                logger: logger
+            ).decode((Int64, Date, Double, Bool).self).reduce(into: [(Int64, Date, Double, Bool)]()) { $0.append($1) }
+            for (seq, startedAt, calibration, marked) in checkIns {
+                let samples = try await Self.samples(of: seq, on: connection, logger: logger).map(\.sample)
+                let analysis = CheckInAnalysis(samples: samples, startedAt: startedAt, calibrationDB: calibration, clock: clock)
+                try await connection.query(
+                    """
+                    UPDATE sample s SET dropped = u.dropped FROM unnest(\(samples.map(\.t)), \(analysis.dropped)) AS u(t, dropped)
+                    WHERE s.checkin_seq = \(seq) AND s.t = u.t
+                    """, logger: logger)
+                try await connection.query("DELETE FROM checkin_hour WHERE checkin_seq = \(seq)", logger: logger)
+                try await Self.storeHours(analysis.hours, checkIn: seq, venueID: venue, on: connection, logger: logger)
+                // The outlier rule decides below, for the whole venue.
+                let status = Analysis.status(keptSamples: analysis.keptSamples, markedOutlier: marked, verdict: nil)
+                try await connection.query(
+                    """
+                    UPDATE checkin SET samples = \(samples.count), dropped_samples = \(analysis.droppedSamples), level_db = \(analysis.levelDB),
+                        home_weekday = \(analysis.homeHour.weekday), home_hour = \(analysis.homeHour.hour), status = \(status)
+                    WHERE seq = \(seq)
+                    """, logger: logger)
+            }
+            try await Self.refreshVenue(venue, on: connection, logger: logger)
         }
     }
 }

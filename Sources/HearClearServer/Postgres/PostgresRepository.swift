@@ -188,7 +188,7 @@ public struct PostgresRepository: Repository {
     }
 
     static let summaryColumns = "v.id, v.name, v.latitude, v.longitude, v.timezone, l.checkins, l.samples, l.energy, "
-        + DetailEnergies.columns.map { "l.\($0)" }.joined(separator: ", ")
+        + (DetailEnergies.columns + LevelSpread.columns).map { "l.\($0)" }.joined(separator: ", ")
 
     /// The join of a venue with one of its cells (whole numbers only, so written into the text).
     static func join(_ cell: LocalHour) -> String {
@@ -197,14 +197,15 @@ public struct PostgresRepository: Repository {
 
     private static func venueSummaries(_ connection: PostgresConnection, cell: LocalHour, logger: Logger, _ query: PostgresQuery) async throws -> [VenueSummary] {
         var summaries: [VenueSummary] = []
-        for try await (id, name, latitude, longitude, timezone, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000)
+        for try await (id, name, latitude, longitude, timezone, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima)
             in try await connection.query(query, logger: logger)
-            .decode((String, String, Double, Double, String, Int?, Int?, Double?, Int?, Double?, Double?, Double?, Double?, Double?).self)
+            .decode((String, String, Double, Double, String, Int?, Int?, Double?, Int?, Double?, Double?, Double?, Double?, Double?, String?, String?).self)
         {
-            let aggregate = checkins.map {
+            let aggregate = try checkins.map {
                 LoudnessAggregate(
                     weekday: cell.weekday, hour: cell.hour, checkins: $0, samples: samples ?? 0, energy: energy ?? 0,
-                    details: DetailEnergies(samples: detailSamples ?? 0, c: c ?? 0, octaves: [o500 ?? 0, o1000 ?? 0, o2000 ?? 0, o4000 ?? 0]))
+                    details: DetailEnergies(samples: detailSamples ?? 0, c: c ?? 0, octaves: [o500 ?? 0, o1000 ?? 0, o2000 ?? 0, o4000 ?? 0]),
+                    spread: try LevelSpread(stored: [levels, fastMaxima]))
             }
             summaries.append(
                 VenueSummary(id: id, venue: VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone), aggregate: aggregate))

@@ -135,13 +135,14 @@ struct LoudnessRecord: FetchableRecord, TableRecord {
     var samples: Int
     var energy: Double
     var details: DetailEnergies
+    var spread: LevelSpread
 
     enum Columns {
         static let venueId = Column("venue_id")
     }
 
     var aggregate: LoudnessAggregate {
-        LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy, details: details)
+        LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy, details: details, spread: spread)
     }
 }
 
@@ -154,6 +155,14 @@ extension LoudnessRecord {
         samples = row["samples"]
         energy = row["energy"]
         details = DetailEnergies(row: row)
+        spread = try LevelSpread(row: row)
+    }
+}
+
+extension LevelSpread {
+    /// From a row holding the columns of `LevelSpread.columns` (of `checkin_hour` or `loudness`).
+    init(row: Row) throws {
+        try self.init(stored: Self.columns.map { row[$0] })
     }
 }
 

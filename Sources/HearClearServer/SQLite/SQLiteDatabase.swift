@@ -35,7 +35,11 @@ public enum SQLiteDatabase {
     @discardableResult
     public static func migrate(_ writer: some DatabaseWriter) throws -> String {
         let migrator = try migrator()
+        let applied = try writer.read { db in try migrator.appliedIdentifiers(db) }
         try migrator.migrate(writer)
+        if !Migrations.deriveAgainAfter[.sqlite, default: []].subtracting(applied).isEmpty {
+            try writer.write { db in try SQLiteRepository.deriveAgain(in: db) }
+        }
         return try schemaVersion(writer)
     }
 

@@ -89,15 +89,16 @@ public struct SQLiteRepository: Repository {
     private static func venueSummaries(_ db: GRDB.Database, cell: LocalHour, literal clause: SQL) throws -> [VenueSummary] {
         let request = SQLRequest<Row>(
             """
-            SELECT v.id, v.name, v.latitude, v.longitude, v.timezone, l.checkins, l.samples, l.energy, \(sql: detailEnergyColumns(of: "l"))
+            SELECT v.id, v.name, v.latitude, v.longitude, v.timezone, l.checkins, l.samples, l.energy, \(sql: sumColumns(of: "l"))
             FROM venue v
             LEFT JOIN loudness l ON l.venue_id = v.id AND l.weekday = \(cell.weekday) AND l.hour = \(cell.hour)
             \(clause)
             """)
         return try request.fetchAll(db).map { row in
-            let aggregate: LoudnessAggregate? = (row["checkins"] as Int?).map { checkins in
+            let aggregate: LoudnessAggregate? = try (row["checkins"] as Int?).map { checkins in
                 LoudnessAggregate(
-                    weekday: cell.weekday, hour: cell.hour, checkins: checkins, samples: row["samples"], energy: row["energy"], details: DetailEnergies(row: row))
+                    weekday: cell.weekday, hour: cell.hour, checkins: checkins, samples: row["samples"], energy: row["energy"], details: DetailEnergies(row: row),
+                    spread: try LevelSpread(row: row))
             }
             return VenueSummary(
                 id: row["id"],
@@ -242,14 +243,14 @@ public struct SQLiteRepository: Repository {
         let filter: SQL = checkIns.map { "AND h.checkin_seq IN \(Array($0))" } ?? ""
         return try SQLRequest<Row>(
             """
-            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, \(sql: Self.detailEnergyColumns(of: "h")), c.status, d.banned
+            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, \(sql: Self.sumColumns(of: "h")), c.status, d.banned
             FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
             WHERE h.venue_id = \(venueID) \(filter)
             """
         ).fetchAll(db).map { row in
             HourContribution(
                 checkIn: row["checkin_seq"], hour: LocalHour(weekday: row["weekday"], hour: row["hour"]),
-                share: CheckInAnalysis.HourShare(samples: row["samples"], energy: row["energy"], details: DetailEnergies(row: row)),
+                share: CheckInAnalysis.HourShare(samples: row["samples"], energy: row["energy"], details: DetailEnergies(row: row), spread: try LevelSpread(row: row)),
                 status: row["status"], deviceBanned: row["banned"])
         }
     }
@@ -268,24 +269,33 @@ public struct SQLiteRepository: Repository {
         switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined.map { (key: $0.0, status: $0.1) }) {
         case .add(let checkIns):
             guard !checkIns.isEmpty else { return }
-            // What the check-ins that start to count add: their cells as if they were all there is.
-            cells = Array(Analysis.cells(from: try contributions(venueID: venueID, checkIns: checkIns, in: db)).values)
+            // What the check-ins that start to count add (their cells as if they were all there is)
+            // to the stored cells they touch: histograms add bin by bin, which SQL cannot do.
+            let additions = Analysis.cells(from: try contributions(venueID: venueID, checkIns: checkIns, in: db))
+            let touched = try LoudnessRecord.fetchAll(
+                db, sql: "SELECT * FROM loudness WHERE venue_id = ? AND weekday IN (\(Set(additions.keys.map(\.weekday)).map(String.init).joined(separator: ", ")))",
+                arguments: [venueID])
+            var totals = additions
+            for stored in touched.map(\.aggregate) where additions[stored.cell] != nil {
+                totals[stored.cell] = stored.adding(additions[stored.cell]!)
+            }
+            cells = Array(totals.values)
         case .sumAgain:
             try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).deleteAll(db)
             cells = Array(Analysis.cells(from: try contributions(venueID: venueID, in: db)).values)
         }
-        // Added to the stored cells; after the delete there are none, and they are written as they are.
-        let add = try db.cachedStatement(
+        let columns = ["checkins", "samples", "energy"] + DetailEnergies.columns + LevelSpread.columns
+        let write = try db.cachedStatement(
             sql: """
-                INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy, \(detailEnergyColumns()))
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (venue_id, weekday, hour) DO UPDATE
-                SET checkins = checkins + excluded.checkins, samples = samples + excluded.samples, energy = energy + excluded.energy,
-                \(DetailEnergies.columns.map { "\($0) = \($0) + excluded.\($0)" }.joined(separator: ", "))
+                INSERT INTO loudness (venue_id, weekday, hour, \(columns.joined(separator: ", ")))
+                VALUES (?, ?, ?, \(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
+                ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET \(columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
                 """)
         for cell in cells.sorted(by: { $0.cell < $1.cell }) {
-            try add.execute(
-                arguments: StatementArguments([venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy, cell.details.samples] + cell.details.energies))
+            try write.execute(
+                arguments: StatementArguments(
+                    [venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy, cell.details.samples] + cell.details.energies
+                        + cell.spread.storedValues))
         }
     }
 
@@ -307,7 +317,8 @@ public struct SQLiteRepository: Repository {
     /// on either, so the dropped flags stay. Statuses and cells are left to `refreshVenue`.
     ///
     /// A check-in whose samples retention dropped keeps its local hours (they cannot be placed
-    /// again); a new calibration still applies, as every energy scales by the same factor.
+    /// again); a new calibration still applies, as every energy scales by the same factor and
+    /// every histogram moves by the same number of bins.
     static func reanalyse(_ checkIns: [CheckInRecord], in db: GRDB.Database) throws {
         var clocks: [String: VenueClock] = [:]
         for var record in checkIns {
@@ -356,23 +367,30 @@ public struct SQLiteRepository: Repository {
         try db.execute(
             sql: "UPDATE checkin_hour SET energy = energy * ?, \(DetailEnergies.columns.dropFirst().map { "\($0) = \($0) * ?" }.joined(separator: ", ")) WHERE checkin_seq = ?",
             arguments: StatementArguments(Array(repeating: factor, count: DetailEnergies.columns.count) + [seq]))
+        let setSpread = try db.cachedStatement(
+            sql: "UPDATE checkin_hour SET \(LevelSpread.columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE checkin_seq = ? AND weekday = ? AND hour = ?")
+        for row in try Row.fetchAll(db, sql: "SELECT weekday, hour, \(LevelSpread.columns.joined(separator: ", ")) FROM checkin_hour WHERE checkin_seq = ?", arguments: [seq]) {
+            let weekday: Int = row["weekday"], hour: Int = row["hour"]
+            try setSpread.execute(arguments: StatementArguments(try LevelSpread(row: row).shifted(byDB: shift).storedValues) + [seq, weekday, hour])
+        }
     }
 
     /// A check-in's kept samples per local hour, the rows its venue's cells are summed from.
     static func storeHours(_ hours: [LocalHour: CheckInAnalysis.HourShare], checkIn seq: Int64, venueID: String, in db: GRDB.Database) throws {
         let insert = try db.cachedStatement(
-            sql: "INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(detailEnergyColumns())) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            sql: "INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(sumColumns())) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         for (hour, share) in hours {
             try insert.execute(
-                arguments: StatementArguments([seq, venueID, hour.weekday, hour.hour, share.samples, share.energy, share.details.samples] + share.details.energies))
+                arguments: StatementArguments(
+                    [seq, venueID, hour.weekday, hour.hour, share.samples, share.energy, share.details.samples] + share.details.energies + share.spread.storedValues))
         }
     }
 
     /// The details' columns of `sample`, in the order of `LevelDetails`' levels.
     static let sampleDetailColumns = (["fast_max", "c_avg"] + LevelDetails.octaveNames).joined(separator: ", ")
 
-    /// The columns of `DetailEnergies` in `checkin_hour` and `loudness`, with a table alias.
-    static func detailEnergyColumns(of table: String? = nil) -> String {
-        DetailEnergies.columns.map { column in table.map { "\($0).\(column)" } ?? column }.joined(separator: ", ")
+    /// The columns of `DetailEnergies` and `LevelSpread` in `checkin_hour` and `loudness`, with a table alias.
+    static func sumColumns(of table: String? = nil) -> String {
+        (DetailEnergies.columns + LevelSpread.columns).map { column in table.map { "\($0).\(column)" } ?? column }.joined(separator: ", ")
     }
 }

@@ -1,0 +1,114 @@
+import Foundation
+import HearClearCore
+import TestCluster
+import Testing
+
+@testable import HearClearAnalysis
+@testable import HearClearServer
+
+/// A cell's spread (L10, L50, L90 and the 90th percentile of Fast maxima): read from 0.5 dB
+/// histograms that the stores keep in step with the cells, checked against percentiles the test
+/// computes from the levels it sent.
+@Suite struct SpreadTests {
+    /// The level exceeded in `percent` % of `levels` by nearest rank from the loudest, to the 0.5 dB
+    /// bin it falls in: the definition, written out without histograms.
+    static func exceeded(_ percent: Double, in levels: [Double]) -> Double {
+        let sorted = levels.sorted(by: >)
+        let rank = max(1, Int((percent / 100 * Double(sorted.count)).rounded(.up)))
+        return (sorted[rank - 1] * 2).rounded() / 2
+    }
+
+    @Test func percentilesAreReadByNearestRankFromTheLoudest() throws {
+        var spread = LevelSpread.empty
+        for level in [60.0, 61, 62, 63, 64, 65, 66, 67, 68, 69] { spread.add(levelDB: level, fastMaxDB: level + 5) }
+        #expect(spread.l10 == 69 && spread.l50 == 65 && spread.l90 == 61)
+        #expect(spread.fastMaxP90 == 74)
+        // Bins are centred on whole and half decibels.
+        var histogram = LevelHistogram.empty
+        for level in [70.2, 70.24, 70.26, 70.74, 70.76] { histogram.add(level) }
+        #expect(histogram.counts == [140: 2, 141: 2, 142: 1])
+        #expect(LevelHistogram.empty.exceeded(percent: 50) == nil)
+        // One second is every percentile.
+        #expect(LevelSpread(levels: LevelHistogram(counts: [150: 1]), fastMaxima: .empty).l90 == 75)
+    }
+
+    @Test func theStoredTextReadsBackAndAnythingElseIsAnError() throws {
+        let histogram = LevelHistogram(counts: [-3: 2, 140: 7, 141: 1])
+        #expect(histogram.stored == "-3:2,140:7,141:1")
+        #expect(try LevelHistogram(stored: histogram.stored) == histogram)
+        #expect(try LevelHistogram(stored: nil) == .empty && (try LevelHistogram(stored: "")) == .empty)
+        for malformed in ["140", "140:x", "140:0", "140:1,140:2", "140:1,", "a:1"] {
+            #expect(throws: LevelHistogram.Malformed.self) { try LevelHistogram(stored: malformed) }
+        }
+        #expect(histogram.shifted(byDB: 3).counts == [3: 2, 146: 7, 147: 1])
+        #expect(histogram.shifted(byDB: 0.2).counts == histogram.counts)
+    }
+
+    /// Check-ins whose seconds rise by 0.1 dB from different starts: the stored cells' percentiles
+    /// are those of every counting second, through additions, a ban (summed again) and `verify`.
+    @Test(arguments: StoreKind.allCases) func theCellsSpreadFollowsEveryCountingSecond(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
+        let first = try await database.registerDevice(), second = try await database.registerDevice()
+        _ = try await database.repository.saveVenue(id: "v", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "UTC"), by: first, at: Date())
+        var sent: [UUID: [(level: Double, fastMax: Double)]] = [first: [], second: []]
+        for (index, device) in [first, first, second].enumerated() {
+            let start = -55.0 + 4 * Double(index)
+            // Slow rises: no second is a spike. Levels in tenths, as v2 check-ins bring them.
+            let seconds = (0..<90).map { second in (level: ((start + Double(second) / 10) * 10).rounded() / 10, fastMax: ((start + 3 + Double(second % 7)) * 10).rounded() / 10) }
+            var checkIn = makeCheckIn(venue: "v", start: mondayEvening(weeksBefore: index), seconds: 90)
+            checkIn.samples = seconds.enumerated().map { second, levels in
+                Sample(t: Double(second), avg: levels.level, peak: min(0, levels.level + 10), details: LevelDetails(fastMax: levels.fastMax, cAvg: levels.level + 3, octaves: [-60, -60, -60, -60]))
+            }
+            _ = try await database.repository.storeCheckIn(checkIn, contentHash: CheckInController.contentHash(checkIn), by: device, at: Date())
+            sent[device, default: []] += seconds.map { ($0.level + 110, $0.fastMax + 110) }
+        }
+
+        func expectSpread(of devices: [UUID]) async throws {
+            let levels = devices.flatMap { sent[$0] ?? [] }
+            let overall = try #require(try await database.repository.loudness(venueID: "v")?.first { $0.weekday == 7 && $0.hour == 24 })
+            #expect(overall.samples == levels.count)
+            #expect(overall.spread.l10 == Self.exceeded(10, in: levels.map(\.level)))
+            #expect(overall.spread.l50 == Self.exceeded(50, in: levels.map(\.level)))
+            #expect(overall.spread.l90 == Self.exceeded(90, in: levels.map(\.level)))
+            #expect(overall.spread.fastMaxP90 == Self.exceeded(10, in: levels.map(\.fastMax)))
+            #expect(try await database.repository.verify() == [])
+        }
+        try await expectSpread(of: [first, second])
+        _ = try await database.repository.setBanned(device: second, banned: true)
+        try await expectSpread(of: [first])
+    }
+
+    /// A database from before the histograms: after migrating, they are derived from the samples,
+    /// and a check-in whose samples are gone reads as no seconds rather than failing.
+    @Test(arguments: StoreKind.allCases) func migratingFillsTheHistogramsOfEarlierCheckIns(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
+        let device = try await database.registerDevice()
+        _ = try await database.repository.saveVenue(id: "v", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "UTC"), by: device, at: Date())
+        for week in 0..<3 {
+            let checkIn = makeCheckIn(venue: "v", start: mondayEvening(weeksBefore: week), level: -50)
+            _ = try await database.repository.storeCheckIn(checkIn, contentHash: CheckInController.contentHash(checkIn), by: device, at: Date())
+        }
+        func overall() async throws -> LoudnessAggregate? { try await database.repository.loudness(venueID: "v")?.first { $0.weekday == 7 && $0.hour == 24 } }
+        // Seconds at 59.5 and 60.5 dB(A), half each; retention then drops the oldest check-in's.
+        #expect(try await overall()?.spread.levels.counts == [119: 90, 121: 90])
+        #expect(try await database.repository.pruneSamples(startedBefore: try #require(Timestamp.parse(mondayEvening(weeksBefore: 1))), at: Date()) == 1)
+
+        // Back to the schema before the histograms.
+        let migration = kind == .sqlite ? "0005_level_spread" : "0004_level_spread"
+        for table in ["checkin_hour", "loudness"] {
+            for column in LevelSpread.columns { try await database.execute("ALTER TABLE \(table) DROP COLUMN \(column)") }
+        }
+        switch kind {
+        case .sqlite:
+            try await database.execute("DELETE FROM grdb_migrations WHERE identifier = '\(migration)'")
+            try SQLiteDatabase.migrate(try #require((database.repository as? SQLiteRepository)?.pool))
+        case .postgres:
+            try await database.execute("DELETE FROM hearclear_migration WHERE name = '\(migration)'")
+            let store = try await OpenedStore.open(.postgres(try PostgresAddress(url: try #require(database.url))), logger: quietLogger)
+            store.close()
+        }
+        let migrated = try #require(try await overall())
+        #expect(migrated.samples == 180 && migrated.spread.levels.counts == [119: 60, 121: 60])
+        #expect(try await database.repository.verify() == [])
+    }
+}
