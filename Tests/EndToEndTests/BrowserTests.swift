@@ -157,6 +157,7 @@ import FoundationNetworking
         #expect(venue.contains("Can you talk there?") && venue.contains("Quietest times"))
         #expect(venue.components(separatedBy: #"<td class="tone-"#).count - 1 > 20)
         #expect(venue.contains("expect to raise your voice"))
+        #expect(venue.contains("Eight seconds in ten it is from ") && venue.contains("Mostly between"))
         #expect(!venue.contains("<script"))
 
         let missing = try await render(venues.appendingPathComponent("nowhere"), name: "public-missing")
