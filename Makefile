@@ -19,13 +19,18 @@ PROFILE_PACKAGES := linux-perf wrk
 # nginx for the deployment recipe's end-to-end test (docs/deploy.md), planetblupi-music-ogg for
 # real music (Ogg recordings) that a check-in is measured from, espeak-ng for the speech of the
 # benchmarks' wire-size case, which the smoke test runs too.
-TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx planetblupi-music-ogg espeak-ng
+# festival (its kal voice) and drascula-music are the speech and music the sound-class model never
+# trained on, which the tests check it on.
+TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx planetblupi-music-ogg espeak-ng \
+	festival festvox-kallpc16k drascula-music
+# What `make train-classes` builds its corpus from (docs/sound-classes.md), and numpy to train.
+CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils planetblupi-music-ogg nexuiz-music drascula-music python3-numpy
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080
 DATABASE ?= hearclear.sqlite
 
-.PHONY: run demo test bench profile build release install deps test-deps bench-deps clean
+.PHONY: run demo test bench profile build release install deps test-deps bench-deps clean train-classes
 
 # Installs the Debian packages of $(1) that are missing (apt-get update first); quiet when none are.
 define install_missing
@@ -99,6 +104,14 @@ bench: bench-deps
 	.build/release/hearclear-bench --size full --work .build/bench/work --json .build/bench/results.json --markdown docs/benchmarks.md \
 		--postgres $${cluster#* } || status=$$?; \
 	scripts/test-postgres.sh stop $${cluster%% *}; exit $$status
+
+## The speech and music model from scratch: corpus from Debian packages, features by the client,
+## training with a fixed seed; rewrites the model resource and the figures of docs/sound-classes.md.
+train-classes:
+	$(call install_missing,$(APT_PACKAGES) $(CLASS_PACKAGES))
+	swift build -c release --product hearclear
+	rm -rf .build/sound-classes
+	/usr/bin/python3 scripts/train-classes.py .build/release/hearclear .build/sound-classes
 
 ## Where a /healthz request's time goes (perf, release build); docs/profiling.md reads its output.
 profile:

@@ -67,8 +67,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        // Per-interval average and peak levels, A-weighting, loud events: the meter, no I/O.
-        .target(name: "LevelMeter", dependencies: ["HearClearCore"]),
+        // Per-interval average and peak levels, A-weighting, loud events, speech and music: the meter, no I/O.
+        .target(name: "LevelMeter", dependencies: ["HearClearCore"], resources: [.copy("Resources/sound-classes-v1.json")]),
         // ALSA's C API (libasound2-dev).
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // libsndfile's C API (libsndfile1-dev): WAV in all its forms, FLAC, Ogg Vorbis, Opus, MP3.
@@ -131,7 +131,9 @@ let package = Package(
                 "TestCluster",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Read from the source tree, so that re-recording rewrites the files in git.
+            exclude: ["Snapshots"]
         ),
     ]
 )

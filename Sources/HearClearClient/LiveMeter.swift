@@ -2,7 +2,7 @@ import HearClearCore
 import LevelMeter
 
 /// What `meter` and `checkin` show while measuring: each interval's meter line with the loud
-/// events so far, and the run's Leq at the end.
+/// events so far and what it holds (speech, music), and the run's Leq at the end.
 public struct LiveMeter: Sendable {
     let terminal: Terminal
     let total: Double?
@@ -32,7 +32,8 @@ public struct LiveMeter: Sendable {
         energy += Level.energy(sample.avg)
         intervals += 1
         return terminal.meterLine(
-            elapsed: sample.t + interval, total: total, average: sample.avg, peak: sample.peak, calibrationDB: calibrationDB, events: events)
+            elapsed: sample.t + interval, total: total, average: sample.avg, peak: sample.peak, calibrationDB: calibrationDB, events: events,
+            classes: sample.classes)
     }
 
     /// The run's equivalent level: `Leq -40.52 dBFS over 00:30`, with the calibrated level when there is one.

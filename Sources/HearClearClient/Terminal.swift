@@ -58,7 +58,9 @@ public struct Terminal: Sendable {
     /// The one-line live meter: elapsed / total, a bar for the average level, peak, events so far.
     /// Calibrated levels are dB (the bar spans 30–120 dB); without a calibration they are dBFS,
     /// said so, and the bar spans −90–0 dBFS.
-    public func meterLine(elapsed: Double, total: Double?, average: Double, peak: Double, calibrationDB: Double?, events: Int) -> String {
+    public func meterLine(
+        elapsed: Double, total: Double?, average: Double, peak: Double, calibrationDB: Double?, events: Int, classes: SoundClasses? = nil
+    ) -> String {
         let offset = calibrationDB ?? 0
         let unit = calibrationDB == nil ? "dBFS" : "dB"
         let level = average + offset
@@ -67,6 +69,7 @@ public struct Terminal: Sendable {
         let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: 30 - filled)
         let time = total.map { "\(Self.clock(elapsed)) / \(Self.clock($0))" } ?? Self.clock(elapsed)
         return "\(time)  [\(bar)]  avg \(String(format: "%5.1f", level)) \(unit)  peak \(String(format: "%5.1f", peak + offset)) \(unit)  events \(events)"
+            + (classes.map { "  \($0.words)" } ?? "")
     }
 
     public static func clock(_ seconds: Double) -> String {

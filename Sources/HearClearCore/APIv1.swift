@@ -130,12 +130,16 @@ public struct Sample: Codable, Sendable, Equatable {
     /// The Fast maximum, C-weighted level and octave bands, when the meter measured them: API v2
     /// carries them, API v1 (whose samples are `t`, `avg` and `peak` only) does not.
     public var details: LevelDetails? = nil
+    /// How likely the interval holds speech and music, when the meter classified it (not on the
+    /// wire of either API yet).
+    public var classes: SoundClasses? = nil
 
-    public init(t: Double, avg: Double, peak: Double, details: LevelDetails? = nil) {
+    public init(t: Double, avg: Double, peak: Double, details: LevelDetails? = nil, classes: SoundClasses? = nil) {
         self.t = t
         self.avg = avg
         self.peak = peak
         self.details = details
+        self.classes = classes
     }
 
     enum CodingKeys: String, CodingKey {

@@ -27,8 +27,14 @@ public struct LevelMeter: Sendable {
     /// The Fast detector's mean square, continuous across intervals.
     private var fast = 0.0
     private var fastMax = 0.0
+    /// Speech and music, fed the same blocks: its intervals end where the levels' do.
+    private var features: SoundFeatures?
+    private let classifier: SoundClassifier?
+    private var classified: [SoundClasses?] = []
 
-    public init(sampleRate: Int, interval: Double = 1, weighting: Weighting = .a) {
+    /// With a `classifier`, intervals carry `classes` when the sample rate allows
+    /// (`SoundFeatures.minimumSampleRate`).
+    public init(sampleRate: Int, interval: Double = 1, weighting: Weighting = .a, classifier: SoundClassifier? = nil) {
         precondition(sampleRate > 0 && interval > 0)
         self.sampleRate = sampleRate
         self.interval = interval
@@ -37,7 +43,12 @@ public struct LevelMeter: Sendable {
         filters = MeterFilters(sampleRate: sampleRate, weighting: weighting, bands: measuresDetails)
         samplesPerInterval = max(1, Int((interval * Double(sampleRate)).rounded()))
         samplesPerStep = max(1, Int((Self.fastStep * Double(sampleRate)).rounded()))
+        self.classifier = classifier
+        features = classifier == nil ? nil : SoundFeatures(sampleRate: sampleRate, interval: interval)
     }
+
+    /// Whether intervals carry `classes`.
+    public var classifies: Bool { features != nil }
 
     /// Feeds samples in [−1, 1]; returns the intervals they completed.
     public mutating func process(_ samples: [Float]) -> [Sample] {
@@ -45,6 +56,9 @@ public struct LevelMeter: Sendable {
     }
 
     public mutating func process(_ samples: UnsafeBufferPointer<Float>) -> [Sample] {
+        if let rows = features?.process(samples), let classifier {
+            classified += rows.map { $0.map(classifier.classes(of:)) }
+        }
         var completed: [Sample] = []
         var position = 0
         while position < samples.count {
@@ -72,7 +86,8 @@ public struct LevelMeter: Sendable {
 
     /// The last, partial interval, if it holds any samples.
     public mutating func finish() -> Sample? {
-        count > 0 ? closeInterval() : nil
+        if let last = features?.finish(), let classifier { classified.append(last.map(classifier.classes(of:))) }
+        return count > 0 ? closeInterval() : nil
     }
 
     private mutating func closeInterval() -> Sample {
@@ -86,7 +101,7 @@ public struct LevelMeter: Sendable {
             t: Double(index) * interval,
             avg: Level.level(energy: sums.weighted / n),
             peak: Level.level(energy: sums.largest * sums.largest),
-            details: details)
+            details: details, classes: classified.isEmpty ? nil : classified.removeFirst())
         index += 1
         sums = MeterFilters.Sums()
         count = 0

@@ -325,26 +325,64 @@ extension Hearclear {
         @Option(help: "Seconds per interval.") var interval: Double = 1
         @Flag(help: "Print JSON.") var json = false
         @Flag(help: "Print CSV: t,avg,peak,fast_max,c_avg,oct_500,oct_1000,oct_2000,oct_4000,sil (dBFS).") var csv = false
+        @Flag(help: "Print CSV of the features the speech and music classifier reads, per interval (what make train-classes learns from).")
+        var features = false
+        @Option(help: "List sessions of speech, music or loud intervals (merged until 20 s pass without one).") var detect: Detection?
+        @Option(help: "What counts as detected: a probability for speech and music (default 0.5), a calibrated peak in dB for loud (default 85).")
+        var threshold: Double?
         @Option(help: ArgumentHelp(
             "When the recording began, e.g. 2026-11-20T21:15:00+11:00 (default: the file's modification time less its length); in --json as started_at.",
             valueName: "moment")) var startedAt: MomentArgument?
 
         func validate() throws {
-            if json && csv { throw ValidationError("use either --json or --csv") }
+            if [json, csv, features].count(where: { $0 }) > 1 { throw ValidationError("use one of --json, --csv and --features") }
+            if detect != nil && (csv || features) { throw ValidationError("--detect prints sessions: as text, or with --json") }
+            if threshold != nil && detect == nil { throw ValidationError("--threshold goes with --detect") }
+            if let threshold, detect != .loud, !(0...1).contains(threshold) {
+                throw ValidationError("--threshold for speech and music is a probability from 0 to 1")
+            }
             guard interval.isFinite, interval >= 0.1, interval <= 60 else { throw ValidationError("--interval must be between 0.1 and 60 seconds") }
         }
 
         func run() async throws {
             let file = try AudioFile.open(path)
             defer { noteShortfall(of: file) }
-            var meter = LevelMeter(sampleRate: file.sampleRate, interval: interval, weighting: weighting)
+            var meter = LevelMeter(sampleRate: file.sampleRate, interval: interval, weighting: weighting, classifier: features ? nil : .shipped)
+            var extractor = features ? SoundFeatures(sampleRate: file.sampleRate, interval: interval) : nil
             var samples: [Sample] = []
-            while let block = try file.read(maxFrames: 65_536) { samples += meter.process(block) }
+            var featureRows: [[Double]?] = []
+            while let block = try file.read(maxFrames: 65_536) {
+                samples += meter.process(block)
+                if let rows = extractor?.process(block) { featureRows += rows }
+            }
             if let last = meter.finish() { samples.append(last) }
+            if let last = extractor?.finish() { featureRows.append(last) }
+            if features {
+                guard extractor != nil else { throw ValidationError("speech and music need \(SoundFeatures.minimumSampleRate) Hz or more; this file is \(file.sampleRate) Hz") }
+                print((["t"] + SoundFeatures.names).joined(separator: ","))
+                for (index, row) in featureRows.enumerated() {
+                    guard let row else { continue }
+                    print(([String(format: "%g", Double(index) * interval)] + row.map { String(format: "%.6g", $0) }).joined(separator: ","))
+                }
+                return
+            }
             let calibrationDB = calibration ?? (try? Setup().config.calibrationDB) ?? nil
             let began = AudioOptions.startedAt(startedAt?.date, file: path, source: file)
             let analysis = Analysis(
                 sampleRate: file.sampleRate, weighting: weighting, interval: interval, calibrationDB: calibrationDB, samples: samples, startedAt: began)
+            if let detect {
+                if detect != .loud && !meter.classifies {
+                    throw ValidationError("speech and music need \(SoundFeatures.minimumSampleRate) Hz or more; this file is \(file.sampleRate) Hz")
+                }
+                let sessions = analysis.sessions(of: detect, threshold: threshold)
+                if json { return try printJSON(DetectionReport(detect: detect, threshold: threshold ?? detect.defaultThreshold, startedAt: startedAt?.date, sessions: sessions)) }
+                print("\(path): \(sessions.count) \(detect.rawValue) session\(sessions.count == 1 ? "" : "s")")
+                for session in sessions {
+                    let mean = detect == .loud ? String(format: "mean peak %.1f dB", session.meanValue) : String(format: "mean confidence %.2f", session.meanValue)
+                    print("  \(session.span(startedAt: startedAt?.date, timeZone: startedAt?.timeZone ?? .current)), \(mean)")
+                }
+                return
+            }
             if json { return try printJSON(analysis) }
             if csv {
                 print(IntervalRecord.csvHeader)
@@ -359,6 +397,9 @@ extension Hearclear {
             }
             if let leq = analysis.leq {
                 print(String(format: "Leq %.2f dBFS", leq) + LiveMeter.calibrated(leq, calibrationDB))
+            }
+            if let speech = analysis.share(of: .speech), let music = analysis.share(of: .music) {
+                print(String(format: "Speech in %.0f %% of the intervals, music in %.0f %% (probability 0.5 or more).", speech * 100, music * 100))
             }
             for event in analysis.events {
                 print(String(format: "Loud event at %gs: peak %.2f dBFS, %gs", event.t, event.peak, event.durationS))
@@ -399,7 +440,7 @@ struct Analysis: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case sampleRate = "sample_rate", weighting, interval = "interval_s", calibrationDB = "calibration_db", leq, samples, events
-        case startedAt = "started_at"
+        case startedAt = "started_at", speechShare = "speech_share", musicShare = "music_share"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -410,6 +451,8 @@ struct Analysis: Encodable {
         try container.encode(calibrationDB, forKey: .calibrationDB)
         try container.encodeIfPresent(startedAt.map(Timestamp.format), forKey: .startedAt)
         try container.encode(leq, forKey: .leq)
+        try container.encode(share(of: .speech), forKey: .speechShare)
+        try container.encode(share(of: .music), forKey: .musicShare)
         try container.encode(samples.map(IntervalRecord.init), forKey: .samples)
         try container.encode(events, forKey: .events)
     }

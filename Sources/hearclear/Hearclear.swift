@@ -78,10 +78,18 @@ extension Weighting: ExpressibleByArgument {
 /// A moment like `2026-11-20T21:15:00+11:00` (ISO 8601, with its offset or Z).
 struct MomentArgument: ExpressibleByArgument {
     let date: Date
+    /// The offset it was written with, for saying other moments the same way.
+    let timeZone: TimeZone
 
     init?(argument: String) {
         guard let date = Timestamp.parse(argument) else { return nil }
         self.date = date
+        if let offset = argument.firstMatch(of: /([+-])(\d\d):?(\d\d)$/) {
+            let seconds = ((Int(offset.2) ?? 0) * 60 + (Int(offset.3) ?? 0)) * 60
+            timeZone = TimeZone(secondsFromGMT: offset.1 == "-" ? -seconds : seconds) ?? .gmt
+        } else {
+            timeZone = .gmt
+        }
     }
 }
 

@@ -15,7 +15,7 @@ struct Measurement {
 
     @discardableResult
     func run(onInterval: (Sample) throws -> Void) async throws -> (stoppedBySignal: Bool, overruns: Int) {
-        var meter = LevelMeter(sampleRate: source.sampleRate, interval: interval, weighting: weighting)
+        var meter = LevelMeter(sampleRate: source.sampleRate, interval: interval, weighting: weighting, classifier: .shipped)
         let frameLimit = duration.map { Int(($0 * Double(source.sampleRate)).rounded()) }
         let capture = CaptureThread(source: source, blockFrames: max(256, source.sampleRate / 10), frameLimit: frameLimit)
         let signals = SignalWatch { capture.stop() }

@@ -1,0 +1,31 @@
+/// How likely an interval holds speech and how likely music, each from 0 to 1 and each on its own:
+/// a talk over background music can be likely both (docs/sound-classes.md).
+public struct SoundClasses: Sendable, Equatable, Codable {
+    public var speech: Double
+    public var music: Double
+
+    /// A probability from this on counts as detected: in the shares, the sessions and the meter's line.
+    public static let detected = 0.5
+
+    public init(speech: Double, music: Double) {
+        self.speech = speech
+        self.music = music
+    }
+
+    public enum Kind: String, Sendable, CaseIterable {
+        case speech, music
+    }
+
+    /// What the interval holds, in a word or three: `speech`, `music`, `speech and music` or `other`.
+    public var words: String {
+        let found = Kind.allCases.filter { probability(of: $0) >= Self.detected }.map(\.rawValue)
+        return found.isEmpty ? "other" : found.joined(separator: " and ")
+    }
+
+    public func probability(of kind: Kind) -> Double {
+        switch kind {
+        case .speech: speech
+        case .music: music
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import LoopbackHTTP
+import Testing
+
+/// The shipped speech and music model through `hearclear analyze`, on recordings made at test time
+/// from Debian packages: sources held out of its training (festival's voice, drascula's music),
+/// and constructed signals (a pure tone, espeak-ng's speech, a chord progression sox plays). A
+/// broken model or a changed feature fails here.
+@Suite struct SoundClassEndToEndTests {
+    let folder: URL
+
+    init() throws {
+        folder = try temporaryFolder()
+    }
+
+    func sox(_ arguments: [String]) async throws {
+        // -R: the noise bed from a fixed seed, so every run judges the same samples.
+        let result = try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), ["-R"] + arguments)
+        #expect(result.status == 0, "sox \(arguments): \(result.errors)")
+    }
+
+    /// `raw` at 48 kHz mono, −20 dBFS, over pink noise at −60 dBFS (synthetic speech has digital
+    /// silence between words, which no room has), as the training corpus is made.
+    func recording(_ raw: String, named name: String) async throws -> String {
+        let level = folder.appendingPathComponent("\(name)-level.wav").path, bed = folder.appendingPathComponent("\(name)-bed.wav").path
+        let out = folder.appendingPathComponent("\(name).wav").path
+        try await sox([raw, "-r", "48000", "-c", "1", level, "norm", "-20"])
+        let seconds = try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/soxi"), ["-D", level]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await sox(["-n", "-r", "48000", "-c", "1", bed, "synth", seconds, "pinknoise", "vol", "0.001"])
+        try await sox(["-m", level, bed, out])
+        return out
+    }
+
+    func shares(_ path: String) async throws -> (speech: Double, music: Double) {
+        let result = try await Executable.run("hearclear", ["analyze", path, "--json"])
+        #expect(result.status == 0, "\(result.errors)")
+        let document = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        return (document?["speech_share"] as? Double ?? -1, document?["music_share"] as? Double ?? -1)
+    }
+
+    func espeak(_ text: String, voice: String, named name: String) async throws -> String {
+        let raw = folder.appendingPathComponent("\(name).raw.wav").path
+        #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/espeak-ng"), ["-v", voice, "-w", raw, text]).status == 0)
+        return try await recording(raw, named: name)
+    }
+
+    static let text = "Shall we meet at the corner cafe on Friday evening? I heard the new place by the river gets very busy after eight, so let us book a table early and talk before the band starts."
+
+    @Test func heldOutSpeechAndMusicAreRecognised() async throws {
+        let raw = folder.appendingPathComponent("festival.raw.wav").path
+        let festival = Process()
+        festival.executableURL = URL(fileURLWithPath: "/usr/bin/text2wave")
+        festival.arguments = ["-o", raw]
+        let input = Pipe()
+        festival.standardInput = input
+        festival.standardError = FileHandle.nullDevice
+        try festival.run()
+        input.fileHandleForWriting.write(Data((Self.text + " " + Self.text).utf8))
+        try input.fileHandleForWriting.close()
+        await onAThreadOfItsOwn { festival.waitUntilExit() }
+        let speech = try await shares(try await recording(raw, named: "festival"))
+        #expect(speech.speech >= 0.7 && speech.music <= 0.3, "festival: \(speech)")
+
+        let excerpt = folder.appendingPathComponent("drascula.raw.wav").path
+        try await sox(["/usr/share/scummvm/drascula/audio/track5.ogg", "-c", "1", excerpt, "trim", "10", "20"])
+        let music = try await shares(try await recording(excerpt, named: "drascula"))
+        #expect(music.music >= 0.8 && music.speech <= 0.2, "drascula: \(music)")
+    }
+
+    @Test func aPureToneIsNotSpeechEspeakIsAndAChordProgressionIsMusic() async throws {
+        let tone = folder.appendingPathComponent("tone.raw.wav").path
+        try await sox(["-n", "-r", "48000", "-c", "1", tone, "synth", "10", "sine", "800"])
+        #expect(try await shares(try await recording(tone, named: "tone")).speech == 0)
+
+        let speech = try await shares(try await espeak(Self.text, voice: "en-us", named: "espeak"))
+        #expect(speech.speech >= 0.7, "espeak-ng: \(speech)")
+
+        var parts: [String] = []
+        for (index, root) in [174.6, 220.0, 130.8, 196.0, 174.6, 220.0, 130.8, 196.0].enumerated() {
+            let part = folder.appendingPathComponent("chord-\(index).wav").path
+            try await sox(["-n", "-r", "48000", "-c", "1", part, "synth", "2", "pluck", "\(root)", "pluck", "\(root * 1.26)", "pluck", "\(root * 1.5)", "fade", "0.02", "2", "0.3"])
+            parts.append(part)
+        }
+        let chords = folder.appendingPathComponent("chords.raw.wav").path
+        try await sox(parts + [chords])
+        let music = try await shares(try await recording(chords, named: "chords"))
+        #expect(music.music >= 0.6, "chords: \(music)")
+    }
+
+    /// Music, 25 s of room noise, music: two sessions; with 12 s of noise between, one.
+    @Test func detectMergesMomentsIntoSessionsWithFriendlyTimes() async throws {
+        let music = folder.appendingPathComponent("music.raw.wav").path
+        try await sox(["/usr/share/planetblupi/music/music003.ogg", "-r", "48000", "-c", "1", music, "trim", "20", "10", "norm", "-20"])
+        for (gap, sessions) in [(25, 2), (12, 1)] {
+            let noise = folder.appendingPathComponent("noise-\(gap).wav").path
+            try await sox(["-n", "-r", "48000", "-c", "1", noise, "synth", "\(gap)", "pinknoise", "vol", "0.01"])
+            let joined = folder.appendingPathComponent("joined-\(gap).raw.wav").path
+            try await sox([music, noise, music, joined])
+            let path = try await recording(joined, named: "joined-\(gap)")
+            let listed = try await Executable.run("hearclear", ["analyze", path, "--detect", "music"])
+            #expect(listed.status == 0 && listed.output.contains(": \(sessions) music session"), "\(listed.output) \(listed.errors)")
+            if gap == 25 {
+                // (The noise's first second can still read as music: the change into it is a burst of flux.)
+                #expect(listed.output.contains("  0 s – 1"), "\(listed.output)")
+                let clock = try await Executable.run("hearclear", ["analyze", path, "--detect", "music", "--started-at", "2026-11-20T21:15:00+11:00"])
+                #expect(clock.output.contains("  21:15:00 – 21:15:1") && clock.output.contains("  21:15:35 – 21:15:45 (10 s), mean confidence 0."), "\(clock.output)")
+                let json = try JSONSerialization.jsonObject(with: Data(try await Executable.run("hearclear", ["analyze", path, "--detect", "music", "--json"]).output.utf8)) as? [String: Any]
+                #expect((json?["sessions"] as? [[String: Any]])?.map { $0["start"] as? Double } == [0, 35])
+            }
+        }
+        let wrong = try await Executable.run("hearclear", ["analyze", music, "--detect", "music", "--threshold", "2"])
+        #expect(wrong.status != 0 && wrong.errors.contains("--threshold for speech and music is a probability from 0 to 1"), "\(wrong.errors)")
+    }
+}
