@@ -22,6 +22,16 @@ public struct SoundClasses: Sendable, Equatable, Codable {
         return found.isEmpty ? "other" : found.joined(separator: " and ")
     }
 
+    /// What a stretch of intervals mostly held: the class with the higher mean probability when
+    /// that mean reaches `detected`, else `other`; `nil` when none of them was classified.
+    public static func dominant(_ intervals: [SoundClasses?]) -> String? {
+        let classified = intervals.compactMap { $0 }
+        guard !classified.isEmpty else { return nil }
+        let means = Kind.allCases.map { kind in (kind, classified.reduce(0) { $0 + $1.probability(of: kind) } / Double(classified.count)) }
+        guard let best = means.max(by: { $0.1 < $1.1 }), best.1 >= detected else { return "other" }
+        return best.0.rawValue
+    }
+
     public func probability(of kind: Kind) -> Double {
         switch kind {
         case .speech: speech

@@ -401,8 +401,9 @@ extension Hearclear {
             if let speech = analysis.share(of: .speech), let music = analysis.share(of: .music) {
                 print(String(format: "Speech in %.0f %% of the intervals, music in %.0f %% (probability 0.5 or more).", speech * 100, music * 100))
             }
-            for event in analysis.events {
-                print(String(format: "Loud event at %gs: peak %.2f dBFS, %gs", event.t, event.peak, event.durationS))
+            for tagged in analysis.taggedEvents {
+                let event = tagged.event
+                print(String(format: "Loud event at %gs: peak %.2f dBFS, %gs", event.t, event.peak, event.durationS) + (tagged.sound.map { ", \($0)" } ?? ""))
             }
         }
     }
@@ -435,6 +436,28 @@ struct Analysis: Encodable {
         LoudEventDetector.events(in: samples, interval: interval, calibrationDB: calibrationDB ?? Level.defaultCalibrationDB)
     }
 
+    /// A loud event with what its intervals mostly held (`SoundClasses.dominant`), as `--json` writes it.
+    struct TaggedEvent: Encodable {
+        let event: LoudEvent
+        let sound: String?
+
+        enum CodingKeys: String, CodingKey {
+            case sound = "class"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try event.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(sound, forKey: .sound)
+        }
+    }
+
+    var taggedEvents: [TaggedEvent] {
+        events.map { event in
+            TaggedEvent(event: event, sound: SoundClasses.dominant(samples.filter { $0.t >= event.t && $0.t < event.t + event.durationS }.map(\.classes)))
+        }
+    }
+
     /// The run's equivalent level, dBFS: the energy mean of the intervals.
     var leq: Double? { Level.energyMean(samples.map(\.avg)) }
 
@@ -454,7 +477,7 @@ struct Analysis: Encodable {
         try container.encode(share(of: .speech), forKey: .speechShare)
         try container.encode(share(of: .music), forKey: .musicShare)
         try container.encode(samples.map(IntervalRecord.init), forKey: .samples)
-        try container.encode(events, forKey: .events)
+        try container.encode(taggedEvents, forKey: .events)
     }
 }
 

@@ -106,6 +106,9 @@ import Testing
                 #expect(clock.output.contains("  21:15:00 – 21:15:1") && clock.output.contains("  21:15:35 – 21:15:45 (10 s), mean confidence 0."), "\(clock.output)")
                 let json = try JSONSerialization.jsonObject(with: Data(try await Executable.run("hearclear", ["analyze", path, "--detect", "music", "--json"]).output.utf8)) as? [String: Any]
                 #expect((json?["sessions"] as? [[String: Any]])?.map { $0["start"] as? Double } == [0, 35])
+                // The music's loud moments are loud events, tagged with what they held.
+                let analysed = try JSONSerialization.jsonObject(with: Data(try await Executable.run("hearclear", ["analyze", path, "--json", "--calibration", "110"]).output.utf8)) as? [String: Any]
+                #expect((analysed?["events"] as? [[String: Any]])?.map { $0["class"] as? String } == ["music", "music"], "\(analysed?["events"] ?? "")")
             }
         }
         let wrong = try await Executable.run("hearclear", ["analyze", music, "--detect", "music", "--threshold", "2"])

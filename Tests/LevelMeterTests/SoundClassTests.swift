@@ -18,6 +18,14 @@ import Testing
         #expect(DetectedSession.sessions(of: [], interval: 1).isEmpty)
     }
 
+    @Test func anEventsClassIsWhatItsIntervalsMostlyHeld() {
+        let music = SoundClasses(speech: 0.2, music: 0.9), talk = SoundClasses(speech: 0.8, music: 0.3), neither = SoundClasses(speech: 0.1, music: 0.2)
+        #expect(SoundClasses.dominant([music, music, talk]) == "music")
+        #expect(SoundClasses.dominant([talk, talk, music, nil]) == "speech")
+        #expect(SoundClasses.dominant([neither, neither, talk]) == "other")
+        #expect(SoundClasses.dominant([nil, nil]) == nil && SoundClasses.dominant([]) == nil)
+    }
+
     func features(of signal: (Int) -> Float, seconds: Int = 3, sampleRate: Int = 48_000) -> [[Double]] {
         var extractor = SoundFeatures(sampleRate: sampleRate)!
         let samples = (0..<(seconds * sampleRate)).map(signal)

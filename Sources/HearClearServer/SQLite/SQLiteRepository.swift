@@ -276,8 +276,8 @@ public struct SQLiteRepository: Repository {
                 db, sql: "SELECT * FROM loudness WHERE venue_id = ? AND weekday IN (\(Set(additions.keys.map(\.weekday)).map(String.init).joined(separator: ", ")))",
                 arguments: [venueID])
             var totals = additions
-            for stored in touched.map(\.aggregate) where additions[stored.cell] != nil {
-                totals[stored.cell] = stored.adding(additions[stored.cell]!)
+            for stored in touched.map(\.aggregate) {
+                if let addition = additions[stored.cell] { totals[stored.cell] = stored.adding(addition) }
             }
             cells = Array(totals.values)
         case .sumAgain:
@@ -378,7 +378,10 @@ public struct SQLiteRepository: Repository {
     /// A check-in's kept samples per local hour, the rows its venue's cells are summed from.
     static func storeHours(_ hours: [LocalHour: CheckInAnalysis.HourShare], checkIn seq: Int64, venueID: String, in db: GRDB.Database) throws {
         let insert = try db.cachedStatement(
-            sql: "INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(sumColumns())) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            sql: """
+                INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(sumColumns()))
+                VALUES (?, ?, ?, ?, ?, ?, \(Array(repeating: "?", count: DetailEnergies.columns.count + LevelSpread.columns.count).joined(separator: ", ")))
+                """)
         for (hour, share) in hours {
             try insert.execute(
                 arguments: StatementArguments(
