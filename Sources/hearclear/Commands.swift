@@ -324,7 +324,7 @@ extension Hearclear {
         @Option(help: "dB added to dBFS to estimate dB SPL, for loud events.") var calibration: Double?
         @Option(help: "Seconds per interval.") var interval: Double = 1
         @Flag(help: "Print JSON.") var json = false
-        @Flag(help: "Print CSV: t,avg,peak,fast_max,c_avg,oct_500,oct_1000,oct_2000,oct_4000,sil (dBFS).") var csv = false
+        @Flag(help: "Print CSV: t,avg,peak,fast_max,c_avg,oct_500,oct_1000,oct_2000,oct_4000,sil (dBFS),speech,music (0 to 1).") var csv = false
         @Flag(help: "Print CSV of the features the speech and music classifier reads, per interval (what make train-classes learns from).")
         var features = false
         @Option(help: "List sessions of speech, music or loud intervals (merged until 20 s pass without one).") var detect: Detection?
