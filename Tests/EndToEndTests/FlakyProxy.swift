@@ -12,7 +12,9 @@ final class FlakyProxy: @unchecked Sendable {
         case dropRequest
         /// Forward to the server, then close the connection instead of answering: stored, not acknowledged.
         case dropAnswer
-        /// Forward to the server and keep the client waiting until `release()`.
+        /// Forward to the server and keep the client waiting until `release()`. Uploads meanwhile
+        /// (a client whose wait timed out, on a machine so loaded that the test has not yet acted
+        /// on the hold) are lost on the way, so the held one stays the last the client sent.
         case hold
         case pass
     }
@@ -27,6 +29,7 @@ final class FlakyProxy: @unchecked Sendable {
     private let spoils: Locked<[Spoil]>
     let uploads = Locked(0)
     private let held = DispatchSemaphore(value: 0)
+    private let isHolding = Locked(false)
     private let holding = DispatchSemaphore(value: 0)
 
     init(upstream: Int, spoils: [Spoil]) throws {
@@ -38,7 +41,10 @@ final class FlakyProxy: @unchecked Sendable {
     /// Blocks until an upload is being held.
     func waitUntilHolding() { holding.wait() }
 
-    func release() { held.signal() }
+    func release() {
+        isHolding.withLock { $0 = false }
+        held.signal()
+    }
 
     private func serve(_ client: Int32) {
         guard let request = LoopbackListener.readRequest(client) else { return }
@@ -52,7 +58,8 @@ final class FlakyProxy: @unchecked Sendable {
         }
         if request.starts(with: Array("POST /api/v1/checkins".utf8)) || request.starts(with: Array("POST /api/v2/checkins".utf8)) {
             uploads.withLock { $0 += 1 }
-            spoil = spoils.withLock { $0.isEmpty ? .pass : $0.removeFirst() }
+            spoil = isHolding.withLock { $0 } ? .dropRequest : spoils.withLock { $0.isEmpty ? .pass : $0.removeFirst() }
+            if case .hold = spoil { isHolding.withLock { $0 = true } }
         }
         if case .dropRequest = spoil { return }
         if case .serverError = spoil {
