@@ -47,7 +47,7 @@ SOURCES = [
     ("planetblupi", "planetblupi-music-ogg", "GPL-3+", "game music, Ogg Vorbis (training)"),
     ("nexuiz", "nexuiz-music", "GPL-2+", "game music, Ogg Vorbis inside music.pk3 (training)"),
     ("drascula", "drascula-music", "Drascula-License (free redistribution)", "game music, Ogg Vorbis (held out)"),
-    ("gpl-text", "base-files", "the licences' own texts", "the words espeak-ng and festival read: /usr/share/common-licenses"),
+    ("gpl-text", "base-files", "the licences' own texts", "the words espeak-ng, flite and festival read: /usr/share/common-licenses"),
     ("sox", "sox", "GPL-2+", "noise, tones, sweeps and chord progressions synthesised by sox"),
 ]
 

@@ -143,14 +143,15 @@ extension PostgresRepository {
         return contributions
     }
 
-    /// A venue's cells, or those of some weekdays (`LoudnessAggregate.everyWeekday` among them for the hours' marginals).
-    static func cells(of venueID: String, weekdays: Set<Int>? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
+    /// A venue's cells, or those of `touching`'s weekdays and hours (the cells a check-in adds to
+    /// cross to themselves alone: four for a check-in within one hour).
+    static func cells(of venueID: String, touching: [LocalHour]? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
         var cells: [LoudnessAggregate] = []
-        let weekdays = weekdays.map { Array($0) }
+        let weekdays = touching.map { Array(Set($0.map(\.weekday))) }, hours = touching.map { Array(Set($0.map(\.hour))) }
         for try await (weekday, hour, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima) in try await connection.query(
             """
             SELECT weekday, hour, checkins, samples, energy, \(unescaped: sumColumns) FROM loudness
-            WHERE venue_id = \(venueID) AND (\(weekdays)::bigint[] IS NULL OR weekday = ANY(\(weekdays)))
+            WHERE venue_id = \(venueID) AND (\(weekdays)::bigint[] IS NULL OR (weekday = ANY(\(weekdays)) AND hour = ANY(\(hours))))
             """, logger: logger
         ).decode((Int, Int, Int, Int, Double, Int, Double, Double, Double, Double, Double, String?, String?).self) {
             cells.append(
@@ -186,7 +187,7 @@ extension PostgresRepository {
             // venue's row lock, taken by every writer, keeps another server from writing in between.
             let additions = Analysis.cells(from: try await contributions(venueID: venueID, checkIns: Array(checkIns), on: connection, logger: logger))
             var totals = additions
-            for stored in try await Self.cells(of: venueID, weekdays: Set(additions.keys.map(\.weekday)), on: connection, logger: logger) {
+            for stored in try await Self.cells(of: venueID, touching: Array(additions.keys), on: connection, logger: logger) {
                 if let addition = additions[stored.cell] { totals[stored.cell] = stored.adding(addition) }
             }
             cells = totals.values.sorted { $0.cell < $1.cell }

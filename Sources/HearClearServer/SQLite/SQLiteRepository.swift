@@ -272,8 +272,12 @@ public struct SQLiteRepository: Repository {
             // What the check-ins that start to count add (their cells as if they were all there is)
             // to the stored cells they touch: histograms add bin by bin, which SQL cannot do.
             let additions = Analysis.cells(from: try contributions(venueID: venueID, checkIns: checkIns, in: db))
+            // (Whole numbers only, so written into the text; the weekdays and hours of a check-in's
+            // cells cross to those cells alone, four for a check-in within one hour.)
+            func list(_ values: [Int]) -> String { Set(values).map(String.init).joined(separator: ", ") }
             let touched = try LoudnessRecord.fetchAll(
-                db, sql: "SELECT * FROM loudness WHERE venue_id = ? AND weekday IN (\(Set(additions.keys.map(\.weekday)).map(String.init).joined(separator: ", ")))",
+                db,
+                sql: "SELECT * FROM loudness WHERE venue_id = ? AND weekday IN (\(list(additions.keys.map(\.weekday)))) AND hour IN (\(list(additions.keys.map(\.hour))))",
                 arguments: [venueID])
             var totals = additions
             for stored in touched.map(\.aggregate) {
