@@ -37,12 +37,25 @@ struct Biquad: Sendable {
         Biquad(b0: b0 * factor, b1: b1 * factor, b2: b2 * factor, a1: a1, a2: a2)
     }
 
+    /// e^(−jω) and e^(−2jω) at one frequency: the weighting's design evaluates thousands of
+    /// candidate sections at the same frequencies, and the trigonometry would be most of its time.
+    struct ResponsePoint {
+        let c1, s1, c2, s2: Double
+
+        init(frequency: Double, sampleRate: Double) {
+            let w = 2 * Double.pi * frequency / sampleRate
+            (c1, s1, c2, s2) = (cos(w), -sin(w), cos(2 * w), -sin(2 * w))
+        }
+    }
+
     /// |H(e^{jω})| at `frequency`.
     func magnitude(at frequency: Double, sampleRate: Double) -> Double {
-        let w = 2 * Double.pi * frequency / sampleRate
-        let (c1, s1, c2, s2) = (cos(w), -sin(w), cos(2 * w), -sin(2 * w))
-        let numerator = (b0 + b1 * c1 + b2 * c2, b1 * s1 + b2 * s2)
-        let denominator = (1 + a1 * c1 + a2 * c2, a1 * s1 + a2 * s2)
+        magnitude(at: ResponsePoint(frequency: frequency, sampleRate: sampleRate))
+    }
+
+    func magnitude(at point: ResponsePoint) -> Double {
+        let numerator = (b0 + b1 * point.c1 + b2 * point.c2, b1 * point.s1 + b2 * point.s2)
+        let denominator = (1 + a1 * point.c1 + a2 * point.c2, a1 * point.s1 + a2 * point.s2)
         return sqrt((numerator.0 * numerator.0 + numerator.1 * numerator.1) / (denominator.0 * denominator.0 + denominator.1 * denominator.1))
     }
 }

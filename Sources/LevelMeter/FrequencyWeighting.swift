@@ -78,11 +78,13 @@ enum WeightingCurve: Sendable, CaseIterable {
         }
         guard let largest = wanted.map(abs).max(), largest > 0.05 else { return nil }
 
+        let points = frequencies.map { Biquad.ResponsePoint(frequency: $0, sampleRate: sampleRate) }
+        let point1k = Biquad.ResponsePoint(frequency: 1000, sampleRate: sampleRate)
         func error(_ section: Biquad) -> Double {
-            let at1k = 20 * log10(section.magnitude(at: 1000, sampleRate: sampleRate))
+            let at1k = 20 * log10(section.magnitude(at: point1k))
             var worst = 0.0
-            for (index, frequency) in frequencies.enumerated() {
-                let got = 20 * log10(section.magnitude(at: frequency, sampleRate: sampleRate)) - at1k
+            for (index, point) in points.enumerated() {
+                let got = 20 * log10(section.magnitude(at: point)) - at1k
                 worst = max(worst, weights[index] * abs(got - wanted[index]))
             }
             return worst

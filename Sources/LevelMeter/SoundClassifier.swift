@@ -20,6 +20,8 @@ public struct SoundClassifier: Sendable {
         }
 
         var version: Int
+        /// The `SoundFeatures.version` it was trained on.
+        var featuresVersion: Int
         var features: [String]
         var mean: [Double]
         var scale: [Double]
@@ -32,7 +34,7 @@ public struct SoundClassifier: Sendable {
         public let description: String
     }
 
-    public static let resourceName = "sound-classes-v1"
+    public static let resourceName = "sound-classes-v2"
     public let version: Int
     private let model: Model
 
@@ -51,12 +53,15 @@ public struct SoundClassifier: Sendable {
         }
     }()
 
-    /// A model whose features are not those this meter computes, in that order, is refused.
+    /// A model whose features are not those this meter computes, in that order and version, is refused.
     public init(json: Data) throws {
-        let model = try JSONDecoder().decode(Model.self, from: json)
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let model = try decoder.decode(Model.self, from: json)
         let count = SoundFeatures.names.count
-        guard model.features == SoundFeatures.names else {
-            throw InvalidModel(description: "the model's features are not the meter's: \(model.features.joined(separator: ","))")
+        guard model.features == SoundFeatures.names, model.featuresVersion == SoundFeatures.version else {
+            throw InvalidModel(
+                description: "the model was trained on other features (version \(model.featuresVersion): \(model.features.joined(separator: ","))) than the meter's (version \(SoundFeatures.version))")
         }
         let units = model.hidden.bias.count
         guard model.mean.count == count, model.scale.count == count, model.scale.allSatisfy({ $0 > 0 && $0.isFinite }),

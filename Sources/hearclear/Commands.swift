@@ -327,6 +327,7 @@ extension Hearclear {
         @Flag(help: "Print CSV: t,avg,peak,fast_max,c_avg,oct_500,oct_1000,oct_2000,oct_4000,sil (dBFS),speech,music (0 to 1).") var csv = false
         @Flag(help: "Print CSV of the features the speech and music classifier reads, per interval (what make train-classes learns from).")
         var features = false
+        @Flag(inversion: .prefixedNo, help: "Speech and music per interval (--no-classes: the levels alone, in less time).") var classes = true
         @Option(help: "List sessions of speech, music or loud intervals (merged until 20 s pass without one).") var detect: Detection?
         @Option(help: "What counts as detected: a probability for speech and music (default 0.5), a calibrated peak in dB for loud (default 85).")
         var threshold: Double?
@@ -337,6 +338,7 @@ extension Hearclear {
         func validate() throws {
             if [json, csv, features].count(where: { $0 }) > 1 { throw ValidationError("use one of --json, --csv and --features") }
             if detect != nil && (csv || features) { throw ValidationError("--detect prints sessions: as text, or with --json") }
+            if !classes && (features || detect == .speech || detect == .music) { throw ValidationError("--no-classes leaves out what --features and --detect speech or music read") }
             if threshold != nil && detect == nil { throw ValidationError("--threshold goes with --detect") }
             if let threshold, detect != .loud, !(0...1).contains(threshold) {
                 throw ValidationError("--threshold for speech and music is a probability from 0 to 1")
@@ -347,7 +349,7 @@ extension Hearclear {
         func run() async throws {
             let file = try AudioFile.open(path)
             defer { noteShortfall(of: file) }
-            var meter = LevelMeter(sampleRate: file.sampleRate, interval: interval, weighting: weighting, classifier: features ? nil : .shipped)
+            var meter = LevelMeter(sampleRate: file.sampleRate, interval: interval, weighting: weighting, classifier: features || !classes ? nil : .shipped)
             var extractor = features ? SoundFeatures(sampleRate: file.sampleRate, interval: interval) : nil
             var samples: [Sample] = []
             var featureRows: [[Double]?] = []

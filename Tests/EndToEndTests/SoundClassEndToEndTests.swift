@@ -113,5 +113,23 @@ import Testing
         }
         let wrong = try await Executable.run("hearclear", ["analyze", music, "--detect", "music", "--threshold", "2"])
         #expect(wrong.status != 0 && wrong.errors.contains("--threshold for speech and music is a probability from 0 to 1"), "\(wrong.errors)")
+        let unclassified = try await Executable.run("hearclear", ["analyze", music, "--detect", "music", "--no-classes"])
+        #expect(unclassified.status != 0 && unclassified.errors.contains("--no-classes leaves out what --features and --detect speech or music read"))
+    }
+
+    /// `--no-classes`: the same levels, without speech and music.
+    @Test func noClassesGivesTheLevelsAlone() async throws {
+        let tone = folder.appendingPathComponent("plain.raw.wav").path
+        try await sox(["-n", "-r", "48000", "-c", "1", tone, "synth", "3", "sine", "800"])
+        let path = try await recording(tone, named: "plain")
+        func intervals(_ extra: [String]) async throws -> [[String: Any]] {
+            let result = try await Executable.run("hearclear", ["analyze", path, "--json"] + extra)
+            #expect(result.status == 0, "\(result.errors)")
+            return (try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])?["samples"] as? [[String: Any]] ?? []
+        }
+        let classified = try await intervals([]), alone = try await intervals(["--no-classes"])
+        #expect(classified.count == 3 && classified.allSatisfy { $0["speech"] is Double && $0["music"] is Double })
+        #expect(alone.count == 3 && alone.allSatisfy { $0["speech"] is NSNull && $0["music"] is NSNull })
+        #expect(alone.map { $0["avg"] as? Double } == classified.map { $0["avg"] as? Double })
     }
 }
