@@ -40,6 +40,7 @@ extension Analysis {
                 sum.energy += share.energy
                 sum.details = sum.details.adding(share.details)
                 sum.spread = sum.spread.adding(share.spread)
+                sum.sounds = sum.sounds.adding(share.sounds)
                 cells[cell] = sum
             }
         }
@@ -90,13 +91,13 @@ extension LoudnessAggregate {
     public func adding(_ change: LoudnessAggregate) -> LoudnessAggregate {
         LoudnessAggregate(
             weekday: weekday, hour: hour, checkins: checkins + change.checkins, samples: samples + change.samples, energy: energy + change.energy,
-            details: details.adding(change.details), spread: spread.adding(change.spread))
+            details: details.adding(change.details), spread: spread.adding(change.spread), sounds: sounds.adding(change.sounds))
     }
 
     /// Equal counts and histograms, and energies equal within the error of summing in another order.
     public func matches(_ other: LoudnessAggregate) -> Bool {
         cell == other.cell && checkins == other.checkins && samples == other.samples && Analysis.equalWithinRounding(energy, other.energy)
-            && details.matches(other.details) && spread == other.spread
+            && details.matches(other.details) && spread == other.spread && sounds == other.sounds
     }
 }
 

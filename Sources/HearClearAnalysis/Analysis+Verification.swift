@@ -72,7 +72,7 @@ extension Analysis {
             let empty = LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 0, samples: 0, energy: 0)
             let cached = found[cell] ?? empty, summed = expected[cell] ?? empty
             guard !cached.matches(summed) else { return nil }
-            return "venue \(venue) weekday \(cell.weekday) hour \(cell.hour): stored \(cached.checkins) check-ins/\(cached.samples) samples/energy \(cached.energy)/details \(cached.details.samples) samples, C \(cached.details.c)/spread \(cached.spread.levels.seconds)+\(cached.spread.fastMaxima.seconds) seconds, summed again \(summed.checkins)/\(summed.samples)/\(summed.energy)/\(summed.details.samples), C \(summed.details.c)/\(summed.spread.levels.seconds)+\(summed.spread.fastMaxima.seconds)"
+            return "venue \(venue) weekday \(cell.weekday) hour \(cell.hour): stored \(cached.checkins) check-ins/\(cached.samples) samples/energy \(cached.energy)/details \(cached.details.samples) samples, C \(cached.details.c)/spread \(cached.spread.levels.seconds)+\(cached.spread.fastMaxima.seconds) seconds/classified, speech, music \(cached.sounds.values), summed again \(summed.checkins)/\(summed.samples)/\(summed.energy)/\(summed.details.samples), C \(summed.details.c)/\(summed.spread.levels.seconds)+\(summed.spread.fastMaxima.seconds)/\(summed.sounds.values)"
         }
     }
 

@@ -12,17 +12,21 @@ public struct CheckInAnalysis: Sendable {
         public var details: DetailEnergies
         /// How the kept samples' calibrated levels and Fast maxima spread.
         public var spread: LevelSpread
+        /// In how many kept samples speech and music were detected.
+        public var sounds: SoundCounts
 
-        public init(samples: Int, energy: Double, details: DetailEnergies = .none, spread: LevelSpread = .empty) {
+        public init(samples: Int, energy: Double, details: DetailEnergies = .none, spread: LevelSpread = .empty, sounds: SoundCounts = .none) {
             self.samples = samples
             self.energy = energy
             self.details = details
             self.spread = spread
+            self.sounds = sounds
         }
 
         /// Equal counts and histograms, and energies equal within the error of summing in another order.
         public func matches(_ other: HourShare) -> Bool {
             samples == other.samples && Analysis.equalWithinRounding(energy, other.energy) && details.matches(other.details) && spread == other.spread
+                && sounds == other.sounds
         }
     }
 
@@ -62,6 +66,7 @@ public struct CheckInAnalysis: Sendable {
             let details = samples[index].details
             if let details { share.details.add(details, calibrationDB: calibrationDB) }
             share.spread.add(levelDB: levels[index] + calibrationDB, fastMaxDB: details.map { $0.fastMax + calibrationDB })
+            if let classes = samples[index].classes { share.sounds.add(classes) }
             hours[hour] = share
         }
         keptSamples = kept

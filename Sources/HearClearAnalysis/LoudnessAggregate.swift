@@ -13,11 +13,16 @@ public struct LoudnessAggregate: Sendable, Equatable {
     public var details: DetailEnergies
     /// How the levels and Fast maxima of those samples spread.
     public var spread: LevelSpread
+    /// In how many of those samples speech and music were detected.
+    public var sounds: SoundCounts
 
     public static let everyWeekday = 7
     public static let everyHour = 24
 
-    public init(weekday: Int, hour: Int, checkins: Int, samples: Int, energy: Double, details: DetailEnergies = .none, spread: LevelSpread = .empty) {
+    public init(
+        weekday: Int, hour: Int, checkins: Int, samples: Int, energy: Double, details: DetailEnergies = .none, spread: LevelSpread = .empty,
+        sounds: SoundCounts = .none
+    ) {
         self.weekday = weekday
         self.hour = hour
         self.checkins = checkins
@@ -25,6 +30,7 @@ public struct LoudnessAggregate: Sendable, Equatable {
         self.energy = energy
         self.details = details
         self.spread = spread
+        self.sounds = sounds
     }
 
     public var cell: LocalHour { LocalHour(weekday: weekday, hour: hour) }

@@ -39,6 +39,40 @@ extension Terminal {
         return lines.joined(separator: "\n")
     }
 
+    /// Light to dark blue for a share from 0 to 1 in quarters: neither good nor bad, so not the
+    /// levels' green to red.
+    static let shareColors = [153, 117, 75, 33]
+
+    /// The weekday × hour grid of the share of seconds holding speech (or music), in whole percent,
+    /// in the heatmap's layout; cells where nothing was classified are dots.
+    public func shareGrid(_ loudness: ConversationLoudness, of kind: SoundClasses.Kind, venueName: String? = nil) -> String {
+        func share(_ cell: ConversationCell) -> Double? { kind == .speech ? cell.speechShare : cell.musicShare }
+        func color(_ share: Double) -> Int { Self.shareColors[min(Self.shareColors.count - 1, Int(share * Double(Self.shareColors.count)))] }
+        var lines: [String] = []
+        let overall = share(loudness.overall).map { "\(kind.rawValue) in \(Int(($0 * 100).rounded())) % of the classified seconds" } ?? "nothing classified"
+        lines.append("\(venueName ?? loudness.venueID): how often \(kind.rawValue) is heard; \(overall), \(loudness.overall.cell.checkins) check-ins")
+        lines.append("      " + (0..<24).map { String(format: "%3d", $0) }.joined())
+        for row in loudness.grid {
+            var line = String(row.weekday.rawValue.prefix(3)).capitalized.padding(toLength: 6, withPad: " ", startingAt: 0)
+            for cell in row.hours {
+                guard let share = share(cell) else {
+                    line += "  ·"
+                    continue
+                }
+                line += painted(String(format: "%3d", Int((share * 100).rounded())), background: color(share))
+            }
+            lines.append(line)
+        }
+        let legend = Self.shareColors.indices.map { index in
+            let quarter = 100 / Self.shareColors.count
+            return "\(painted("   ", background: Self.shareColors[index])) \(index * quarter)–\(index == Self.shareColors.count - 1 ? 100 : (index + 1) * quarter - 1)"
+        }
+        lines.append(
+            (colors ? "Legend: " + legend.joined(separator: "  ") + " %  " : "Legend: % of the classified seconds  ")
+                + "· nothing classified   (venue's local time)")
+        return lines.joined(separator: "\n")
+    }
+
     /// One cell in words: its level, how hard it is to talk, and how sure that is.
     public func cellSummary(_ cell: ConversationCell, at: WeekdayHour, unit: String, venueName: String) -> String {
         let when = "\(at.weekday.rawValue.capitalized) \(String(format: "%02d:00", at.hour))"
@@ -54,6 +88,9 @@ extension Terminal {
         }
         if let bursts = cell.lafmaxP90 { lines.append("  Bursts: LAFmax reaches \(String(format: "%.1f", bursts)) \(unit) in the loudest tenth of the seconds") }
         if let gap = cell.cMinusA { lines.append("  C − A: \(String(format: "%.1f", gap)) dB\(gap >= 10 ? " (bass-heavy)" : "")") }
+        if let speech = cell.speechShare, let music = cell.musicShare {
+            lines.append("  Heard: music in \(Int((music * 100).rounded())) % of the seconds, speech in \(Int((speech * 100).rounded())) %")
+        }
         var evidence = "\(cell.cell.checkins) check-ins"
         if let devices = cell.devices, let days = cell.days {
             evidence += " from \(devices) device\(devices == 1 ? "" : "s") on \(days) day\(days == 1 ? "" : "s")"

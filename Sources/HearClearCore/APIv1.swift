@@ -130,8 +130,8 @@ public struct Sample: Codable, Sendable, Equatable {
     /// The Fast maximum, C-weighted level and octave bands, when the meter measured them: API v2
     /// carries them, API v1 (whose samples are `t`, `avg` and `peak` only) does not.
     public var details: LevelDetails? = nil
-    /// How likely the interval holds speech and music, when the meter classified it (not on the
-    /// wire of either API yet).
+    /// How likely the interval holds speech and music, when the meter classified it: API v2 carries
+    /// them (in whole percent), API v1 does not.
     public var classes: SoundClasses? = nil
 
     public init(t: Double, avg: Double, peak: Double, details: LevelDetails? = nil, classes: SoundClasses? = nil) {
@@ -146,10 +146,11 @@ public struct Sample: Codable, Sendable, Equatable {
         case t, avg, peak
     }
 
-    /// Levels to the tenth of a dB, as check-ins are uploaded: the precision the API reports, and a
-    /// third fewer bytes on the wire than hundredths. Rounding keeps `avg ≤ peak ≤ 0`.
+    /// Levels to the tenth of a dB and classes to the whole percent, as check-ins are uploaded: the
+    /// precision the API reports, and a third fewer bytes on the wire than hundredths. Rounding
+    /// keeps `avg ≤ peak ≤ 0`.
     public var roundedForUpload: Sample {
-        Sample(t: t, avg: Level.rounded(avg), peak: Level.rounded(peak), details: details?.rounded)
+        Sample(t: t, avg: Level.rounded(avg), peak: Level.rounded(peak), details: details?.rounded, classes: classes?.rounded)
     }
 }
 
@@ -160,16 +161,21 @@ public struct LoudEvent: Codable, Sendable, Equatable {
     /// The loudest peak of the event, dBFS.
     public var peak: Double
     public var durationS: Double
+    /// What its intervals mostly held (`SoundClasses.dominant`): `speech`, `music` or `other`, when
+    /// the meter classified them; `class` on the wire, absent otherwise.
+    public var sound: SoundClasses.Dominant?
 
-    public init(t: Double, peak: Double, durationS: Double) {
+    public init(t: Double, peak: Double, durationS: Double, sound: SoundClasses.Dominant? = nil) {
         self.t = t
         self.peak = peak
         self.durationS = durationS
+        self.sound = sound
     }
 
     enum CodingKeys: String, CodingKey {
         case t, peak
         case durationS = "duration_s"
+        case sound = "class"
     }
 }
 

@@ -27,6 +27,10 @@ public struct ConversationCell: Codable, Sendable, Equatable {
     public var lafmaxP90: Double?
     /// LCeq − LAeq, dB: large when the sound is bass-heavy.
     public var cMinusA: Double?
+    /// The share (0 to 1, to the hundredth) of the cell's classified seconds in which speech, and
+    /// music, was detected; `null` when none was classified (API v1, or no classes sent).
+    public var speechShare: Double?
+    public var musicShare: Double?
     /// Distinct devices and local days the cell's check-ins come from, and the newest of those days
     /// (`2026-11-20`, never a time): what `confidence` is decided from in API v2.
     public var devices: Int?
@@ -36,7 +40,7 @@ public struct ConversationCell: Codable, Sendable, Equatable {
     public init(
         cell: LoudnessCell, sil: Double? = nil, silEstimated: Bool? = nil, effort: VocalEffort? = nil, effortHearingLoss: VocalEffort? = nil,
         intelligibility: Intelligibility? = nil, l10: Double? = nil, l50: Double? = nil, l90: Double? = nil, lafmaxP90: Double? = nil,
-        cMinusA: Double? = nil, devices: Int? = nil, days: Int? = nil, lastMeasured: String? = nil
+        cMinusA: Double? = nil, speechShare: Double? = nil, musicShare: Double? = nil, devices: Int? = nil, days: Int? = nil, lastMeasured: String? = nil
     ) {
         self.cell = cell
         self.sil = sil
@@ -49,6 +53,8 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         self.l90 = l90
         self.lafmaxP90 = lafmaxP90
         self.cMinusA = cMinusA
+        self.speechShare = speechShare
+        self.musicShare = musicShare
         self.devices = devices
         self.days = days
         self.lastMeasured = lastMeasured
@@ -60,6 +66,8 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         case silEstimated = "sil_estimated"
         case effortHearingLoss = "effort_hearing_loss"
         case cMinusA = "c_minus_a"
+        case speechShare = "speech_share"
+        case musicShare = "music_share"
         case lastMeasured = "last_measured"
     }
 
@@ -77,6 +85,8 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         l90 = try container.decodeIfPresent(Double.self, forKey: .l90)
         lafmaxP90 = try container.decodeIfPresent(Double.self, forKey: .lafmaxP90)
         cMinusA = try container.decodeIfPresent(Double.self, forKey: .cMinusA)
+        speechShare = try container.decodeIfPresent(Double.self, forKey: .speechShare)
+        musicShare = try container.decodeIfPresent(Double.self, forKey: .musicShare)
         devices = try container.decodeIfPresent(Int.self, forKey: .devices)
         days = try container.decodeIfPresent(Int.self, forKey: .days)
         lastMeasured = try container.decodeIfPresent(String.self, forKey: .lastMeasured)
@@ -95,6 +105,8 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         try container.encode(l90, forKey: .l90)
         try container.encode(lafmaxP90, forKey: .lafmaxP90)
         try container.encode(cMinusA, forKey: .cMinusA)
+        try container.encode(speechShare, forKey: .speechShare)
+        try container.encode(musicShare, forKey: .musicShare)
         try container.encode(devices, forKey: .devices)
         try container.encode(days, forKey: .days)
         try container.encode(lastMeasured, forKey: .lastMeasured)

@@ -56,6 +56,18 @@ public struct CheckInV2: Codable, Sendable, Equatable {
         }
     }
 
+    /// How likely each interval holds speech and how likely music, in whole percent (0 … 100), one
+    /// entry per interval like the levels: both or neither.
+    public struct Classes: Codable, Sendable, Equatable {
+        public var speech: [Int]
+        public var music: [Int]
+
+        public init(speech: [Int], music: [Int]) {
+            self.speech = speech
+            self.music = music
+        }
+    }
+
     public var id: UUID
     public var venueID: String
     public var startedAt: Date
@@ -63,11 +75,12 @@ public struct CheckInV2: Codable, Sendable, Equatable {
     public var weighting: Weighting
     public var calibrationDB: Double?
     public var levels: Levels
+    public var classes: Classes?
     public var events: [LoudEvent]
 
     public init(
         id: UUID, venueID: String, startedAt: Date, intervalS: Double, weighting: Weighting, calibrationDB: Double?, levels: Levels,
-        events: [LoudEvent]
+        classes: Classes? = nil, events: [LoudEvent]
     ) {
         self.id = id
         self.venueID = venueID
@@ -76,11 +89,12 @@ public struct CheckInV2: Codable, Sendable, Equatable {
         self.weighting = weighting
         self.calibrationDB = calibrationDB
         self.levels = levels
+        self.classes = classes
         self.events = events
     }
 
     enum CodingKeys: String, CodingKey {
-        case levels, events
+        case levels, classes, events
     }
 
     public init(from decoder: any Decoder) throws {
@@ -89,6 +103,7 @@ public struct CheckInV2: Codable, Sendable, Equatable {
             (header.id, header.venueID, header.startedAt, header.intervalS, header.weighting, header.calibrationDB)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         levels = try container.decode(Levels.self, forKey: .levels)
+        classes = try container.decodeIfPresent(Classes.self, forKey: .classes)
         events = try container.decodeIfPresent([LoudEvent].self, forKey: .events) ?? []
     }
 
@@ -97,6 +112,7 @@ public struct CheckInV2: Codable, Sendable, Equatable {
             .encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(levels, forKey: .levels)
+        try container.encodeIfPresent(classes, forKey: .classes)
         try container.encode(events, forKey: .events)
     }
 }
@@ -106,11 +122,12 @@ extension CheckInV2 {
     @inlinable
     public static func tenths(_ level: Double) -> Int { Int((level * 10).rounded()) }
 
-    /// The columns of a check-in. Details travel only when every interval has them.
+    /// The columns of a check-in. Details and classes travel only when every interval has them.
     public init(_ checkIn: CheckIn) {
         let samples = checkIn.samples
         let regular = samples.indices.allSatisfy { samples[$0].t == Double($0) * checkIn.intervalS }
         let details = samples.allSatisfy { $0.details != nil } && !samples.isEmpty ? samples.compactMap(\.details) : nil
+        let classes = samples.allSatisfy { $0.classes != nil } && !samples.isEmpty ? samples.compactMap(\.classes?.percent) : nil
         let tenths = Self.tenths
         self.init(
             id: checkIn.id, venueID: checkIn.venueID, startedAt: checkIn.startedAt, intervalS: checkIn.intervalS, weighting: checkIn.weighting,
@@ -120,6 +137,7 @@ extension CheckInV2 {
                 fastMax: details?.map { tenths($0.fastMax) }, cAvg: details?.map { tenths($0.cAvg) },
                 oct500: details?.map { tenths($0.octaves[0]) }, oct1000: details?.map { tenths($0.octaves[1]) },
                 oct2000: details?.map { tenths($0.octaves[2]) }, oct4000: details?.map { tenths($0.octaves[3]) }),
+            classes: classes.map { Classes(speech: $0.map(\.speech), music: $0.map(\.music)) },
             events: checkIn.events)
     }
 
@@ -129,6 +147,7 @@ extension CheckInV2 {
         let count = min(levels.avg.count, levels.peak.count)
         let detailColumns = levels.details.compactMap(\.values)
         let hasDetails = detailColumns.count == levels.details.count && detailColumns.allSatisfy { $0.count >= count }
+        let hasClasses = classes.map { $0.speech.count >= count && $0.music.count >= count } ?? false
         let samples = (0..<count).map { index in
             Sample(
                 t: levels.t.flatMap { index < $0.count ? $0[index] : nil } ?? Double(index) * intervalS,
@@ -137,7 +156,8 @@ extension CheckInV2 {
                     ? LevelDetails(
                         fastMax: Double(detailColumns[0][index]) / 10, cAvg: Double(detailColumns[1][index]) / 10,
                         octaves: detailColumns[2...].map { Double($0[index]) / 10 })
-                    : nil)
+                    : nil,
+                classes: hasClasses ? classes.map { SoundClasses(percent: $0.speech[index], $0.music[index]) } : nil)
         }
         return CheckIn(
             id: id, venueID: venueID, startedAt: startedAt, intervalS: intervalS, weighting: weighting, calibrationDB: calibrationDB, samples: samples,

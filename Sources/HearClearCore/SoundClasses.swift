@@ -16,20 +16,38 @@ public struct SoundClasses: Sendable, Equatable, Codable {
         case speech, music
     }
 
+    /// What a stretch of intervals mostly held.
+    public enum Dominant: String, Codable, Sendable, CaseIterable {
+        case speech, music, other
+    }
+
+    /// In whole percent, as API v2 carries them.
+    public var percent: (speech: Int, music: Int) { (Int((speech * 100).rounded()), Int((music * 100).rounded())) }
+
+    public init(percent speech: Int, _ music: Int) {
+        self.init(speech: Double(speech) / 100, music: Double(music) / 100)
+    }
+
+    /// To the whole percent.
+    public var rounded: SoundClasses { SoundClasses(percent: percent.speech, percent.music) }
+
+    /// Whether `kind` counts as detected.
+    public func holds(_ kind: Kind) -> Bool { probability(of: kind) >= Self.detected }
+
     /// What the interval holds, in a word or three: `speech`, `music`, `speech and music` or `other`.
     public var words: String {
-        let found = Kind.allCases.filter { probability(of: $0) >= Self.detected }.map(\.rawValue)
+        let found = Kind.allCases.filter(holds).map(\.rawValue)
         return found.isEmpty ? "other" : found.joined(separator: " and ")
     }
 
     /// What a stretch of intervals mostly held: the class with the higher mean probability when
     /// that mean reaches `detected`, else `other`; `nil` when none of them was classified.
-    public static func dominant(_ intervals: [SoundClasses?]) -> String? {
+    public static func dominant(_ intervals: [SoundClasses?]) -> Dominant? {
         let classified = intervals.compactMap { $0 }
         guard !classified.isEmpty else { return nil }
         let means = Kind.allCases.map { kind in (kind, classified.reduce(0) { $0 + $1.probability(of: kind) } / Double(classified.count)) }
-        guard let best = means.max(by: { $0.1 < $1.1 }), best.1 >= detected else { return "other" }
-        return best.0.rawValue
+        guard let best = means.max(by: { $0.1 < $1.1 }), best.1 >= detected else { return .other }
+        return Dominant(rawValue: best.0.rawValue)
     }
 
     public func probability(of kind: Kind) -> Double {

@@ -4,7 +4,8 @@ import HearClearCore
 /// A realistic demo for an empty database, stored through the same ingest code as the API: venues
 /// in three time zones with weekly rhythms, devices, and a few spikes, short and outlying check-ins.
 /// Every device but the oldest client (the iPhone's, API v1) measures the details too: the Fast
-/// maximum, C and the octave bands, in the spectrum of its kind of venue.
+/// maximum, C and the octave bands, in the spectrum of its kind of venue; and speech and music,
+/// music leading in bars from 21:00 and in clubs, talk elsewhere.
 /// The same every time (a fixed random seed), relative to `now`.
 public enum DemoData {
     public struct NotEmpty: Error, CustomStringConvertible {
@@ -92,6 +93,7 @@ public enum DemoData {
         var random = SplitMix64(seed: 2026)
         // The details draw from their own generator, so the levels are those of the demo before them.
         var spectrum = SplitMix64(seed: 9921)
+        var sounds = SplitMix64(seed: 1414)
         var summary = Summary()
         var devices: [(id: UUID, calibration: Double?, details: Bool)] = []
         for device in deviceModels {
@@ -124,7 +126,10 @@ public enum DemoData {
                     var checkIn = makeCheckIn(
                         venue: id, start: start, kind: place.kind, weekday: weekday, hour: hour, calibration: device.calibration,
                         defaultCalibration: defaultCalibrationDB, random: &random)
-                    if device.details { addDetails(to: &checkIn, kind: place.kind, random: &spectrum) }
+                    if device.details {
+                        addDetails(to: &checkIn, kind: place.kind, random: &spectrum)
+                        addClasses(to: &checkIn, kind: place.kind, hour: hour, random: &sounds)
+                    }
                     _ = try await repository.storeCheckIn(
                         checkIn, contentHash: CheckInController.contentHash(checkIn), by: device.id, at: start.addingTimeInterval(600))
                     summary.checkIns += 1
@@ -178,6 +183,27 @@ extension DemoData {
                 fastMax: level(sample.avg + random.uniform(0.5, 4)), cAvg: level(sample.avg + spectrum.cMinusA + random.uniform(-1, 1)),
                 octaves: spectrum.bands.map { level(sample.avg + $0 + random.uniform(-1.5, 1.5)) })
             return sample
+        }
+    }
+}
+
+extension DemoData {
+    /// Each second's speech and music, as the meter's classifier would give them: music leading in
+    /// clubs and in bars from 21:00, speech elsewhere, both now and then.
+    static func addClasses(to checkIn: inout CheckIn, kind: Kind, hour: Int, random: inout SplitMix64) {
+        let musicLed = kind == .club || (kind == .bar && hour >= 21)
+        checkIn.samples = checkIn.samples.map { sample in
+            var sample = sample
+            let music = musicLed ? random.uniform(0.45, 1) : random.uniform(0, 0.55)
+            let speech = musicLed ? random.uniform(0, 0.6) : random.uniform(0.4, 1)
+            sample.classes = SoundClasses(speech: speech, music: music).rounded
+            return sample
+        }
+        let samples = checkIn.samples
+        checkIn.events = checkIn.events.map { event in
+            var event = event
+            event.sound = SoundClasses.dominant(samples.filter { $0.t >= event.t && $0.t < event.t + event.durationS }.map(\.classes))
+            return event
         }
     }
 }

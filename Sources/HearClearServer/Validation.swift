@@ -62,8 +62,8 @@ enum Validation {
         try events(checkIn.events)
     }
 
-    /// An API v2 check-in: its columns first (lengths, the details all or none, every level in
-    /// range), naming the array and index of what is wrong; then what v1 checks too.
+    /// An API v2 check-in: its columns first (lengths, the details all or none, every level and
+    /// class in range), naming the array and index of what is wrong; then what v1 checks too.
     static func checkIn(_ body: CheckInV2, now: Date) throws -> CheckIn {
         let levels = body.levels, count = levels.avg.count
         guard count > 0 else { throw APIError.unprocessable("levels.avg must not be empty") }
@@ -102,6 +102,16 @@ enum Validation {
                 guard fastMax[index] >= lowest else {
                     throw APIError.unprocessable(
                         "levels.fast_max[\(index)] \(fastMax[index]) is below levels.avg[\(index)] \(levels.avg[index]): the Fast maximum cannot be under the interval's average")
+                }
+            }
+        }
+        if let classes = body.classes {
+            for (name, values) in [("speech", classes.speech), ("music", classes.music)] {
+                guard values.count == count else {
+                    throw APIError.unprocessable("classes.\(name) has \(values.count) entries, levels.avg \(count): every array has one per interval")
+                }
+                for (index, value) in values.enumerated() where !(0...100).contains(value) {
+                    throw APIError.unprocessable("classes.\(name)[\(index)] is \(value): classes are whole percent from 0 to 100")
                 }
             }
         }

@@ -114,6 +114,7 @@ public struct LevelMeter: Sendable {
 /// Finds loud events in a stream of intervals: an interval whose peak, after calibration, reaches
 /// the threshold is loud; loud intervals starting less than `mergeWindow` seconds after the first
 /// one of a group belong to that group. Seconds [0, 5, 19, 21, 41] make events at 0, 21 and 41.
+/// Each event says what its intervals (loud or not) mostly held, when they were classified.
 public struct LoudEventDetector: Sendable {
     public static let defaultThresholdDB = 85.0
     public static let defaultMergeWindow = 20.0
@@ -122,6 +123,8 @@ public struct LoudEventDetector: Sendable {
     public let calibrationDB: Double
     public let mergeWindow: Double
     private var current: (start: Double, end: Double, peak: Double)?
+    /// The intervals since the current event started, with their classes.
+    private var classes: [(t: Double, classes: SoundClasses?)] = []
 
     public init(thresholdDB: Double = defaultThresholdDB, calibrationDB: Double, mergeWindow: Double = defaultMergeWindow) {
         self.thresholdDB = thresholdDB
@@ -131,13 +134,18 @@ public struct LoudEventDetector: Sendable {
 
     /// Feeds one interval of `interval` seconds; returns the event it closed, if any.
     public mutating func add(_ sample: Sample, interval: Double) -> LoudEvent? {
-        guard sample.peak + calibrationDB >= thresholdDB else { return nil }
+        guard sample.peak + calibrationDB >= thresholdDB else {
+            if current != nil { classes.append((sample.t, sample.classes)) }
+            return nil
+        }
         if let group = current, sample.t - group.start < mergeWindow {
             current = (group.start, sample.t + interval, max(group.peak, sample.peak))
+            classes.append((sample.t, sample.classes))
             return nil
         }
         let closed = finish()
         current = (sample.t, sample.t + interval, sample.peak)
+        classes = [(sample.t, sample.classes)]
         return closed
     }
 
@@ -146,8 +154,15 @@ public struct LoudEventDetector: Sendable {
 
     /// The event still open, if any.
     public mutating func finish() -> LoudEvent? {
-        defer { current = nil }
-        return current.map { LoudEvent(t: $0.start, peak: $0.peak, durationS: $0.end - $0.start) }
+        defer {
+            current = nil
+            classes = []
+        }
+        return current.map { event in
+            // Quiet intervals after its last loud one are not the event's.
+            let held = classes.filter { $0.t < event.end }.map(\.classes)
+            return LoudEvent(t: event.start, peak: event.peak, durationS: event.end - event.start, sound: SoundClasses.dominant(held))
+        }
     }
 
     /// All events of a finished series of intervals.

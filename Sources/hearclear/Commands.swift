@@ -241,10 +241,12 @@ extension Hearclear {
     struct LoudnessCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "loudness", abstract: "A venue's loudness as a weekday × hour heatmap, or how hard it is to talk there.",
-            discussion: "--effort and --at ask the server's API v2 (docs/analysis.md says how effort is decided).")
+            discussion: "--effort, --music, --speech and --at ask the server's API v2 (docs/analysis.md says how effort is decided).")
 
         @Argument var venueID: String
         @Flag(help: "A grid of the vocal effort a conversation needs instead of levels.") var effort = false
+        @Flag(help: "A grid of how often music is heard (% of the classified seconds) instead of levels.") var music = false
+        @Flag(help: "The same for speech.") var speech = false
         @Flag(help: "With --effort or --at: for a listener with hearing loss.") var hearingLoss = false
         @Option(help: ArgumentHelp("One local weekday and hour in words, e.g. friday-20.", valueName: "weekday-hour"), transform: Self.weekdayHour)
         var at: WeekdayHour?
@@ -257,17 +259,19 @@ extension Hearclear {
 
         func validate() throws {
             if hearingLoss && !effort && at == nil { throw ValidationError("--hearing-loss goes with --effort or --at") }
+            if [effort, music, speech].count(where: { $0 }) > 1 { throw ValidationError("use one of --effort, --music and --speech") }
         }
 
         func run() async throws {
             let client = try Setup().client()
-            if effort || at != nil {
+            if effort || music || speech || at != nil {
                 let answer = try await client.conversationLoudness(venueID: venueID)
                 if json { return print(String(decoding: answer.json, as: UTF8.self)) }
                 let name = (try? await client.venue(id: venueID).name) ?? venueID
                 if effort { print(Terminal.standardOutput.effortGrid(answer.loudness, hearingLoss: hearingLoss, venueName: name)) }
+                if music || speech { print(Terminal.standardOutput.shareGrid(answer.loudness, of: music ? .music : .speech, venueName: name)) }
                 if let at {
-                    if effort { print() }
+                    if effort || music || speech { print() }
                     let cell = answer.loudness.grid[at.weekday.index].hours[at.hour]
                     print(Terminal.standardOutput.cellSummary(cell, at: at, unit: answer.loudness.unit, venueName: name))
                 }
@@ -403,9 +407,8 @@ extension Hearclear {
             if let speech = analysis.share(of: .speech), let music = analysis.share(of: .music) {
                 print(String(format: "Speech in %.0f %% of the intervals, music in %.0f %% (probability 0.5 or more).", speech * 100, music * 100))
             }
-            for tagged in analysis.taggedEvents {
-                let event = tagged.event
-                print(String(format: "Loud event at %gs: peak %.2f dBFS, %gs", event.t, event.peak, event.durationS) + (tagged.sound.map { ", \($0)" } ?? ""))
+            for event in analysis.events {
+                print(String(format: "Loud event at %gs: peak %.2f dBFS, %gs", event.t, event.peak, event.durationS) + (event.sound.map { ", \($0.rawValue)" } ?? ""))
             }
         }
     }
@@ -438,28 +441,6 @@ struct Analysis: Encodable {
         LoudEventDetector.events(in: samples, interval: interval, calibrationDB: calibrationDB ?? Level.defaultCalibrationDB)
     }
 
-    /// A loud event with what its intervals mostly held (`SoundClasses.dominant`), as `--json` writes it.
-    struct TaggedEvent: Encodable {
-        let event: LoudEvent
-        let sound: String?
-
-        enum CodingKeys: String, CodingKey {
-            case sound = "class"
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            try event.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(sound, forKey: .sound)
-        }
-    }
-
-    var taggedEvents: [TaggedEvent] {
-        events.map { event in
-            TaggedEvent(event: event, sound: SoundClasses.dominant(samples.filter { $0.t >= event.t && $0.t < event.t + event.durationS }.map(\.classes)))
-        }
-    }
-
     /// The run's equivalent level, dBFS: the energy mean of the intervals.
     var leq: Double? { Level.energyMean(samples.map(\.avg)) }
 
@@ -479,7 +460,7 @@ struct Analysis: Encodable {
         try container.encode(share(of: .speech), forKey: .speechShare)
         try container.encode(share(of: .music), forKey: .musicShare)
         try container.encode(samples.map(IntervalRecord.init), forKey: .samples)
-        try container.encode(taggedEvents, forKey: .events)
+        try container.encode(events, forKey: .events)
     }
 }
 

@@ -54,7 +54,7 @@ extension Analysis {
     func share(of kind: SoundClasses.Kind) -> Double? {
         let classified = samples.compactMap(\.classes)
         guard !classified.isEmpty else { return nil }
-        return Double(classified.count { $0.probability(of: kind) >= SoundClasses.detected }) / Double(classified.count)
+        return Double(classified.count { $0.holds(kind) }) / Double(classified.count)
     }
 
     /// The intervals that pass `threshold`, merged into sessions (`DetectedSession`).

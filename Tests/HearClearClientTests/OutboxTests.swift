@@ -28,6 +28,33 @@ func temporaryPaths() throws -> ClientPaths {
         #expect(try outbox.pending().isEmpty)
     }
 
+    /// Speech and music go up with the levels (API v2's classes, in whole percent), the loud event
+    /// tagged with what its seconds held, also when a killed client's journal is sealed later.
+    @Test func aRecordingKeepsItsClassesAndTagsItsEvents() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        let recording = try outbox.begin(Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: 100))
+        for second in 0..<20 {
+            try recording.append(Sample(t: Double(second), avg: -40, peak: second == 3 ? -5 : -30, classes: SoundClasses(speech: 0.123, music: 0.876)))
+        }
+        let checkIn = try #require(try recording.seal())
+        #expect(checkIn.events == [LoudEvent(t: 3, peak: -5, durationS: 1, sound: .music)])
+        let body = try JSONDecoder.outbox.decode(CheckInV2.self, from: Data(contentsOf: outbox.folder.appendingPathComponent("\(checkIn.id.wireString).json")))
+        #expect(body.classes == CheckInV2.Classes(speech: Array(repeating: 12, count: 20), music: Array(repeating: 88, count: 20)))
+        #expect(body.events.first?.sound == .music)
+
+        // A killed client's journal, as `Recording.append` writes it.
+        let killed = Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: 100)
+        let classes = [SoundClasses(speech: 0.9, music: 0.1), SoundClasses(speech: 0.8, music: 0.2)]
+        var journal = String(decoding: try JSONEncoder.outbox.encode(killed), as: UTF8.self) + "\n"
+        for (second, heard) in classes.enumerated() {
+            journal += String(decoding: try JSONEncoder.outbox.encode(IntervalRecord(Sample(t: Double(second), avg: -40, peak: -30, classes: heard))), as: UTF8.self) + "\n"
+        }
+        try Data(journal.utf8).write(to: outbox.folder.appendingPathComponent("\(killed.id.wireString).recording"))
+        try outbox.recoverInterruptedRecordings()
+        let recovered = try #require(try outbox.pending().first { $0.checkIn.id == killed.id })
+        #expect(recovered.checkIn.samples.map(\.classes) == classes)
+    }
+
     @Test func aRecordingLeftByAKilledClientIsSealedWithItsCompleteLines() throws {
         let outbox = Outbox(paths: try temporaryPaths())
         let header = Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: nil)

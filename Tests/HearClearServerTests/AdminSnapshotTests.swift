@@ -26,8 +26,14 @@ import Testing
         let ids = ["6f9619ff-8b86-d011-b42d-00c04fc964f1", "6f9619ff-8b86-d011-b42d-00c04fc964f2", "6f9619ff-8b86-d011-b42d-00c04fc964f3"]
         // Friday 2026-11-20 at 17:00, 20:00 and 21:00 in London (UTC in November).
         for (index, (hour, level, sil)) in [(17, -52.0, 45.0), (20, -42.0, 58.0), (21, -38.0, 63.0)].enumerated() {
-            let checkIn = ConversationTests.withBands(
+            var checkIn = ConversationTests.withBands(
                 makeCheckIn(venue: "snap-bar", start: "2026-11-20T\(hour):00:00Z", seconds: 60, level: level, id: UUID(uuidString: ids[index])!), sil: sil)
+            // Talk before the band, music from 20:00.
+            checkIn.samples = checkIn.samples.map { sample in
+                var sample = sample
+                sample.classes = hour < 20 ? SoundClasses(percent: 80, 10) : SoundClasses(percent: 40, 90)
+                return sample
+            }
             _ = try await store.storeCheckIn(checkIn, contentHash: CheckInController.contentHash(checkIn), by: device, at: checkIn.startedAt.addingTimeInterval(600))
         }
         return (database, device, UUID(uuidString: ids[1])!)

@@ -20,9 +20,9 @@ import Testing
 
     @Test func anEventsClassIsWhatItsIntervalsMostlyHeld() {
         let music = SoundClasses(speech: 0.2, music: 0.9), talk = SoundClasses(speech: 0.8, music: 0.3), neither = SoundClasses(speech: 0.1, music: 0.2)
-        #expect(SoundClasses.dominant([music, music, talk]) == "music")
-        #expect(SoundClasses.dominant([talk, talk, music, nil]) == "speech")
-        #expect(SoundClasses.dominant([neither, neither, talk]) == "other")
+        #expect(SoundClasses.dominant([music, music, talk]) == .music)
+        #expect(SoundClasses.dominant([talk, talk, music, nil]) == .speech)
+        #expect(SoundClasses.dominant([neither, neither, talk]) == .other)
         #expect(SoundClasses.dominant([nil, nil]) == nil && SoundClasses.dominant([]) == nil)
     }
 

@@ -20,6 +20,8 @@ enum VenuePage {
         let spread: String
         /// Whether people can talk there overall (docs/analysis.md), in one line.
         let conversation: String
+        /// When the sound is mostly music, in words.
+        let music: [String]
         /// The easiest hours for a conversation, best first.
         let quietHours: [PublicVenuePage.QuietHour]
         let checkInRows: [CheckInRow]
@@ -51,7 +53,7 @@ enum VenuePage {
             outliers: detail.checkIns.filter { $0.status == .outlier }.count,
             tooShort: detail.checkIns.filter { $0.status == .tooShort }.count,
             overall: Formatting.level(loudness.overall.levelDB), overallLabel: loudness.overall.label ?? "",
-            spread: spread(usableLevels), conversation: conversation(overall, rules: rules),
+            spread: spread(usableLevels), conversation: conversation(overall, rules: rules), music: MusicHours.sayings(detail.aggregates),
             // The check-ins are listed below: the hours go without the public pages' confidence.
             quietHours: PublicVenuePage.quietHours(
                 id: id, aggregates: detail.aggregates, context: AnswerContext(scale: scale, rules: rules, evidence: [:]), count: 5),
@@ -74,6 +76,9 @@ enum VenuePage {
         }
         if let bursts = overall.spread.fastMaxP90 { parts.append(String(format: "LAFmax p90 %.1f dB", bursts)) }
         if let gap = overall.cMinusA { parts.append(String(format: "C − A %.1f dB", Level.rounded(gap))) }
+        if let speech = overall.sounds.speechShare, let music = overall.sounds.musicShare {
+            parts.append(String(format: "music in %.0f %%, speech in %.0f %% of the classified seconds", music * 100, speech * 100))
+        }
         return parts.joined(separator: " · ")
     }
 

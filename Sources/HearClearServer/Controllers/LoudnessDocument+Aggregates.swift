@@ -79,8 +79,11 @@ extension ConversationCell {
             cell: cell, sil: Level.rounded(conversation.sil), silEstimated: conversation.silEstimated, effort: conversation.effort,
             effortHearingLoss: conversation.effortHearingLoss, intelligibility: conversation.intelligibility,
             l10: aggregate.spread.l10, l50: aggregate.spread.l50, l90: aggregate.spread.l90, lafmaxP90: aggregate.spread.fastMaxP90,
-            cMinusA: aggregate.cMinusA.map(Level.rounded), devices: evidence?.devices, days: evidence?.days, lastMeasured: evidence?.lastMeasured)
+            cMinusA: aggregate.cMinusA.map(Level.rounded), speechShare: aggregate.sounds.speechShare.map(Self.hundredths),
+            musicShare: aggregate.sounds.musicShare.map(Self.hundredths), devices: evidence?.devices, days: evidence?.days, lastMeasured: evidence?.lastMeasured)
     }
+
+    static func hundredths(_ share: Double) -> Double { (share * 100).rounded() / 100 }
 }
 
 extension ConversationLoudness {

@@ -55,6 +55,8 @@ struct PublicVenuePage {
     let summary: [String]
     /// How much the level varies over all measured hours, in words; empty without data.
     let spread: [String]
+    /// When the sound is mostly music, in words ("Mostly music after 21:00 on Saturdays.").
+    let music: [String]
     let levels: [HourRow]
     let levelLegend: [Legend]
     let efforts: [HourRow]
@@ -109,6 +111,7 @@ struct PublicVenuePage {
         effortLegend = VocalEffort.allCases.map { Legend(text: $0.words, tone: Palette.className(ofTone: Palette.tone(for: $0)), mark: $0.mark) }
         summary = Self.summary(loudness.grid, distance: distance)
         spread = Self.spread(overallCell)
+        music = MusicHours.sayings(aggregates)
         quietHours = Self.quietHours(id: venue.id, aggregates: aggregates, context: context, count: 6)
     }
 
@@ -128,13 +131,19 @@ struct PublicVenuePage {
     /// The week in plain words: a sentence per weekday with data, weekdays that read the same said
     /// together ("On Mondays, Tuesdays and Sundays, …") so a loud bar is not the same line seven times.
     static func summary(_ rows: [ConversationLoudness.WeekdayRow], distance: String) -> [String] {
-        var sayings: [(days: [String], saying: String)] = []
-        for row in rows {
-            guard let saying = saying(for: row, distance: distance) else { continue }
-            let day = row.weekday.rawValue.capitalized + "s"
-            if let index = sayings.firstIndex(where: { $0.saying == saying }) { sayings[index].days.append(day) } else { sayings.append(([day], saying)) }
+        sameWeekdays(rows.map { ($0.weekday, saying(for: $0, distance: distance)) }).map { "On \($0.days), \($0.saying)" }
+    }
+
+    /// Weekdays whose sayings read the same, together, in the order of their first weekday:
+    /// ("Mondays, Tuesdays and Sundays", saying). Weekdays without a saying are left out.
+    static func sameWeekdays(_ sayings: [(weekday: Weekday, saying: String?)]) -> [(days: String, saying: String)] {
+        var grouped: [(days: [String], saying: String)] = []
+        for (weekday, saying) in sayings {
+            guard let saying else { continue }
+            let day = weekday.rawValue.capitalized + "s"
+            if let index = grouped.firstIndex(where: { $0.saying == saying }) { grouped[index].days.append(day) } else { grouped.append(([day], saying)) }
         }
-        return sayings.map { "On \(list($0.days)), \($0.saying)" }
+        return grouped.map { (list($0.days), $0.saying) }
     }
 
     /// One weekday: until when a normal voice is enough, and what after; `nil` without data.

@@ -116,9 +116,10 @@ public enum DeploymentCopy {
                 return (
                     checkIns,
                     try Row.fetchAll(
-                        db, sql: "SELECT checkin_seq, t, avg, peak, dropped, \(SQLiteRepository.sampleDetailColumns) FROM sample WHERE checkin_seq BETWEEN ? AND ?",
+                        db,
+                        sql: "SELECT checkin_seq, t, avg, peak, dropped, \(SQLiteRepository.sampleDetailColumns), speech, music FROM sample WHERE checkin_seq BETWEEN ? AND ?",
                         arguments: StatementArguments(range)),
-                    try Row.fetchAll(db, sql: "SELECT checkin_seq, t, peak, duration_s FROM event WHERE checkin_seq BETWEEN ? AND ?", arguments: StatementArguments(range)),
+                    try Row.fetchAll(db, sql: "SELECT checkin_seq, t, peak, duration_s, class FROM event WHERE checkin_seq BETWEEN ? AND ?", arguments: StatementArguments(range)),
                     try Row.fetchAll(
                         db,
                         sql: "SELECT checkin_seq, venue_id, weekday, hour, samples, energy, \(SQLiteRepository.sumColumns()) FROM checkin_hour WHERE checkin_seq BETWEEN ? AND ?",
@@ -128,27 +129,36 @@ public enum DeploymentCopy {
             let (checkIns, samples, events, hours) = batch
             guard let newest = checkIns.last?.seq else { break }
             try await insert(checkIns, on: connection, logger: logger)
-            // Arrays bound as parameters cannot hold NULLs: samples with details and samples without go apart.
+            // Arrays bound as parameters cannot hold NULLs: samples with details and samples without go
+            // apart, an unclassified second's classes travel as −1 and an event's as an empty text.
             let plain = samples.filter { ($0["fast_max"] as Double?) == nil }, detailed = samples.filter { ($0["fast_max"] as Double?) != nil }
+            func classes(_ rows: [Row], _ column: String) -> [Int] { rows.map { ($0[column] as Int?) ?? -1 } }
             try await connection.query(
                 """
-                INSERT INTO sample (checkin_seq, t, avg, peak, dropped)
-                SELECT * FROM unnest(\(plain.map { $0["checkin_seq"] as Int64 }), \(plain.map { $0["t"] as Double }),
-                    \(plain.map { $0["avg"] as Double }), \(plain.map { $0["peak"] as Double }), \(plain.map { $0["dropped"] as Bool }))
+                INSERT INTO sample (checkin_seq, t, avg, peak, dropped, speech, music)
+                SELECT checkin_seq, t, avg, peak, dropped, NULLIF(speech, -1), NULLIF(music, -1)
+                FROM unnest(\(plain.map { $0["checkin_seq"] as Int64 }), \(plain.map { $0["t"] as Double }),
+                    \(plain.map { $0["avg"] as Double }), \(plain.map { $0["peak"] as Double }), \(plain.map { $0["dropped"] as Bool }),
+                    \(classes(plain, "speech")), \(classes(plain, "music"))) AS u(checkin_seq, t, avg, peak, dropped, speech, music)
                 """, logger: logger)
             try await connection.query(
                 """
-                INSERT INTO sample (checkin_seq, t, avg, peak, dropped, \(unescaped: PostgresRepository.sampleDetailColumns))
-                SELECT * FROM unnest(\(detailed.map { $0["checkin_seq"] as Int64 }), \(detailed.map { $0["t"] as Double }),
+                INSERT INTO sample (checkin_seq, t, avg, peak, dropped, \(unescaped: PostgresRepository.sampleDetailColumns), speech, music)
+                SELECT checkin_seq, t, avg, peak, dropped, \(unescaped: PostgresRepository.sampleDetailColumns), NULLIF(speech, -1), NULLIF(music, -1)
+                FROM unnest(\(detailed.map { $0["checkin_seq"] as Int64 }), \(detailed.map { $0["t"] as Double }),
                     \(detailed.map { $0["avg"] as Double }), \(detailed.map { $0["peak"] as Double }), \(detailed.map { $0["dropped"] as Bool }),
                     \(detailed.map { $0["fast_max"] as Double }), \(detailed.map { $0["c_avg"] as Double }), \(detailed.map { $0["oct_500"] as Double }),
-                    \(detailed.map { $0["oct_1000"] as Double }), \(detailed.map { $0["oct_2000"] as Double }), \(detailed.map { $0["oct_4000"] as Double }))
+                    \(detailed.map { $0["oct_1000"] as Double }), \(detailed.map { $0["oct_2000"] as Double }), \(detailed.map { $0["oct_4000"] as Double }),
+                    \(classes(detailed, "speech")), \(classes(detailed, "music")))
+                    AS u(checkin_seq, t, avg, peak, dropped, \(unescaped: PostgresRepository.sampleDetailColumns), speech, music)
                 """, logger: logger)
             try await connection.query(
                 """
-                INSERT INTO event (checkin_seq, t, peak, duration_s)
-                SELECT * FROM unnest(\(events.map { $0["checkin_seq"] as Int64 }), \(events.map { $0["t"] as Double }),
-                    \(events.map { $0["peak"] as Double }), \(events.map { $0["duration_s"] as Double }))
+                INSERT INTO event (checkin_seq, t, peak, duration_s, class)
+                SELECT checkin_seq, t, peak, duration_s, NULLIF(class, '')
+                FROM unnest(\(events.map { $0["checkin_seq"] as Int64 }), \(events.map { $0["t"] as Double }),
+                    \(events.map { $0["peak"] as Double }), \(events.map { $0["duration_s"] as Double }), \(events.map { ($0["class"] as String?) ?? "" }))
+                    AS u(checkin_seq, t, peak, duration_s, class)
                 """, logger: logger)
             try await connection.query(
                 """
@@ -158,7 +168,8 @@ public enum DeploymentCopy {
                     \(hours.map { $0["energy"] as Double }), \(hours.map { $0["detail_samples"] as Int32 }), \(hours.map { $0["c_energy"] as Double }),
                     \(hours.map { $0["oct_500_energy"] as Double }), \(hours.map { $0["oct_1000_energy"] as Double }),
                     \(hours.map { $0["oct_2000_energy"] as Double }), \(hours.map { $0["oct_4000_energy"] as Double }),
-                    \(hours.map { ($0["level_bins"] as String?) ?? "" }), \(hours.map { ($0["fast_max_bins"] as String?) ?? "" }))
+                    \(hours.map { ($0["level_bins"] as String?) ?? "" }), \(hours.map { ($0["fast_max_bins"] as String?) ?? "" }),
+                    \(hours.map { $0["classified_samples"] as Int32 }), \(hours.map { $0["speech_samples"] as Int32 }), \(hours.map { $0["music_samples"] as Int32 }))
                 """, logger: logger)
             summary.checkIns += checkIns.count
             summary.samples += samples.count
@@ -175,7 +186,8 @@ public enum DeploymentCopy {
                 \(cells.map { Int32($0.checkins) }), \(cells.map { Int64($0.samples) }), \(cells.map(\.energy)),
                 \(cells.map { Int64($0.details.samples) }), \(cells.map(\.details.c)), \(cells.map { $0.details.octaves[0] }),
                 \(cells.map { $0.details.octaves[1] }), \(cells.map { $0.details.octaves[2] }), \(cells.map { $0.details.octaves[3] }),
-                \(cells.map(\.spread.levels.stored)), \(cells.map(\.spread.fastMaxima.stored)))
+                \(cells.map(\.spread.levels.stored)), \(cells.map(\.spread.fastMaxima.stored)),
+                \(cells.map { Int64($0.sounds.classified) }), \(cells.map { Int64($0.sounds.speech) }), \(cells.map { Int64($0.sounds.music) }))
             """, logger: logger)
 
         let calibrations = try await source.read { db in try CalibrationRecord.fetchAll(db) }

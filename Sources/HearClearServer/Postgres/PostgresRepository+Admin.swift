@@ -131,8 +131,7 @@ extension PostgresRepository: AdminStore {
                 ).decode((Int64, Double, Double, CalibrationSource, String, String, Int).self).first(where: { _ in true })
             else { return nil }
             let candidates = try await Self.statusCandidates(venueID: venue, homeHour: homeHour, on: connection, logger: logger)
-            let events = try await connection.query("SELECT t, peak, duration_s FROM event WHERE checkin_seq = \(seq) ORDER BY t", logger: logger)
-                .decode((Double, Double, Double).self).reduce(into: [LoudEvent]()) { $0.append(LoudEvent(t: $1.0, peak: $1.1, durationS: $1.2)) }
+            let events = try await Self.events(of: seq, on: connection, logger: logger)
             return CheckInDetail(
                 listing: listing, timezone: timezone, intervalS: interval, calibrationDB: calibration, calibrationSource: source,
                 samples: try await Self.samples(of: seq, on: connection, logger: logger), events: events,

@@ -66,44 +66,72 @@ extension PostgresRepository {
     ) async throws {
         let rows = hours.sorted { $0.key < $1.key }
         let details = rows.map(\.value.details)
-        let spreads = rows.map(\.value.spread)
+        let spreads = rows.map(\.value.spread), sounds = rows.map(\.value.sounds)
         try await connection.query(
             """
             INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(unescaped: sumColumns))
             SELECT \(seq), \(venueID), * FROM unnest(\(rows.map { $0.key.weekday }), \(rows.map { $0.key.hour }), \(rows.map { $0.value.samples }), \(rows.map { $0.value.energy }),
                 \(details.map(\.samples)), \(details.map(\.c)), \(details.map { $0.octaves[0] }), \(details.map { $0.octaves[1] }), \(details.map { $0.octaves[2] }), \(details.map { $0.octaves[3] }),
-                \(spreads.map(\.levels.stored)), \(spreads.map(\.fastMaxima.stored)))
+                \(spreads.map(\.levels.stored)), \(spreads.map(\.fastMaxima.stored)), \(sounds.map(\.classified)), \(sounds.map(\.speech)), \(sounds.map(\.music)))
             """, logger: logger)
     }
 
-    /// A check-in's samples with the spike filter's flags; the details where the samples carry them.
+    /// A check-in's samples with the spike filter's flags; the details and classes where the samples carry them.
     static func storeSamples(_ samples: [Sample], dropped: [Bool], checkIn seq: Int64, on connection: PostgresConnection, logger: Logger) async throws {
-        // Arrays bound as parameters cannot hold NULLs: rows with details and rows without go apart.
+        // Arrays bound as parameters cannot hold NULLs: rows with details and rows without go apart,
+        // and an unclassified second travels as −1.
         let plain = samples.indices.filter { samples[$0].details == nil }
+        func speech(_ index: Int) -> Int { samples[index].classes?.percent.speech ?? -1 }
+        func music(_ index: Int) -> Int { samples[index].classes?.percent.music ?? -1 }
         if !plain.isEmpty {
             try await connection.query(
                 """
-                INSERT INTO sample (checkin_seq, t, avg, peak, dropped)
-                SELECT \(seq), * FROM unnest(\(plain.map { samples[$0].t }), \(plain.map { samples[$0].avg }), \(plain.map { samples[$0].peak }), \(plain.map { dropped[$0] }))
+                INSERT INTO sample (checkin_seq, t, avg, peak, dropped, speech, music)
+                SELECT \(seq), t, avg, peak, dropped, NULLIF(speech, -1), NULLIF(music, -1)
+                FROM unnest(\(plain.map { samples[$0].t }), \(plain.map { samples[$0].avg }), \(plain.map { samples[$0].peak }), \(plain.map { dropped[$0] }),
+                    \(plain.map(speech)), \(plain.map(music))) AS u(t, avg, peak, dropped, speech, music)
                 """, logger: logger)
         }
         let detailed = samples.indices.compactMap { index in samples[index].details.map { (index, $0) } }
         if !detailed.isEmpty {
             try await connection.query(
                 """
-                INSERT INTO sample (checkin_seq, t, avg, peak, dropped, \(unescaped: sampleDetailColumns))
-                SELECT \(seq), * FROM unnest(\(detailed.map { samples[$0.0].t }), \(detailed.map { samples[$0.0].avg }), \(detailed.map { samples[$0.0].peak }),
+                INSERT INTO sample (checkin_seq, t, avg, peak, dropped, \(unescaped: sampleDetailColumns), speech, music)
+                SELECT \(seq), t, avg, peak, dropped, \(unescaped: sampleDetailColumns), NULLIF(speech, -1), NULLIF(music, -1)
+                FROM unnest(\(detailed.map { samples[$0.0].t }), \(detailed.map { samples[$0.0].avg }), \(detailed.map { samples[$0.0].peak }),
                     \(detailed.map { dropped[$0.0] }), \(detailed.map(\.1.fastMax)), \(detailed.map(\.1.cAvg)), \(detailed.map { $0.1.octaves[0] }),
-                    \(detailed.map { $0.1.octaves[1] }), \(detailed.map { $0.1.octaves[2] }), \(detailed.map { $0.1.octaves[3] }))
+                    \(detailed.map { $0.1.octaves[1] }), \(detailed.map { $0.1.octaves[2] }), \(detailed.map { $0.1.octaves[3] }),
+                    \(detailed.map { speech($0.0) }), \(detailed.map { music($0.0) })) AS u(t, avg, peak, dropped, \(unescaped: sampleDetailColumns), speech, music)
                 """, logger: logger)
         }
+    }
+
+    /// A check-in's loud events, an unclassified one's class travelling as an empty text.
+    static func storeEvents(_ events: [LoudEvent], checkIn seq: Int64, on connection: PostgresConnection, logger: Logger) async throws {
+        guard !events.isEmpty else { return }
+        try await connection.query(
+            """
+            INSERT INTO event (checkin_seq, t, peak, duration_s, class)
+            SELECT \(seq), t, peak, duration_s, NULLIF(class, '')
+            FROM unnest(\(events.map(\.t)), \(events.map(\.peak)), \(events.map(\.durationS)), \(events.map { $0.sound?.rawValue ?? "" }))
+                AS u(t, peak, duration_s, class)
+            """, logger: logger)
+    }
+
+    /// A check-in's loud events in time order.
+    static func events(of seq: Int64, on connection: PostgresConnection, logger: Logger) async throws -> [LoudEvent] {
+        try await connection.query("SELECT t, peak, duration_s, class FROM event WHERE checkin_seq = \(seq) ORDER BY t", logger: logger)
+            .decode((Double, Double, Double, String?).self).reduce(into: [LoudEvent]()) {
+                $0.append(LoudEvent(t: $1.0, peak: $1.1, durationS: $1.2, sound: $1.3.flatMap(SoundClasses.Dominant.init)))
+            }
     }
 
     /// The details' columns of `sample`, in the order of `LevelDetails`' levels.
     static let sampleDetailColumns = (["fast_max", "c_avg"] + LevelDetails.octaveNames).joined(separator: ", ")
 
-    /// The columns of `DetailEnergies` and `LevelSpread` in `checkin_hour` and `loudness`.
-    static let sumColumns = (DetailEnergies.columns + LevelSpread.columns).joined(separator: ", ")
+    /// The columns of `DetailEnergies`, `LevelSpread` and `SoundCounts` in `checkin_hour` and `loudness`.
+    static let sumColumnNames = DetailEnergies.columns + LevelSpread.columns + SoundCounts.columns
+    static let sumColumns = sumColumnNames.joined(separator: ", ")
 
     /// A venue's check-ins as the status rule sees them: all, or those with one home hour.
     static func statusCandidates(venueID: String, homeHour: Int? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [StatusCandidate<Int64>] {
@@ -126,18 +154,21 @@ extension PostgresRepository {
     /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
     static func contributions(venueID: String, checkIns: [Int64]? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [HourContribution<Int64>] {
         var contributions: [HourContribution<Int64>] = []
-        for try await (seq, weekday, hour, samples, energy, status, banned, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima) in try await connection.query(
+        for try await (seq, weekday, hour, samples, energy, status, banned, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima, classified, speech, music)
+            in try await connection.query(
             """
-            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned, \(unescaped: (DetailEnergies.columns + LevelSpread.columns).map { "h.\($0)" }.joined(separator: ", "))
+            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned, \(unescaped: sumColumnNames.map { "h.\($0)" }.joined(separator: ", "))
             FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
             WHERE h.venue_id = \(venueID) AND (\(checkIns)::bigint[] IS NULL OR h.checkin_seq = ANY(\(checkIns)))
             """, logger: logger
-        ).decode((Int64, Int, Int, Int, Double, CheckInStatus, Bool, Int, Double, Double, Double, Double, Double, String?, String?).self) {
+        ).decode((Int64, Int, Int, Int, Double, CheckInStatus, Bool, Int, Double, Double, Double, Double, Double, String?, String?, Int, Int, Int).self) {
             let details = DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000])
             contributions.append(
                 HourContribution(
                     checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour),
-                    share: CheckInAnalysis.HourShare(samples: samples, energy: energy, details: details, spread: try LevelSpread(stored: [levels, fastMaxima])),
+                    share: CheckInAnalysis.HourShare(
+                        samples: samples, energy: energy, details: details, spread: try LevelSpread(stored: [levels, fastMaxima]),
+                        sounds: SoundCounts(classified: classified, speech: speech, music: music)),
                     status: status, deviceBanned: banned))
         }
         return contributions
@@ -148,16 +179,18 @@ extension PostgresRepository {
     static func cells(of venueID: String, touching: [LocalHour]? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
         var cells: [LoudnessAggregate] = []
         let weekdays = touching.map { Array(Set($0.map(\.weekday))) }, hours = touching.map { Array(Set($0.map(\.hour))) }
-        for try await (weekday, hour, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima) in try await connection.query(
+        for try await (weekday, hour, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima, classified, speech, music)
+            in try await connection.query(
             """
             SELECT weekday, hour, checkins, samples, energy, \(unescaped: sumColumns) FROM loudness
             WHERE venue_id = \(venueID) AND (\(weekdays)::bigint[] IS NULL OR (weekday = ANY(\(weekdays)) AND hour = ANY(\(hours))))
             """, logger: logger
-        ).decode((Int, Int, Int, Int, Double, Int, Double, Double, Double, Double, Double, String?, String?).self) {
+        ).decode((Int, Int, Int, Int, Double, Int, Double, Double, Double, Double, Double, String?, String?, Int, Int, Int).self) {
             cells.append(
                 LoudnessAggregate(
                     weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy,
-                    details: DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000]), spread: try LevelSpread(stored: [levels, fastMaxima])))
+                    details: DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000]), spread: try LevelSpread(stored: [levels, fastMaxima]),
+                    sounds: SoundCounts(classified: classified, speech: speech, music: music)))
         }
         return cells
     }
@@ -202,14 +235,14 @@ extension PostgresRepository {
     /// Writes a venue's cells as they now are, over those stored.
     private static func write(_ cells: [LoudnessAggregate], of venueID: String, on connection: PostgresConnection, logger: Logger) async throws {
         let details = cells.map(\.details)
-        let spreads = cells.map(\.spread)
-        let columns = ["checkins", "samples", "energy"] + DetailEnergies.columns + LevelSpread.columns
+        let spreads = cells.map(\.spread), sounds = cells.map(\.sounds)
+        let columns = ["checkins", "samples", "energy"] + sumColumnNames
         try await connection.query(
             """
             INSERT INTO loudness (venue_id, weekday, hour, \(unescaped: columns.joined(separator: ", ")))
             SELECT \(venueID), * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map(\.checkins)), \(cells.map(\.samples)), \(cells.map(\.energy)),
                 \(details.map(\.samples)), \(details.map(\.c)), \(details.map { $0.octaves[0] }), \(details.map { $0.octaves[1] }), \(details.map { $0.octaves[2] }), \(details.map { $0.octaves[3] }),
-                \(spreads.map(\.levels.stored)), \(spreads.map(\.fastMaxima.stored)))
+                \(spreads.map(\.levels.stored)), \(spreads.map(\.fastMaxima.stored)), \(sounds.map(\.classified)), \(sounds.map(\.speech)), \(sounds.map(\.music)))
             ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET \(unescaped: columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
             """, logger: logger)
     }
@@ -222,12 +255,13 @@ extension PostgresRepository {
     /// A check-in's samples in time order, with their stored `dropped` flags.
     static func samples(of seq: Int64, on connection: PostgresConnection, logger: Logger) async throws -> [(sample: Sample, dropped: Bool)] {
         var samples: [(sample: Sample, dropped: Bool)] = []
-        for try await (t, avg, peak, dropped, fastMax, c, o500, o1000, o2000, o4000) in try await connection.query(
-            "SELECT t, avg, peak, dropped, \(unescaped: sampleDetailColumns) FROM sample WHERE checkin_seq = \(seq) ORDER BY t", logger: logger
-        ).decode((Double, Double, Double, Bool, Double?, Double?, Double?, Double?, Double?, Double?).self) {
+        for try await (t, avg, peak, dropped, fastMax, c, o500, o1000, o2000, o4000, speech, music) in try await connection.query(
+            "SELECT t, avg, peak, dropped, \(unescaped: sampleDetailColumns), speech, music FROM sample WHERE checkin_seq = \(seq) ORDER BY t", logger: logger
+        ).decode((Double, Double, Double, Bool, Double?, Double?, Double?, Double?, Double?, Double?, Int?, Int?).self) {
             let octaves = [o500, o1000, o2000, o4000].compactMap { $0 }
             let details = fastMax.flatMap { fastMax in c.map { LevelDetails(fastMax: fastMax, cAvg: $0, octaves: octaves) } }
-            samples.append((Sample(t: t, avg: avg, peak: peak, details: octaves.count == 4 ? details : nil), dropped))
+            let classes = speech.flatMap { speech in music.map { SoundClasses(percent: speech, $0) } }
+            samples.append((Sample(t: t, avg: avg, peak: peak, details: octaves.count == 4 ? details : nil, classes: classes), dropped))
         }
         return samples
     }

@@ -188,7 +188,7 @@ public struct PostgresRepository: Repository {
     }
 
     static let summaryColumns = "v.id, v.name, v.latitude, v.longitude, v.timezone, l.checkins, l.samples, l.energy, "
-        + (DetailEnergies.columns + LevelSpread.columns).map { "l.\($0)" }.joined(separator: ", ")
+        + sumColumnNames.map { "l.\($0)" }.joined(separator: ", ")
 
     /// The join of a venue with one of its cells (whole numbers only, so written into the text).
     static func join(_ cell: LocalHour) -> String {
@@ -197,15 +197,20 @@ public struct PostgresRepository: Repository {
 
     private static func venueSummaries(_ connection: PostgresConnection, cell: LocalHour, logger: Logger, _ query: PostgresQuery) async throws -> [VenueSummary] {
         var summaries: [VenueSummary] = []
-        for try await (id, name, latitude, longitude, timezone, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima)
+        for try await (
+            id, name, latitude, longitude, timezone, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima, classified, speech, music
+        )
             in try await connection.query(query, logger: logger)
-            .decode((String, String, Double, Double, String, Int?, Int?, Double?, Int?, Double?, Double?, Double?, Double?, Double?, String?, String?).self)
+            .decode(
+                (String, String, Double, Double, String, Int?, Int?, Double?, Int?, Double?, Double?, Double?, Double?, Double?, String?, String?, Int?, Int?, Int?)
+                    .self)
         {
             let aggregate = try checkins.map {
                 LoudnessAggregate(
                     weekday: cell.weekday, hour: cell.hour, checkins: $0, samples: samples ?? 0, energy: energy ?? 0,
                     details: DetailEnergies(samples: detailSamples ?? 0, c: c ?? 0, octaves: [o500 ?? 0, o1000 ?? 0, o2000 ?? 0, o4000 ?? 0]),
-                    spread: try LevelSpread(stored: [levels, fastMaxima]))
+                    spread: try LevelSpread(stored: [levels, fastMaxima]),
+                    sounds: SoundCounts(classified: classified ?? 0, speech: speech ?? 0, music: music ?? 0))
             }
             summaries.append(
                 VenueSummary(id: id, venue: VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone), aggregate: aggregate))
@@ -255,13 +260,7 @@ public struct PostgresRepository: Repository {
             }
             // One statement per table: the rows travel as arrays.
             try await Self.storeSamples(checkIn.samples, dropped: analysis.dropped, checkIn: seq, on: connection, logger: logger)
-            if !checkIn.events.isEmpty {
-                try await connection.query(
-                    """
-                    INSERT INTO event (checkin_seq, t, peak, duration_s)
-                    SELECT \(seq), * FROM unnest(\(checkIn.events.map(\.t)), \(checkIn.events.map(\.peak)), \(checkIn.events.map(\.durationS)))
-                    """, logger: logger)
-            }
+            try await Self.storeEvents(checkIn.events, checkIn: seq, on: connection, logger: logger)
             try await Self.storeHours(analysis.hours, checkIn: seq, venueID: venueID, on: connection, logger: logger)
             if !analysis.isTooShort {
                 try await Self.decide(venueID: venueID, homeHour: analysis.homeHour.hour, joined: (seq, status), on: connection, logger: logger)
@@ -282,8 +281,7 @@ public struct PostgresRepository: Repository {
                     """, logger: logger
                 ).decode((Int64, String, Date, Double, Weighting, Double, CalibrationSource).self).first(where: { _ in true })
             else { return nil }
-            let events = try await connection.query("SELECT t, peak, duration_s FROM event WHERE checkin_seq = \(seq) ORDER BY t", logger: logger)
-                .decode((Double, Double, Double).self).reduce(into: [LoudEvent]()) { $0.append(LoudEvent(t: $1.0, peak: $1.1, durationS: $1.2)) }
+            let events = try await Self.events(of: seq, on: connection, logger: logger)
             return CheckIn(
                 id: id, venueID: venueID, startedAt: startedAt, intervalS: interval, weighting: weighting,
                 calibrationDB: source == .checkIn ? calibration : nil, samples: try await Self.samples(of: seq, on: connection, logger: logger).map(\.sample),

@@ -136,13 +136,15 @@ struct LoudnessRecord: FetchableRecord, TableRecord {
     var energy: Double
     var details: DetailEnergies
     var spread: LevelSpread
+    var sounds: SoundCounts
 
     enum Columns {
         static let venueId = Column("venue_id")
     }
 
     var aggregate: LoudnessAggregate {
-        LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy, details: details, spread: spread)
+        LoudnessAggregate(
+            weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy, details: details, spread: spread, sounds: sounds)
     }
 }
 
@@ -156,6 +158,14 @@ extension LoudnessRecord {
         energy = row["energy"]
         details = DetailEnergies(row: row)
         spread = try LevelSpread(row: row)
+        sounds = SoundCounts(row: row)
+    }
+}
+
+extension SoundCounts {
+    /// From a row holding the columns of `SoundCounts.columns` (of `checkin_hour` or `loudness`).
+    init(row: Row) {
+        self.init(values: Self.columns.map { row[$0] })
     }
 }
 

@@ -111,8 +111,7 @@ extension SQLiteRepository: AdminStore {
                 let venue = try VenueRecord.fetchOne(db, key: record.venueId)
             else { return nil }
             let samples = try Self.samples(of: seq, in: db)
-            let events = try SQLRequest<Row>("SELECT t, peak, duration_s FROM event WHERE checkin_seq = \(seq) ORDER BY t")
-                .fetchAll(db).map { LoudEvent(t: $0["t"], peak: $0["peak"], durationS: $0["duration_s"]) }
+            let events = try Self.events(of: seq, in: db)
             let candidates = try Self.statusCandidates(venueID: record.venueId, homeHour: record.homeHour, in: db)
             return CheckInDetail(
                 listing: listing, timezone: venue.timezone, intervalS: record.intervalS, calibrationDB: record.calibrationDb,

@@ -98,7 +98,7 @@ public struct SQLiteRepository: Repository {
             let aggregate: LoudnessAggregate? = try (row["checkins"] as Int?).map { checkins in
                 LoudnessAggregate(
                     weekday: cell.weekday, hour: cell.hour, checkins: checkins, samples: row["samples"], energy: row["energy"], details: DetailEnergies(row: row),
-                    spread: try LevelSpread(row: row))
+                    spread: try LevelSpread(row: row), sounds: SoundCounts(row: row))
             }
             return VenueSummary(
                 id: row["id"],
@@ -141,15 +141,17 @@ public struct SQLiteRepository: Repository {
             guard let seq = record.seq else { throw DatabaseError(message: "the check-in was stored without a row id") }
 
             let insertSample = try db.cachedStatement(
-                sql: "INSERT INTO sample (checkin_seq, t, avg, peak, dropped, \(Self.sampleDetailColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                sql: "INSERT INTO sample (checkin_seq, t, avg, peak, dropped, \(Self.sampleDetailColumns), speech, music) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             for (index, sample) in checkIn.samples.enumerated() {
                 let details: [Double?] = sample.details.map { [$0.fastMax, $0.cAvg] + $0.octaves } ?? Array(repeating: nil, count: 6)
-                try insertSample.execute(arguments: StatementArguments([seq, sample.t, sample.avg, sample.peak, analysis.dropped[index]] + details))
+                let percent = sample.classes?.percent
+                try insertSample.execute(
+                    arguments: StatementArguments([seq, sample.t, sample.avg, sample.peak, analysis.dropped[index]] + details + [percent?.speech, percent?.music]))
             }
             let insertEvent = try db.cachedStatement(
-                sql: "INSERT INTO event (checkin_seq, t, peak, duration_s) VALUES (?, ?, ?, ?)")
+                sql: "INSERT INTO event (checkin_seq, t, peak, duration_s, class) VALUES (?, ?, ?, ?, ?)")
             for event in checkIn.events {
-                try insertEvent.execute(arguments: [seq, event.t, event.peak, event.durationS])
+                try insertEvent.execute(arguments: [seq, event.t, event.peak, event.durationS, event.sound?.rawValue])
             }
             try Self.storeHours(analysis.hours, checkIn: seq, venueID: venue.id, in: db)
 
@@ -168,8 +170,7 @@ public struct SQLiteRepository: Repository {
             guard let record = try CheckInRecord.filter(CheckInRecord.Columns.id == id.wireString).fetchOne(db), let seq = record.seq,
                 record.deviceId == device
             else { return nil }
-            let events = try SQLRequest<Row>("SELECT t, peak, duration_s FROM event WHERE checkin_seq = \(seq) ORDER BY t")
-                .fetchAll(db).map { LoudEvent(t: $0["t"], peak: $0["peak"], durationS: $0["duration_s"]) }
+            let events = try Self.events(of: seq, in: db)
             return CheckIn(
                 id: id, venueID: record.venueId, startedAt: record.startedAt, intervalS: record.intervalS, weighting: record.weighting,
                 calibrationDB: record.calibrationSource == .checkIn ? record.calibrationDb : nil, samples: try Self.samples(of: seq, in: db).map(\.sample),
@@ -250,7 +251,9 @@ public struct SQLiteRepository: Repository {
         ).fetchAll(db).map { row in
             HourContribution(
                 checkIn: row["checkin_seq"], hour: LocalHour(weekday: row["weekday"], hour: row["hour"]),
-                share: CheckInAnalysis.HourShare(samples: row["samples"], energy: row["energy"], details: DetailEnergies(row: row), spread: try LevelSpread(row: row)),
+                share: CheckInAnalysis.HourShare(
+                    samples: row["samples"], energy: row["energy"], details: DetailEnergies(row: row), spread: try LevelSpread(row: row),
+                    sounds: SoundCounts(row: row)),
                 status: row["status"], deviceBanned: row["banned"])
         }
     }
@@ -288,7 +291,7 @@ public struct SQLiteRepository: Repository {
             try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).deleteAll(db)
             cells = Array(Analysis.cells(from: try contributions(venueID: venueID, in: db)).values)
         }
-        let columns = ["checkins", "samples", "energy"] + DetailEnergies.columns + LevelSpread.columns
+        let columns = ["checkins", "samples", "energy"] + Self.sumColumnNames
         let write = try db.cachedStatement(
             sql: """
                 INSERT INTO loudness (venue_id, weekday, hour, \(columns.joined(separator: ", ")))
@@ -298,8 +301,8 @@ public struct SQLiteRepository: Repository {
         for cell in cells.sorted(by: { $0.cell < $1.cell }) {
             try write.execute(
                 arguments: StatementArguments(
-                    [venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy, cell.details.samples] + cell.details.energies
-                        + cell.spread.storedValues))
+                    [venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy]
+                        + Self.sumValues(details: cell.details, spread: cell.spread, sounds: cell.sounds)))
         }
     }
 
@@ -349,12 +352,21 @@ public struct SQLiteRepository: Repository {
     /// A check-in's samples in time order, with their stored `dropped` flags.
     static func samples(of seq: Int64, in db: GRDB.Database) throws -> [(sample: Sample, dropped: Bool)] {
         try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT t, avg, peak, dropped, \(sampleDetailColumns) FROM sample WHERE checkin_seq = ? ORDER BY t"), arguments: [seq]
+            db.cachedStatement(sql: "SELECT t, avg, peak, dropped, \(sampleDetailColumns), speech, music FROM sample WHERE checkin_seq = ? ORDER BY t"),
+            arguments: [seq]
         ).map { row in
             let details = (row["fast_max"] as Double?).map { fastMax in
                 LevelDetails(fastMax: fastMax, cAvg: row["c_avg"], octaves: LevelDetails.octaveNames.map { row[$0] })
             }
-            return (Sample(t: row["t"], avg: row["avg"], peak: row["peak"], details: details), row["dropped"])
+            let classes = (row["speech"] as Int?).flatMap { speech in (row["music"] as Int?).map { SoundClasses(percent: speech, $0) } }
+            return (Sample(t: row["t"], avg: row["avg"], peak: row["peak"], details: details, classes: classes), row["dropped"])
+        }
+    }
+
+    /// A check-in's loud events in time order.
+    static func events(of seq: Int64, in db: GRDB.Database) throws -> [LoudEvent] {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT t, peak, duration_s, class FROM event WHERE checkin_seq = ? ORDER BY t"), arguments: [seq]).map {
+            LoudEvent(t: $0["t"], peak: $0["peak"], durationS: $0["duration_s"], sound: ($0["class"] as String?).flatMap(SoundClasses.Dominant.init))
         }
     }
 
@@ -384,20 +396,28 @@ public struct SQLiteRepository: Repository {
         let insert = try db.cachedStatement(
             sql: """
                 INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(sumColumns()))
-                VALUES (?, ?, ?, ?, ?, ?, \(Array(repeating: "?", count: DetailEnergies.columns.count + LevelSpread.columns.count).joined(separator: ", ")))
+                VALUES (?, ?, ?, ?, ?, ?, \(Array(repeating: "?", count: sumColumnNames.count).joined(separator: ", ")))
                 """)
         for (hour, share) in hours {
             try insert.execute(
                 arguments: StatementArguments(
-                    [seq, venueID, hour.weekday, hour.hour, share.samples, share.energy, share.details.samples] + share.details.energies + share.spread.storedValues))
+                    [seq, venueID, hour.weekday, hour.hour, share.samples, share.energy] + sumValues(details: share.details, spread: share.spread, sounds: share.sounds)))
         }
     }
 
     /// The details' columns of `sample`, in the order of `LevelDetails`' levels.
     static let sampleDetailColumns = (["fast_max", "c_avg"] + LevelDetails.octaveNames).joined(separator: ", ")
 
-    /// The columns of `DetailEnergies` and `LevelSpread` in `checkin_hour` and `loudness`, with a table alias.
+    /// The columns of `DetailEnergies`, `LevelSpread` and `SoundCounts` in `checkin_hour` and `loudness`.
+    static let sumColumnNames = DetailEnergies.columns + LevelSpread.columns + SoundCounts.columns
+
+    /// `sumColumnNames`, with a table alias.
     static func sumColumns(of table: String? = nil) -> String {
-        (DetailEnergies.columns + LevelSpread.columns).map { column in table.map { "\($0).\(column)" } ?? column }.joined(separator: ", ")
+        sumColumnNames.map { column in table.map { "\($0).\(column)" } ?? column }.joined(separator: ", ")
+    }
+
+    /// The values of `sumColumnNames`.
+    static func sumValues(details: DetailEnergies, spread: LevelSpread, sounds: SoundCounts) -> [(any DatabaseValueConvertible)?] {
+        [details.samples] + details.energies + spread.storedValues + sounds.values
     }
 }
