@@ -232,7 +232,7 @@ public struct SoundFeatures: Sendable {
     }
 
     /// How periodic the frame in `power` is at a voice's pitch, 0 to 1. Taken every other frame:
-    /// a voiced stretch lasts several frames, and this transform is a third of a frame's cost.
+    /// a voiced stretch lasts several frames, and this takes a transform of its own.
     private mutating func pitchStrength() -> Double {
         // Circular, as the inverse transform of a power spectrum is: the window keeps the wrapped part
         // small at pitch lags. The spectrum is even, so its transform is real and gives the lags.

@@ -16,7 +16,7 @@ import Testing
         ConversationCell(
             cell: LoudnessCell(weekday: day, hour: hour, levelDB: level, label: "moderate", checkins: 3, samples: 900), sil: sil, silEstimated: false,
             effort: effort, effortHearingLoss: hearingLoss, intelligibility: .fair, l10: level + 3, l50: level, l90: level - 4.5, lafmaxP90: level + 8,
-            cMinusA: 11.2, devices: 2, days: 3, lastMeasured: "2026-11-20")
+            cMinusA: 11.2, speechShare: 0.35, musicShare: 0.8, devices: 2, days: 3, lastMeasured: "2026-11-20")
     }
 
     @Test func theEffortGridMarksEachCellAndSaysWhatTheMarksMean() {
@@ -38,6 +38,25 @@ import Testing
         #expect(colored.contains("\u{1B}[48;5;214m\u{1B}[30m  4"))
     }
 
+    @Test func theMusicGridShowsEachHoursShareInPercent() {
+        let loudness = Self.grid { day, hour in
+            var cell = ConversationCell(cell: LoudnessCell(weekday: day, hour: hour, levelDB: nil, label: nil, checkins: 0, samples: 0))
+            if day == .saturday && hour >= 21 { cell = Self.cell(day, hour, level: 75, effort: .loud, hearingLoss: .notPossible) }
+            if day == .saturday && hour == 20 { cell.musicShare = 0.04 }
+            return cell
+        }
+        let plain = Terminal(colors: false).shareGrid(loudness, of: .music, venueName: "The Bar").split(separator: "\n")
+        #expect(plain.count == 1 + 1 + 7 + 1)
+        #expect(plain[0].hasPrefix("The Bar: how often music is heard; nothing classified"))
+        let saturday = plain[7]
+        #expect(saturday.hasPrefix("Sat") && saturday.hasSuffix("  ·  4 80 80 80"), "\(saturday)")
+        #expect(plain[9].contains("% of the classified seconds"))
+        let speech = Terminal(colors: false).shareGrid(loudness, of: .speech).split(separator: "\n")
+        #expect(speech[7].hasSuffix("  ·  · 35 35 35"), "\(speech[7])")
+        // Light to dark blue by quarters: 80 % is the darkest.
+        #expect(Terminal(colors: true).shareGrid(loudness, of: .music).contains("\u{1B}[48;5;33m\u{1B}[30m 80"))
+    }
+
     @Test func oneCellInWords() {
         let at = WeekdayHour(weekday: .friday, hour: 20)
         let text = Terminal(colors: false).cellSummary(
@@ -45,6 +64,7 @@ import Testing
         #expect(text.hasPrefix("The Bar, Friday 20:00: 72.4 dBA (moderate)"))
         #expect(text.contains("loud voice; with hearing loss: not possible") && text.contains("61.3 dB") && text.contains("C − A: 11.2 dB (bass-heavy)"))
         #expect(text.contains("  Spread: L10 75.4, L50 72.4, L90 67.9 dBA (exceeded 10, 50 and 90 % of the time)\n  Bursts: LAFmax reaches 80.4 dBA in the loudest tenth of the seconds"))
+        #expect(text.contains("(bass-heavy)\n  Heard: music in 80 % of the seconds, speech in 35 %\n"))
         #expect(text.hasSuffix("Confidence: medium, 3 check-ins from 2 devices on 3 days, last on 2026-11-20"))
         let empty = ConversationCell(cell: LoudnessCell(weekday: .friday, hour: 20, levelDB: nil, label: nil, checkins: 0, samples: 0))
         #expect(Terminal(colors: false).cellSummary(empty, at: at, unit: "dBA", venueName: "The Bar") == "The Bar, Friday 20:00: no data yet.")
