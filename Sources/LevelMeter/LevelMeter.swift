@@ -135,7 +135,9 @@ public struct LoudEventDetector: Sendable {
     /// Feeds one interval of `interval` seconds; returns the event it closed, if any.
     public mutating func add(_ sample: Sample, interval: Double) -> LoudEvent? {
         guard sample.peak + calibrationDB >= thresholdDB else {
-            if current != nil { classes.append((sample.t, sample.classes)) }
+            // Only an interval a later loud one could still merge into the event can be the event's:
+            // a quiet hour after it keeps nothing.
+            if let group = current, sample.t - group.start < mergeWindow { classes.append((sample.t, sample.classes)) }
             return nil
         }
         if let group = current, sample.t - group.start < mergeWindow {

@@ -529,12 +529,14 @@ struct Cases {
                 throw Measure.Failure(description: "\(name): \(measured.count) intervals, expected \(seconds) with details")
             }
             let checkIn = CheckIn(id: UUID(), venueID: "v1", startedAt: Date(timeIntervalSince1970: 1_790_000_000), calibrationDB: 110, samples: measured)
-            var levelsOnly = checkIn
+            var levelsOnly = checkIn, eightSeries = checkIn
             levelsOnly.samples = measured.map { Sample(t: $0.t, avg: $0.avg, peak: $0.peak) }
+            eightSeries.samples = measured.map { Sample(t: $0.t, avg: $0.avg, peak: $0.peak, details: $0.details) }
             let perInterval = { (document: any Encodable) in Double(try APIClient.uploadBody(document).count) / Double(seconds) }
-            let (levels, details, v1) = (try perInterval(CheckInV2(levelsOnly)), try perInterval(CheckInV2(checkIn)), try perInterval(levelsOnly))
+            let (levels, details, v1) = (try perInterval(CheckInV2(levelsOnly)), try perInterval(CheckInV2(eightSeries)), try perInterval(levelsOnly))
             metrics += [
                 .init(name: "\(name): v2, avg and peak", value: levels, unit: "B"), .init(name: "\(name): v2, all eight series", value: details, unit: "B"),
+                .init(name: "\(name): v2, the eight series with speech and music", value: try perInterval(CheckInV2(checkIn)), unit: "B"),
                 .init(name: "\(name): v1 (avg and peak)", value: v1, unit: "B"),
             ]
             largest = (max(largest.levels, levels), max(largest.details, details))
@@ -550,7 +552,7 @@ struct Cases {
                     description: "bytes per interval, v2 all eight series (largest of the three)", value: largest.details, target: "≤ 12", met: largest.details <= 12,
                     whenMissed: "Each series adds its own second-to-second variation, which gzip cannot remove: the four bands and C cost about 1.5 bytes per interval each, as much as avg or peak. The two recordings with speech come out a little over, music under; what remains for the wire format as specified (integer tenths in arrays, gzip) is small: the best order of the arrays and gzip's strongest level together save about 0.3 byte (measured with Python's gzip on the same values), not counted here since the body keeps the documented order."),
             ],
-            note: "5-minute check-ins measured by hearclear analyze from speech (espeak-ng), music (planetblupi-music-ogg) and the two mixed, over a −60 dBFS noise floor; bodies built by the client's own code (levels to 0.1 dB, API v2 columns, gzip)")
+            note: "5-minute check-ins measured by hearclear analyze from speech (espeak-ng), music (planetblupi-music-ogg) and the two mixed, over a −60 dBFS noise floor; bodies built by the client's own code (levels to 0.1 dB, API v2 columns, gzip); speech and music (whole percent) are measured as well but are not among the eight series of the goal")
     }
 
     // MARK: 5. Memory over time
@@ -583,7 +585,11 @@ struct Cases {
                 .init(name: "\(Self.minutes(size.longCheckInSeconds)) check-in peak RSS", value: Measure.median(longRSS), unit: "MB"),
                 .init(name: "\(Self.minutes(size.shortCheckInSeconds)) check-in peak RSS", value: Measure.median(shortRSS), unit: "MB"),
             ],
-            goals: [.init(description: "difference (MB)", value: difference, target: "≤ 5", met: difference <= 5)],
+            goals: [
+                .init(
+                    description: "difference (MB)", value: difference, target: "≤ 5", met: difference <= 5,
+                    whenMissed: "The meter's memory does not grow with the length; what does is the sealed check-in read back from the outbox before its upload. `heaptrack hearclear checkin bench --file long.wav` (this case's 120-minute file, release build) peaks at 5.9 MB of heap, 4.0 MB of it in one allocation of Foundation's JSONDecoder (`JSONScanner`'s map of the document's values, which grows by doubling): the two hours' 7200 intervals are about 130 000 numbers once speech and music travel too, and those two arrays took the map over a doubling (4.77 MB in the last run without them, docs/benchmarks.md at commit a5cc5f0). Uploading the outbox file's bytes as they are, without decoding them, would take it away."),
+            ],
             note: "hearclear checkin --file, 16 kHz mono, uploaded to a local server")
     }
 }

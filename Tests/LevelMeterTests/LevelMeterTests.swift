@@ -124,6 +124,17 @@ import Testing
         #expect(LoudEventDetector.events(in: atThreshold, interval: 1, calibrationDB: 90, thresholdDB: 75).count == 1)
     }
 
+    /// Each event says what its own seconds (loud or not) mostly held; the quiet speech after it is not its.
+    @Test func anEventIsTaggedWithWhatItsSecondsHeld() {
+        let samples = seconds([0, 5, 19]).map { sample in
+            var sample = sample
+            sample.classes = sample.t < 15 ? SoundClasses(speech: 0.1, music: 0.9) : sample.t < 20 ? SoundClasses(speech: 0.9, music: 0.1) : SoundClasses(speech: 1, music: 0)
+            return sample
+        }
+        #expect(LoudEventDetector.events(in: samples, interval: 1, calibrationDB: 100) == [LoudEvent(t: 0, peak: -10, durationS: 20, sound: .music)])
+        #expect(LoudEventDetector.events(in: seconds([0, 5, 19]), interval: 1, calibrationDB: 100).map(\.sound) == [nil])
+    }
+
     @Test func theEventKeepsItsLoudestPeak() {
         var samples = seconds([3, 4, 5])
         samples[4].peak = -2
