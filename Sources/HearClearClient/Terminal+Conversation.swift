@@ -22,21 +22,20 @@ extension Terminal {
         let overall = effort(loudness.overall).map { "overall \($0.words)" } ?? "no data"
         let listener = hearingLoss ? "a listener with hearing loss" : "a listener"
         lines.append("\(venueName ?? loudness.venueID): the voice \(listener) understands across a table; \(overall), \(loudness.overall.cell.checkins) check-ins")
-        lines.append("      " + (0..<24).map { String(format: "%3d", $0) }.joined())
-        for row in loudness.grid {
-            var line = String(row.weekday.rawValue.prefix(3)).capitalized.padding(toLength: 6, withPad: " ", startingAt: 0)
-            for cell in row.hours {
-                guard let effort = effort(cell) else {
-                    line += "  ·"
-                    continue
-                }
-                line += painted("  " + effort.mark, background: Self.color(for: effort))
-            }
-            lines.append(line)
-        }
+        lines += rows(of: loudness) { cell in effort(cell).map { painted("  " + $0.mark, background: Self.color(for: $0)) } }
         let legend = VocalEffort.allCases.map { "\(painted($0.mark, background: Self.color(for: $0))) \($0.words)" }
         lines.append("Legend: " + legend.joined(separator: "  ") + "  · no data   (venue's local time)")
         return lines.joined(separator: "\n")
+    }
+
+    /// The hours' header and a line per weekday, each cell three characters wide as `draw` makes it,
+    /// or a dot where it gives nothing.
+    func rows(of loudness: ConversationLoudness, draw: (ConversationCell) -> String?) -> [String] {
+        ["      " + (0..<24).map { String(format: "%3d", $0) }.joined()]
+            + loudness.grid.map { row in
+                String(row.weekday.rawValue.prefix(3)).capitalized.padding(toLength: 6, withPad: " ", startingAt: 0)
+                    + row.hours.map { draw($0) ?? "  ·" }.joined()
+            }
     }
 
     /// Light to dark blue for a share from 0 to 1 in quarters: neither good nor bad, so not the
@@ -51,18 +50,7 @@ extension Terminal {
         var lines: [String] = []
         let overall = share(loudness.overall).map { "\(kind.rawValue) in \(Int(($0 * 100).rounded())) % of the classified seconds" } ?? "nothing classified"
         lines.append("\(venueName ?? loudness.venueID): how often \(kind.rawValue) is heard; \(overall), \(loudness.overall.cell.checkins) check-ins")
-        lines.append("      " + (0..<24).map { String(format: "%3d", $0) }.joined())
-        for row in loudness.grid {
-            var line = String(row.weekday.rawValue.prefix(3)).capitalized.padding(toLength: 6, withPad: " ", startingAt: 0)
-            for cell in row.hours {
-                guard let share = share(cell) else {
-                    line += "  ·"
-                    continue
-                }
-                line += painted(String(format: "%3d", Int((share * 100).rounded())), background: color(share))
-            }
-            lines.append(line)
-        }
+        lines += rows(of: loudness) { cell in share(cell).map { painted(String(format: "%3d", Int(($0 * 100).rounded())), background: color($0)) } }
         let legend = Self.shareColors.indices.map { index in
             let quarter = 100 / Self.shareColors.count
             return "\(painted("   ", background: Self.shareColors[index])) \(index * quarter)–\(index == Self.shareColors.count - 1 ? 100 : (index + 1) * quarter - 1)"
