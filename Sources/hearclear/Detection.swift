@@ -7,7 +7,10 @@ import LevelMeter
 enum Detection: String, ExpressibleByArgument, CaseIterable, Encodable {
     case speech, music, loud
 
-    var defaultThreshold: Double { self == .loud ? LoudEventDetector.defaultThresholdDB : SoundClasses.detected }
+    var defaultThreshold: Double { kind == nil ? LoudEventDetector.defaultThresholdDB : SoundClasses.detected }
+
+    /// The class looked for; `nil` for loud moments, which are found by level.
+    var kind: SoundClasses.Kind? { SoundClasses.Kind(rawValue: rawValue) }
 }
 
 /// `analyze --detect --json`.
@@ -61,12 +64,7 @@ extension Analysis {
     func sessions(of detection: Detection, threshold: Double?) -> [DetectedSession] {
         let threshold = threshold ?? detection.defaultThreshold
         let detections: [(t: Double, value: Double)] = samples.compactMap { sample in
-            let value: Double?
-            switch detection {
-            case .speech: value = sample.classes?.speech
-            case .music: value = sample.classes?.music
-            case .loud: value = sample.peak + (calibrationDB ?? Level.defaultCalibrationDB)
-            }
+            let value = detection.kind.map { sample.classes?.probability(of: $0) } ?? sample.peak + (calibrationDB ?? Level.defaultCalibrationDB)
             guard let value, value >= threshold else { return nil }
             return (sample.t, value)
         }
