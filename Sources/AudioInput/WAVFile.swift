@@ -39,61 +39,18 @@ public final class WAVFile: AudioSource {
         self.path = path
         func fail(_ why: String) -> Invalid { Invalid(description: "\(path): \(why)") }
 
-        let header = try handle.read(upToCount: 12)
-        guard header.count == 12, header.prefix(4) == Data("RIFF".utf8), header.suffix(4) == Data("WAVE".utf8) else {
-            throw fail("not a WAV file (no RIFF/WAVE header)")
-        }
-        var format: (tag: Int, channels: Int, rate: Int, blockAlign: Int, bits: Int)?
-        var dataSize: Int?
-        while dataSize == nil {
-            let chunkHeader = try handle.read(upToCount: 8)
-            guard chunkHeader.count == 8 else {
-                throw fail(format == nil ? "no fmt chunk" : "no data chunk")
-            }
-            let id = String(decoding: chunkHeader.prefix(4), as: UTF8.self)
-            let size = Int(chunkHeader.littleEndian(UInt32.self, at: 4))
-            switch id {
-            case "fmt ":
-                let body = size >= 16 ? try handle.read(upToCount: size + size % 2) : Data()
-                guard body.count >= 16 else {
-                    throw fail("the fmt chunk is truncated")
-                }
-                var tag = Int(body.littleEndian(UInt16.self, at: 0))
-                if tag == 0xFFFE {
-                    guard body.count >= 26 else { throw fail("the extensible fmt chunk is truncated") }
-                    tag = Int(body.littleEndian(UInt16.self, at: 24))  // first bytes of the sub-format GUID
-                }
-                format = (
-                    tag, Int(body.littleEndian(UInt16.self, at: 2)), Int(body.littleEndian(UInt32.self, at: 4)),
-                    Int(body.littleEndian(UInt16.self, at: 12)), Int(body.littleEndian(UInt16.self, at: 14)))
-            case "data":
-                guard format != nil else { throw fail("the data chunk comes before the fmt chunk") }
-                dataSize = size
-            default:
-                // Read past it rather than seek, so pipes and FIFOs work too.
-                var skip = size + size % 2
-                while skip > 0, case let piece = try handle.read(upToCount: min(skip, 65_536)), !piece.isEmpty {
-                    skip -= piece.count
-                }
-            }
-        }
-        guard let format else { throw fail("no fmt chunk") }
+        let (format, declared) = try WAVFormat.read(from: handle, fail: fail)
+        if let problem = format.implausibility { throw fail(problem) }
         switch (format.tag, format.bits) {
-        case (1, 16), (1, 24), (1, 32): encoding = .integer(bits: format.bits)
-        case (3, 32): encoding = .float32
+        case (WAVFormat.pcm, 16), (WAVFormat.pcm, 24), (WAVFormat.pcm, 32): encoding = .integer(bits: format.bits)
+        case (WAVFormat.float, 32): encoding = .float32
         default:
             throw fail("unsupported sample format (tag \(format.tag), \(format.bits) bits): use PCM 16/24/32-bit integer or 32-bit float")
-        }
-        guard (1...32).contains(format.channels) else { throw fail("\(format.channels) channels is not a usable count") }
-        guard (1000...768_000).contains(format.rate) else { throw fail("sample rate \(format.rate) Hz is not usable") }
-        guard format.blockAlign == format.channels * format.bits / 8 else {
-            throw fail("block align \(format.blockAlign) does not match \(format.channels) channels of \(format.bits) bits")
         }
         sampleRate = format.rate
         channels = format.channels
         bytesPerFrame = format.blockAlign
-        // Streams written without knowing their length say 0 or 0xFFFFFFFF: read to the end of the file.
-        let declared = dataSize ?? 0
+        // Streams written without knowing their length say 0 or 0xFFFFFFFF (as RF64 does): read to the end of the file.
         declaredFrames = (declared == 0 || declared == 0xFFFF_FFFF) ? nil : declared / bytesPerFrame
         framesLeft = declaredFrames ?? Int.max
     }
@@ -176,15 +133,5 @@ public final class WAVFile: AudioSource {
             let value = Float(bitPattern: UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24)
             return value.isFinite ? value : 0
         }
-    }
-}
-
-extension Data {
-    fileprivate func littleEndian<Value: FixedWidthInteger>(_ type: Value.Type, at offset: Int) -> Value {
-        var value: Value = 0
-        for byte in 0..<MemoryLayout<Value>.size {
-            value |= Value(self[self.startIndex + offset + byte]) << (8 * byte)
-        }
-        return value
     }
 }

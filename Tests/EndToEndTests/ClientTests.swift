@@ -168,6 +168,23 @@ import Testing
         #expect(try await hearclear("analyze", try recording()).errors.isEmpty)
     }
 
+    /// Was: "Internal error : SF_INFO struct incomplete." for the rates, and a measurement with exit
+    /// 0 and no word for 1-bit samples and block align 0. Each header is refused in one line naming
+    /// what it declares; nothing is measured. (The streaming reader, for pipes: `WAVFileTests`.)
+    @Test(arguments: [
+        (24, [0x00, 0x00, 0x00, 0x00] as [UInt8], "a sample rate of 0 Hz"), (24, [0xFF, 0xFF, 0xFF, 0xFF], "a sample rate of 4294967295 Hz"),
+        (34, [0x01, 0x00], "1-bit samples"), (32, [0x00, 0x00], "a block align of 0 bytes"), (32, [0x03, 0x00], "a block align of 3 bytes"),
+    ])
+    func aHeaderThatLiesIsRefusedNamingWhatItDeclares(offset: Int, bytes: [UInt8], words: String) async throws {
+        var lying = WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -20, seconds: 1, sampleRate: 48_000), sampleRate: 48_000, format: .int16)
+        lying.replaceSubrange(offset..<offset + bytes.count, with: bytes)
+        let result = try await hearclear("analyze", try temporaryFile("lying.wav", lying))
+        #expect(result.status != 0, "\(words)")
+        let said = result.errors.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(said.split(separator: "\n").count == 1 && said.contains("the header declares \(words)"), "\(said)")
+        #expect(result.output.isEmpty, "\(result.output)")
+    }
+
     /// Was: an NSCocoaErrorDomain dump.
     @Test func aFolderIsRefusedInOneLineNamingIt() async throws {
         let result = try await hearclear("analyze", folder.path)
@@ -416,7 +433,8 @@ import Testing
 
     @Test func aWeightedLevelsMatchSoxsBiquadChain() async throws {
         let path = try temporaryFile("mix.wav", WAVWriter.data(signal(), sampleRate: 48_000, format: .int16))
-        // The A-weighting filter at 48 kHz as three biquads (../shared/NOTES.md); below 4 kHz its
+        // The A-weighting filter at 48 kHz as three biquads (the bilinear transform of the analog
+        // filter docs/levels.md describes, with its +2.000 dB normalisation); below 4 kHz its
         // plain bilinear design and ours agree within a few hundredths of a dB.
         let chain = [
             "biquad", "0.2343017923", "0.468603584599", "0.2343017923", "1", "-0.22455845806", "0.012606625272",

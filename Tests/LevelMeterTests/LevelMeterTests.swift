@@ -183,6 +183,26 @@ import Testing
         #expect(throws: WAVFile.Invalid.self) { try WAVFile(path: "/nonexistent/file.wav") }
     }
 
+    /// Headers that lie about their samples, refused by the streaming reader and by libsndfile's
+    /// alike, naming what they declare (libsndfile said "SF_INFO struct incomplete", or nothing).
+    @Test func implausibleHeadersAreRefusedByBothReaders() throws {
+        let good = WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -20, seconds: 0.1, sampleRate: 8000), sampleRate: 8000, format: .int16)
+        let cases: [(Int, [UInt8], String)] = [
+            (24, [0, 0, 0, 0], "a sample rate of 0 Hz"), (24, [0xFF, 0xFF, 0xFF, 0xFF], "a sample rate of 4294967295 Hz"),
+            (34, [1, 0], "1-bit samples"), (32, [0, 0], "a block align of 0 bytes"), (22, [0, 0], "0 channels"),
+        ]
+        for (offset, bytes, words) in cases {
+            var lying = good
+            lying.replaceSubrange(offset..<offset + bytes.count, with: bytes)
+            let path = try temporaryFile("lying.wav", lying)
+            #expect { try WAVFile(path: path) } throws: { "\($0)".contains(words) }
+            #expect { try SoundFile(path: path) } throws: { "\($0)".contains(words) }
+        }
+        // A plausible header still opens with both.
+        let path = try temporaryFile("good.wav", good)
+        #expect(try WAVFile(path: path).sampleRate == 8000 && SoundFile(path: path).sampleRate == 8000)
+    }
+
     @Test func aTruncatedDataChunkYieldsWhatIsThere() throws {
         let data = WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -20, seconds: 1, sampleRate: 8000), sampleRate: 8000, format: .int16)
         let path = try temporaryFile("cut.wav", data.prefix(data.count - 3001))
