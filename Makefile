@@ -12,7 +12,8 @@ BENCH_PACKAGES := wrk sox sqlite3 postgresql espeak-ng planetblupi-music-ogg
 # The profiler of `make profile` (cpu-clock sampling works without hardware counters).
 PROFILE_PACKAGES := linux-perf wrk
 # Only for tests: sox is the independent meter the levels are checked against, chromium the
-# browser check, sqlite3 the shell the reliability suites count rows with, wrk for the benchmarks'
+# browser check (chromium-driver and python3-selenium drive it through the public search form),
+# sqlite3 the shell the reliability suites count rows with, wrk for the benchmarks'
 # smoke run, lame and mpg123 to make and independently decode the MP3 test files, sndfile-convert
 # (sndfile-programs) to make an RF64 file, which sox cannot write, opus-tools to make and decode
 # an Opus file, postgresql for the private clusters the store and deployment suites run on, and
@@ -21,7 +22,7 @@ PROFILE_PACKAGES := linux-perf wrk
 # benchmarks' wire-size case, which the smoke test runs too.
 # festival (its kal voice) and drascula-music are the speech and music the sound-class model never
 # trained on, which the tests check it on.
-TEST_PACKAGES := sox chromium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx planetblupi-music-ogg espeak-ng \
+TEST_PACKAGES := sox chromium chromium-driver python3-selenium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx planetblupi-music-ogg espeak-ng \
 	festival festvox-kallpc16k drascula-music
 # What `make train-classes` builds its corpus from (docs/sound-classes.md), and numpy to train.
 CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils planetblupi-music-ogg nexuiz-music drascula-music python3-numpy

@@ -112,7 +112,7 @@ public struct VenueList: Codable, Sendable, Equatable {
 }
 
 /// Frequency weighting to IEC 61672-1.
-public enum Weighting: String, Codable, Sendable, CaseIterable {
+public enum Weighting: String, WireEnum, Sendable {
     /// A-weighting: the ear's sensitivity at moderate levels.
     case a = "A"
     /// Zero weighting: the signal as captured.

@@ -31,7 +31,11 @@ struct CheckInHeader {
     /// From the body's object, whose other keys (the levels) are left to the body.
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(UUID.self, forKey: .id)
+        guard let id = UUID(uuidString: try container.decode(String.self, forKey: .id)) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .id, in: container, debugDescription: "expected a UUID the client chose, like 7d0c6b1e-5f3a-4b2c-9d8e-0a1b2c3d4e5f")
+        }
+        self.id = id
         venueID = try container.decode(String.self, forKey: .venueID)
         guard let startedAt = Timestamp.parse(try container.decode(String.self, forKey: .startedAt)) else {
             throw DecodingError.dataCorruptedError(

@@ -17,7 +17,7 @@ public struct SoundClasses: Sendable, Equatable, Codable {
     }
 
     /// What a stretch of intervals mostly held.
-    public enum Dominant: String, Codable, Sendable, CaseIterable {
+    public enum Dominant: String, WireEnum, Sendable {
         case speech, music, other
     }
 

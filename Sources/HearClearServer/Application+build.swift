@@ -42,6 +42,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         logger.notice("The admin pages are off: set HEARCLEAR_ADMIN_PASSWORD (or admin_password in the config file) to turn them on.")
     }
     let database = configuration.database.description
+    let connections = ConnectionCounts(limit: configuration.settings.maxConnectionsPerAddress, exempt: configuration.settings.trustedProxies)
     // Shut down in reverse order, after the HTTP server has let the requests in flight finish:
     // the store closes last.
     var services: [any Service] = opened.services
@@ -53,8 +54,13 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     }
     return Application(
         router: router,
-        // Connections idle this long are closed; slow bodies are cut off by ServerSettings.bodyTimeout.
-        server: .http1(configuration: .init(idleTimeout: .seconds(60))),
+        // A connection that has not sent a whole request head this long after it opened or after its
+        // last answer is closed (Hummingbird's idle timeout counts from the last complete part, so a
+        // head trickled a line at a time is cut off too); slow bodies are cut off by bodyTimeout.
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionGuard(counts: connections)],
+                idleTimeout: .init(configuration.settings.headerTimeout))),
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "hearclear"),
         services: services,
         onServerRunning: { channel in
@@ -115,7 +121,9 @@ public func buildRouter(
     let repository = store.store
     let router = Router(context: APIRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestLogMiddleware())
-    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: SecurityHeadersMiddleware(trustedProxies: settings.trustedProxies))
+    let templates = try await PageTemplates.load(requiring: PublicController.templateNames + AdminController.templateNames)
+    router.add(middleware: ErrorMiddleware(pages: HTMLErrorMiddleware(templates: templates)))
     router.add(
         middleware: FileMiddleware(
             publicFolder, urlBasePath: "/public",
@@ -125,6 +133,8 @@ public func buildRouter(
             ]),
             logger: logger))
 
+    // The public search is what a person opening the server's address is looking for.
+    router.get("/") { _, _ in Response.redirect(to: "/venues", type: .normal) }
     // Browsers ask for /favicon.ico whatever the pages link to.
     router.get("favicon.ico") { _, _ in Response.redirect(to: "/public/favicon.svg", type: .permanent) }
     // Up, and able to reach its store: a load balancer sends requests elsewhere while it cannot.
@@ -149,10 +159,9 @@ public func buildRouter(
     api.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
         .methodNotAllowed("openapi.yaml", allowing: [.get])
 
-    let templates = try await PageTemplates.load(requiring: PublicController.templateNames + AdminController.templateNames)
     PublicController(repository: repository, settings: settings, templates: templates).addRoutes(to: router.group("venues"))
     if let password = settings.adminPassword {
-        AdminController(store: repository, settings: settings, templates: templates, authenticator: AdminAuthenticator(password: password))
+        AdminController(store: repository, settings: settings, templates: templates, authenticator: AdminAuthenticator(password: password, failures: store.rateBuckets, trustedProxies: settings.trustedProxies))
             .addRoutes(to: router.group("admin"))
     }
     return router

@@ -6,7 +6,8 @@ import HearClearCore
 ///
 ///     {"scale": {"unit": "dBA", "bands": [{"label": "quiet", "max_db": 70}, ...]},
 ///      "max_body_bytes": 4194304, "default_calibration_db": 110, "admin_password": "...",
-///      "rate_limit": 60, "max_concurrent_uploads": 64, "body_timeout_s": 30, "retention_days": 365,
+///      "rate_limit": 60, "max_concurrent_uploads": 64, "body_timeout_s": 30, "header_timeout_s": 10,
+///      "max_connections_per_address": 128, "retention_days": 365,
 ///      "trusted_proxies": ["127.0.0.1"], "listener_distance_m": 1, "hearing_loss_snr_db": 7}
 public struct ServerSettings: Sendable, Equatable {
     public var scale: LabelScale
@@ -22,6 +23,12 @@ public struct ServerSettings: Sendable, Equatable {
     public var maxConcurrentUploads: Int
     /// How long a request body may take to arrive, so slow senders cannot hold the server.
     public var bodyTimeout: Duration
+    /// How long a connection may take to send a whole request head, counted from when it opened or
+    /// from its last answer: a client trickling a header line at a time is closed, and so is an
+    /// idle kept-alive connection.
+    public var headerTimeout: Duration
+    /// Connections one client address may hold open at once (trusted proxies aside).
+    public var maxConnectionsPerAddress: Int
     /// Days raw samples are kept (counted from a check-in's start); nil keeps them forever.
     public var retentionDays: Int?
     /// Addresses of reverse proxies (nginx) whose `X-Forwarded-For` names the client, for the
@@ -33,6 +40,7 @@ public struct ServerSettings: Sendable, Equatable {
     public init(
         scale: LabelScale = .standard, maxBodyBytes: Int = 4 * 1024 * 1024, defaultCalibrationDB: Double = Level.defaultCalibrationDB,
         adminPassword: String? = nil, rateLimit: Int = 60, maxConcurrentUploads: Int = 64, bodyTimeout: Duration = .seconds(30),
+        headerTimeout: Duration = .seconds(10), maxConnectionsPerAddress: Int = 128,
         retentionDays: Int? = nil, trustedProxies: Set<String> = [], conversation: ConversationRules = .standard
     ) {
         self.scale = scale
@@ -42,6 +50,8 @@ public struct ServerSettings: Sendable, Equatable {
         self.rateLimit = rateLimit
         self.maxConcurrentUploads = maxConcurrentUploads
         self.bodyTimeout = bodyTimeout
+        self.headerTimeout = headerTimeout
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.retentionDays = retentionDays
         self.trustedProxies = trustedProxies
         self.conversation = conversation
@@ -55,6 +65,8 @@ public struct ServerSettings: Sendable, Equatable {
         var rateLimit: Int?
         var maxConcurrentUploads: Int?
         var bodyTimeoutS: Double?
+        var headerTimeoutS: Double?
+        var maxConnectionsPerAddress: Int?
         var retentionDays: Int?
         var trustedProxies: [String]?
         var listenerDistanceM: Double?
@@ -68,11 +80,19 @@ public struct ServerSettings: Sendable, Equatable {
             case rateLimit = "rate_limit"
             case maxConcurrentUploads = "max_concurrent_uploads"
             case bodyTimeoutS = "body_timeout_s"
+            case headerTimeoutS = "header_timeout_s"
+            case maxConnectionsPerAddress = "max_connections_per_address"
             case retentionDays = "retention_days"
             case trustedProxies = "trusted_proxies"
             case listenerDistanceM = "listener_distance_m"
             case hearingLossSNRDB = "hearing_loss_snr_db"
         }
+    }
+
+    /// What makes `password` unfit to guard the admin pages, or nil: it needs at least 8 characters
+    /// besides spaces (eight spaces were accepted, and are guessed first).
+    public static func adminPasswordProblem(_ password: String) -> String? {
+        password.filter { !$0.isWhitespace }.count >= 8 ? nil : "must have at least 8 characters that are not spaces"
     }
 
     public struct InvalidFile: Error, CustomStringConvertible {
@@ -116,7 +136,7 @@ public struct ServerSettings: Sendable, Equatable {
             settings.defaultCalibrationDB = calibration
         }
         if let password = file.adminPassword {
-            guard password.count >= 8 else { throw invalid("admin_password must have at least 8 characters") }
+            if let problem = Self.adminPasswordProblem(password) { throw invalid("admin_password \(problem)") }
             settings.adminPassword = password
         }
         if let rateLimit = file.rateLimit {
@@ -130,6 +150,14 @@ public struct ServerSettings: Sendable, Equatable {
         if let seconds = file.bodyTimeoutS {
             guard seconds.isFinite, seconds > 0, seconds <= 3600 else { throw invalid("body_timeout_s must be more than 0 and at most 3600") }
             settings.bodyTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+        if let seconds = file.headerTimeoutS {
+            guard seconds.isFinite, seconds >= 1, seconds <= 3600 else { throw invalid("header_timeout_s must be between 1 and 3600") }
+            settings.headerTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+        if let connections = file.maxConnectionsPerAddress {
+            guard connections >= 1 else { throw invalid("max_connections_per_address must be at least 1") }
+            settings.maxConnectionsPerAddress = connections
         }
         if let days = file.retentionDays {
             guard days >= 1 else { throw invalid("retention_days must be at least 1 (leave it out to keep samples forever)") }

@@ -6,14 +6,49 @@ import HearClearCore
 enum Validation {
     static let maximumCheckInSeconds: Double = 12 * 3600
     static let maximumClockSkew: TimeInterval = 15 * 60
+    /// What a meter's interval can be: the client measures 0.1 to 60 s. Without a lower bound a
+    /// 3 KB body of 600 000 intervals of 0.1 ms each forged a venue's level and took 6 s to store.
+    static let intervals: ClosedRange<Double> = 0.1...60
+    /// Intervals in one check-in, whatever their length: a day's worth of seconds.
+    static let maximumIntervals = 86_400
+    /// No check-in is older than the project; an earlier start is a device whose clock was never set.
+    static let earliestStart = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01T00:00:00Z
 
-    /// Names, models and platforms: trimmed, not empty, no control characters, at most `maximumLength` characters.
+    /// Names, models and platforms: trimmed, not empty, at most `maximumLength` Unicode scalars, and
+    /// none that hides or rearranges text (`invisible`).
+    ///
+    /// Scalars, not characters: a character (a grapheme cluster) can carry any number of combining
+    /// marks, and a "name of 200 characters" of one letter and 1.9 M marks was 3.8 MB.
     static func text(_ value: String, field: String, maximumLength: Int = 200) throws -> String {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw APIError.unprocessable("\(field) must not be empty") }
-        guard trimmed.count <= maximumLength else { throw APIError.unprocessable("\(field) is longer than \(maximumLength) characters") }
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw APIError.unprocessable("\(field) must not contain control characters")
+        guard trimmed.unicodeScalars.count <= maximumLength else {
+            throw APIError.unprocessable("\(field) is longer than \(maximumLength) characters (counting each accent and mark as one)")
+        }
+        if let scalar = trimmed.unicodeScalars.first(where: invisible) {
+            throw APIError.unprocessable(
+                "\(field) must not contain control, formatting or invisible characters (it contains U+\(String(scalar.value, radix: 16, uppercase: true)))")
+        }
+        return trimmed
+    }
+
+    /// Control characters, and the format characters that are invisible yet change what is shown:
+    /// zero-width spaces and joiners, bidirectional overrides and isolates (which can make a name
+    /// read backwards next to others), soft hyphens; and line and paragraph separators.
+    static func invisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+
+    /// What a person searches venues by (`q`): nil when blank; at most 200 scalars and nothing
+    /// `invisible` (a NUL ended the text where the database read it, and matched every venue).
+    static func searchText(_ value: String?) throws -> String? {
+        guard let trimmed = value?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty else { return nil }
+        guard trimmed.unicodeScalars.count <= 200 else { throw APIError.badRequest("q is longer than 200 characters") }
+        guard !trimmed.unicodeScalars.contains(where: invisible) else {
+            throw APIError.badRequest("q must not contain control or invisible characters")
         }
         return trimmed
     }
@@ -129,8 +164,11 @@ enum Validation {
         guard checkIn.startedAt.timeIntervalSince(now) <= maximumClockSkew else {
             throw APIError.unprocessable("started_at is more than 15 minutes in the future")
         }
-        guard checkIn.intervalS.isFinite, checkIn.intervalS > 0, checkIn.intervalS <= 3600 else {
-            throw APIError.unprocessable("interval_s must be more than 0 and at most 3600")
+        guard checkIn.startedAt >= earliestStart else {
+            throw APIError.unprocessable("started_at is before 2000: check the device's clock")
+        }
+        guard checkIn.intervalS.isFinite, intervals.contains(checkIn.intervalS) else {
+            throw APIError.unprocessable(String(format: "interval_s must be between %g and %g seconds", intervals.lowerBound, intervals.upperBound))
         }
         guard checkIn.weighting == .a else {
             throw APIError.unprocessable("weighting must be \"A\": venue loudness is kept in dB(A)")
@@ -143,6 +181,9 @@ enum Validation {
         guard count > 0 else { throw APIError.unprocessable("samples must not be empty") }
         guard Double(count) * checkIn.intervalS <= maximumCheckInSeconds else {
             throw APIError.unprocessable("a check-in holds at most 12 hours of samples")
+        }
+        guard count <= maximumIntervals else {
+            throw APIError.unprocessable("a check-in holds at most \(maximumIntervals) intervals; it has \(count)")
         }
     }
 

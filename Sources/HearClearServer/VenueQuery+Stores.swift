@@ -4,15 +4,25 @@ import Foundation
 extension VenueQuery {
     /// A LIKE pattern (with `ESCAPE '\'`) matching names that contain `text` literally, so that
     /// `%` and `_` typed by a person are no wildcards. Nil when there is nothing to match.
+    ///
+    /// The pattern is lower-cased by Swift's Unicode rules, and the stores compare it with the name
+    /// lower-cased by the same rules (`nameFolded`), so "CAFÉ" finds "Café Éclair": SQLite's LIKE
+    /// folds ASCII letters only, and PostgreSQL's ILIKE follows the database's locale.
     static func likePattern(containing text: String?) -> String? {
         guard let text, !text.isEmpty else { return nil }
         var escaped = "%"
-        for character in text {
+        for character in text.lowercased() {
             if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
             escaped.append(character)
         }
         return escaped + "%"
     }
+
+    /// A venue's name lower-cased as `likePattern` lower-cases what is searched for, in each store's
+    /// SQL: GRDB's `swiftLowercaseString` is Swift's `lowercased()`, and PostgreSQL's `lower` under
+    /// the ICU root collation uses Unicode's case mapping whatever the database's locale.
+    static let sqliteNameFolded = "swiftLowercaseString(v.name)"
+    static let postgresNameFolded = #"lower(v.name COLLATE "und-x-icu")"#
 
     /// The candidates a store found inside the bounding box of `near`, cut to the radius, with their
     /// distances, nearest first (by id on a tie), at most `limit`.

@@ -86,7 +86,7 @@ extension HearClearServerCommand {
                 configuration.settings.rateLimit = limit
             }
             if let password = environment["HEARCLEAR_ADMIN_PASSWORD"], !password.isEmpty {
-                guard password.count >= 8 else { throw ValidationError("HEARCLEAR_ADMIN_PASSWORD must have at least 8 characters") }
+                if let problem = ServerSettings.adminPasswordProblem(password) { throw ValidationError("HEARCLEAR_ADMIN_PASSWORD \(problem)") }
                 configuration.settings.adminPassword = password
             }
             configuration.publicFolder = publicFolder ?? Self.defaultPublicFolder()

@@ -69,4 +69,63 @@ import FoundationNetworking
         #expect(answer.lowercased().contains("retry-after: 1"))
         #expect(answer.contains("handling 1 uploads already"))
     }
+
+    @Test func aHeadTrickledALineAtATimeIsCutOff() async throws {
+        let (server, _) = try await server(config: #"{"header_timeout_s": 1}"#)
+        let connection = try LoopbackConnection(port: server.port)
+        connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        // A header line every 200 ms: the head would never end; the server allows it a second.
+        let trickle = Thread {
+            for line in 0..<300 {
+                guard connection.send("X-Line-\(line): 1\r\n") else { return }
+                Thread.sleep(forTimeInterval: 0.2)  // the slowness under test, not synchronisation
+            }
+        }
+        trickle.start()
+        #expect(connection.isReadable(within: .seconds(30)), "the trickling connection was held")
+        #expect(connection.readResponse().isEmpty, "closed without an answer")
+        let health = try LoopbackConnection(port: server.port)
+        health.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(health.readResponse().hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test func anAddressHoldsAtMostItsShareOfConnections() async throws {
+        let (server, _) = try await server(config: #"{"max_connections_per_address": 3}"#)
+        // Three connections held open (a request each, so each is surely accepted and counted).
+        var held = try (0..<3).map { _ in try LoopbackConnection(port: server.port) }
+        for connection in held {
+            connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(connection.readResponse().hasPrefix("HTTP/1.1 200"))
+        }
+        let fourth = try LoopbackConnection(port: server.port)
+        fourth.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(fourth.readResponse().isEmpty, "a fourth connection from the same address was served")
+        // One closes (its socket, on deinit): its place is free again.
+        held.removeFirst()
+        var served = false
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !served && ContinuousClock.now < deadline {
+            // The server counts the closed connection out when it sees it close, which may be just after.
+            let again = try LoopbackConnection(port: server.port)
+            again.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            served = again.readResponse().hasPrefix("HTTP/1.1 200")
+        }
+        #expect(served)
+    }
+
+    @Test func whatTheHTTPParserRefusesIsSaidInWords() async throws {
+        let (server, _) = try await server(config: "{}")
+        for (request, words) in [
+            ("GET /healthz HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n", "a header name or value holds a character HTTP does not allow"),
+            ("POST /api/v1/devices HTTP/1.1\r\nHost: x\r\nContent-Length: lots\r\n\r\n", "Content-Length"),
+            ("GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n", "not valid HTTP/1.1"),
+        ] {
+            let connection = try LoopbackConnection(port: server.port)
+            connection.send(request)
+            let response = connection.readResponse()
+            #expect(response.hasPrefix("HTTP/1.1 400"), "\(request.debugDescription): \(response)")
+            #expect(response.contains(#"{"error":{"message":"the request is not valid HTTP/1.1"#), "\(response)")
+            #expect(response.contains(words), "\(response)")
+        }
+    }
 }

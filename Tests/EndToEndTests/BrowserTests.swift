@@ -136,6 +136,24 @@ import FoundationNetworking
         return (Int(title.1) ?? .max, Int(title.2) ?? 0)
     }
 
+    /// A person types a name of two words into the public search and presses Search: the browser
+    /// sends `q=Bloomsbury+Cafe`, where `+` is a space (the server once searched for a plus and
+    /// found nothing). Driven through the form by chromium-driver (scripts/browser-form-search.py).
+    @Test func aNameOfTwoWordsIsFoundThroughTheSearchForm() async throws {
+        let database = folder.appendingPathComponent("demo.sqlite").path
+        #expect(try await Executable.run("hearclear-server", ["seed", "--demo", "--database", database]).status == 0)
+        let server = try await ServerProcess(database: database)
+        let result = try await Executable.run(
+            program: URL(fileURLWithPath: "/usr/bin/python3"),
+            [Executable.packageFolder.appendingPathComponent("scripts/browser-form-search.py").path, server.url.absoluteString, "Bloomsbury Cafe"],
+            environment: ["HOME": folder.path])
+        #expect(result.status == 0, "\(result.errors)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains("q=Bloomsbury+Cafe") == true, "the form sent \(lines.first ?? "nothing")")
+        #expect(lines.dropFirst().map { $0.split(separator: " ", maxSplits: 1).last.map(String.init) ?? "" } == ["Bloomsbury Cafe"], "\(lines)")
+        await server.stop()
+    }
+
     /// The public pages, without login and without script, on the seeded demo: the search, a
     /// venue's grids as tables, in plain words; at 375 px nothing wider than the screen.
     @Test func thePublicPagesRenderForAnyoneAtPhoneAndDesktopWidths() async throws {

@@ -223,10 +223,13 @@ import Testing
             let banned = try await post(client, "/admin/devices/\(device)/ban", form: "banned=1&csrf=\(csrf)", cookie: cookie)
             #expect(banned.status == .seeOther)
             #expect(try await overall(client) == nil)  // no usable check-in left: 404
+            // The venue page counts what the answers count: a banned device's check-ins are not usable.
+            #expect(String(buffer: try await get(client, "/admin/venues/v1").body).contains(#"<span class="number">0</span> usable"#))
             #expect(try await client.putVenue("v2", token: token).status == .forbidden)
             #expect(try await database.repository.verify() == [])
             _ = try await post(client, "/admin/devices/\(device)/ban", form: "banned=0&csrf=\(csrf)", cookie: cookie)
             #expect(try await overall(client)?.checkins == 6)
+            #expect(String(buffer: try await get(client, "/admin/venues/v1").body).contains(#"<span class="number">6</span> usable"#))
         }
     }
 

@@ -38,6 +38,8 @@ import Testing
             #expect(html.contains(#"<span class="visually-hidden">Friday 20:00: loud voice</span>"#))
             #expect(html.contains(#"<span class="visually-hidden">Friday 17:00: 60.0 dB(A), quiet, low confidence</span>"#))
             #expect(html.contains(#"<th scope="row">Friday 17:00 <span class="confidence">low confidence</span></th>"#) && !html.contains("<script"))
+            // The page explains confidence by the rule it uses (devices, days, age), not a count.
+            #expect(html.contains("grows with how many phones measured an hour and on how many days") && !html.contains("number of check-ins"))
             // Every second at 59.5 or 60.5 dB(A): the spread in words, and each quiet hour's range.
             #expect(html.contains("Eight seconds in ten it is from 60 to 61 dB(A); half the time it is louder than 61 dB(A)."), "\(html)")
             #expect(html.contains("<td>60.0 dB(A)</td><td>60–61 dB(A)</td>"))

@@ -48,7 +48,7 @@ import Testing
             }
             try await client.execute(uri: "/api/v1/devices", method: .post, headers: jsonHeaders, body: try json(DeviceRegistration(model: "bad\u{7}model", platform: "p"))) { response throws in
                 #expect(response.status == .unprocessableContent)
-                #expect(try errorMessage(response) == "model must not contain control characters")
+                #expect(try errorMessage(response) == "model must not contain control, formatting or invisible characters (it contains U+7)")
             }
             #expect(try await database.count("device") == 0)
         }
@@ -265,7 +265,13 @@ import Testing
         Spoiler(testDescription: "level below the floor", apply: { c in c.samples[5].avg = -170 }, message: "samples[5].avg must be a level in dBFS between -160 and 0"),
         Spoiler(testDescription: "no samples", apply: { c in c.samples = [] }, message: "samples must not be empty"),
         Spoiler(testDescription: "t not increasing", apply: { c in c.samples[7].t = 6 }, message: "samples[7].t must be greater than the t before it"),
-        Spoiler(testDescription: "more than 12 hours", apply: { c in c.intervalS = 1000 }, message: "a check-in holds at most 12 hours of samples"),
+        Spoiler(
+            testDescription: "more than 12 hours",
+            apply: { c in
+                c.intervalS = 60
+                c.samples = (0...720).map { Sample(t: Double($0) * 60, avg: -50, peak: -40) }
+            }, message: "a check-in holds at most 12 hours of samples"),
+        Spoiler(testDescription: "intervals longer than a minute", apply: { c in c.intervalS = 1000 }, message: "interval_s must be between 0.1 and 60 seconds"),
         Spoiler(testDescription: "started in the future", apply: { c in c.startedAt = Date().addingTimeInterval(16 * 60) }, message: "started_at is more than 15 minutes in the future"),
         Spoiler(testDescription: "unknown venue", apply: { c in c.venueID = "elsewhere" }, message: "venue elsewhere does not exist: create it with PUT /api/v1/venues/elsewhere"),
         Spoiler(testDescription: "Z weighting", apply: { c in c.weighting = .z }, message: "weighting must be \"A\": venue loudness is kept in dB(A)"),

@@ -16,19 +16,18 @@ struct AdminController {
         let group = parent.add(middleware: HTMLErrorMiddleware(templates: templates)).add(middleware: authenticator).group(context: AdminRequestContext.self)
         group.get { _, context in try render("dashboard", try await DashboardPage.model(store: store, scale: settings.scale, session: context.session, now: Date())) }
         group.get("venues") { request, context in
-            let parameters = request.uri.queryParameters
-            let page = parameters["page"].flatMap { Int(String($0)) }.map { max(1, $0) } ?? 1
+            let parameters = try request.formQuery()
+            let page = parameters["page"].flatMap { Int($0) }.map { max(1, $0) } ?? 1
             let listing: VenuesPage.Listing
-            if let day = parameters["day"].map(String.init) {
+            if let day = parameters["day"] {
                 let weekday = Weekday(rawValue: day)?.index
                 guard weekday != nil || day == "any" else { throw APIError.badRequest("day must be a weekday name or any") }
-                let from = parameters["from"].flatMap { Int(String($0)) } ?? 0
-                let to = parameters["to"].flatMap { Int(String($0)) } ?? 23
+                let from = parameters["from"].flatMap { Int($0) } ?? 0
+                let to = parameters["to"].flatMap { Int($0) } ?? 23
                 guard (0...23).contains(from), (0...23).contains(to), from <= to else { throw APIError.badRequest("from and to must be hours, from 0 to 23, from ≤ to") }
                 listing = .loudest(LocalWindow(weekday: weekday, hours: from...to))
             } else {
-                let search = parameters["q"].map(String.init)?.trimmingCharacters(in: .whitespaces)
-                listing = .search(search?.isEmpty == true ? nil : search)
+                listing = .search(try Validation.searchText(parameters["q"]))
             }
             return try render("venues", try await VenuesPage.model(store: store, listing: listing, page: page, scale: settings.scale, session: context.session))
         }
@@ -116,6 +115,16 @@ struct AdminController {
             return Response.redirect(to: "/admin/calibration", type: .normal)
         }
         group.get("scale") { _, context in try render("scale", ScalePage.model(scale: settings.scale, session: context.session)) }
+        group.post("logout") { request, context in
+            _ = try await checkedForm(request, context)
+            // 401 with the challenge again: browsers then forget the password they were sending.
+            return try HTMLErrorMiddleware<AdminRequestContext>(templates: templates).page(
+                status: .unauthorized, message: "You are signed out. Close this page, or sign in again with the admin password.",
+                headers: [
+                    .setCookie: authenticator.endSession(context.session.id),
+                    .wwwAuthenticate: "Basic realm=\"\(AdminAuthenticator.realm)\", charset=\"UTF-8\"",
+                ])
+        }
     }
 
     private func checkInID(_ context: AdminRequestContext) throws -> UUID {
@@ -135,8 +144,13 @@ struct AdminController {
         }
     }
 
-    /// The fields of an urlencoded form, once its CSRF token is checked.
+    /// The fields of an urlencoded form, once its origin and its CSRF token are checked. Browsers
+    /// send `Origin` with every POST: a form posted from another site is refused before its token
+    /// is even read.
     private func checkedForm(_ request: Request, _ context: AdminRequestContext) async throws -> [String: String] {
+        if let origin = request.headers[.origin], !Self.isSameOrigin(origin, host: request.head.authority) {
+            throw HTTPError(.forbidden, message: "the form was sent from another site (\(origin)): open the admin pages here and send it from there")
+        }
         var body = try await request.body.collect(upTo: 64 * 1024)
         let text = body.readString(length: body.readableBytes) ?? ""
         let fields: [String: String]
@@ -147,6 +161,13 @@ struct AdminController {
         }
         try context.session.check(fields)
         return fields
+    }
+
+    /// Whether `origin` (scheme://host[:port]) names the host the request was sent to (its `Host`,
+    /// which the nginx recipe passes on as the client sent it).
+    static func isSameOrigin(_ origin: String, host: String?) -> Bool {
+        guard let host, let separator = origin.range(of: "://") else { return false }
+        return origin[separator.upperBound...].lowercased() == host.lowercased()
     }
 
     private func render(_ template: String, _ model: Any) throws -> Response {

@@ -13,7 +13,10 @@ public protocol AdminStore: Repository {
     /// Venues whose name or id contains `search`, latest check-in first; and how many match.
     func venues(search: String?, offset: Int, limit: Int) async throws -> (venues: [VenueListing], total: Int)
     /// Venues by their level over some local weekday-hours, loudest first (those without data there left out).
-    func loudestVenues(in window: LocalWindow, offset: Int, limit: Int) async throws -> (venues: [(venue: VenueListing, aggregate: LoudnessAggregate)], total: Int)
+    /// Venues with data in a window of local hours, loudest first, each with its level over the
+    /// whole window (the energy mean of its cells there): a level, not a cell, since the window
+    /// spans hours, and no count of check-ins, which per-hour counts cannot give for a window.
+    func loudestVenues(in window: LocalWindow, offset: Int, limit: Int) async throws -> (venues: [(venue: VenueListing, levelDB: Double)], total: Int)
     func venueDetail(id: String) async throws -> VenueDetail?
     /// A check-in with its samples, events and the outlier rule's verdict on it, in one read.
     func checkInDetail(id: UUID) async throws -> CheckInDetail?
@@ -102,6 +105,11 @@ public struct CheckInListing: Sendable, Equatable {
     public var levelDB: Double?
     public var status: CheckInStatus
     public var markedOutlier: Bool
+    /// Whether its device is banned: its check-ins keep their status but count nowhere.
+    public var deviceBanned: Bool
+
+    /// Whether it counts in the venue's answers (`Analysis.counts`).
+    public var counts: Bool { Analysis.counts(status: status, deviceBanned: deviceBanned) }
 }
 
 public struct VenueDetail: Sendable {

@@ -43,7 +43,7 @@ enum VenuePage {
         guard let detail = try await store.venueDetail(id: id) else { return nil }
         let loudness = Loudness(venueID: id, aggregates: detail.aggregates, scale: scale)
         let overall = detail.aggregates.first { $0.weekday == LoudnessAggregate.everyWeekday && $0.hour == LoudnessAggregate.everyHour }
-        let usableLevels = detail.checkIns.filter { $0.status == .accepted }.compactMap(\.levelDB).sorted()
+        let usableLevels = detail.checkIns.filter(\.counts).compactMap(\.levelDB).sorted()
         return Model(
             chrome: PageChrome(title: detail.venue.name, csrf: session.csrfToken, section: "venues"),
             id: id, name: detail.venue.name, latitude: String(format: "%.5f", detail.venue.latitude),

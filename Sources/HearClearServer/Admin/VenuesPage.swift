@@ -49,7 +49,7 @@ enum VenuesPage {
         case .loudest(let chosen):
             window = chosen
             let found = try await store.loudestVenues(in: chosen, offset: (page - 1) * perPage, limit: perPage)
-            rows = found.venues.map { VenueRow($0.venue, level: $0.aggregate.levelDB, scale: scale) }
+            rows = found.venues.map { VenueRow($0.venue, level: $0.levelDB, scale: scale) }
             total = found.total
             query = [
                 URLQueryItem(name: "day", value: chosen.weekday.map { Weekday(index: $0).rawValue } ?? "any"),

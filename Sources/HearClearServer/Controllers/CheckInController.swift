@@ -78,6 +78,8 @@ struct CheckInController {
 
     /// Identifies the content of an upload whatever its formatting, key order or compression, so a
     /// retry is recognised: SHA-256 over its values in a fixed order (numbers as their bit patterns).
+    /// Every value stored counts: an upload differing only in its speech and music, or in an event's
+    /// class, is a conflict, not a retry.
     static func contentHash(_ checkIn: CheckIn) -> Data {
         var hasher = SHA256()
         func add(_ text: String) {
@@ -98,9 +100,14 @@ struct CheckInController {
             add(sample.t)
             add(sample.avg)
             add(sample.peak)
-            // Only v2 check-ins have details: v1 ones hash as they always did.
+            // Only v2 check-ins have details and classes: v1 ones hash as they always did.
             if let details = sample.details {
                 for level in [details.fastMax, details.cAvg] + details.octaves { add(level) }
+            }
+            if let classes = sample.classes {
+                add("classes")
+                add(classes.speech)
+                add(classes.music)
             }
         }
         add(Double(checkIn.events.count))
@@ -108,6 +115,7 @@ struct CheckInController {
             add(event.t)
             add(event.peak)
             add(event.durationS)
+            if let sound = event.sound { add(sound.rawValue) }
         }
         return Data(hasher.finalize())
     }

@@ -72,7 +72,7 @@ struct VenueController {
     }
 
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> VenueList {
-        let query = try venueQuery(request.uri.queryParameters, known: ["near", "radius", "limit", "q"])
+        let query = try venueQuery(request.formQuery(), known: ["near", "radius", "limit", "q"])
         return VenueList(venues: try await repository.venues(matching: query).map(present))
     }
 
@@ -80,13 +80,13 @@ struct VenueController {
     static let rankingCandidates = 1000
 
     @Sendable func ranking(_ request: Request, context: APIRequestContext) async throws -> VenueRanking {
-        let parameters = request.uri.queryParameters
+        let parameters = try request.formQuery()
         var query = try venueQuery(parameters, known: ["near", "radius", "limit", "at", "hearing_loss"])
         guard query.near != nil else { throw APIError.badRequest("near is required: \(TypedPlace.rule)") }
         guard let text = parameters["at"] else { throw APIError.badRequest("at is required: \(WeekdayHour.rule), the venues' local time") }
-        guard let at = WeekdayHour(String(text)) else { throw APIError.badRequest("at must be \(WeekdayHour.rule)") }
+        guard let at = WeekdayHour(text) else { throw APIError.badRequest("at must be \(WeekdayHour.rule)") }
         let hearingLoss: Bool
-        switch parameters["hearing_loss"].map(String.init) {
+        switch parameters["hearing_loss"] {
         case nil, "false": hearingLoss = false
         case "true": hearingLoss = true
         default: throw APIError.badRequest("hearing_loss must be true or false")
@@ -102,9 +102,9 @@ struct VenueController {
 
     /// The search of `parameters`, strict so that a misspelt parameter (radious=) is an error rather
     /// than silently ignored.
-    private func venueQuery(_ parameters: Parameters, known: [String]) throws -> VenueQuery {
-        if let unknown = parameters.first(where: { !known.contains(String($0.key)) }) {
-            throw APIError.badRequest("unknown query parameter \"\(unknown.key)\": use \(known.dropLast().joined(separator: ", ")) and \(known.last!)")
+    private func venueQuery(_ parameters: [String: String], known: [String]) throws -> VenueQuery {
+        if let unknown = parameters.keys.sorted().first(where: { !known.contains($0) }) {
+            throw APIError.badRequest("unknown query parameter \"\(unknown)\": use \(known.dropLast().joined(separator: ", ")) and \(known[known.count - 1])")
         }
         var query = VenueQuery(near: nil, radiusM: Self.defaultRadiusM, nameContains: nil, limit: Self.defaultLimit)
         if let near = parameters["near"] {
@@ -123,10 +123,7 @@ struct VenueController {
             }
             query.limit = count
         }
-        if let text = parameters["q"] {
-            guard text.count <= 200 else { throw APIError.badRequest("q is longer than 200 characters") }
-            query.nameContains = String(text)
-        }
+        query.nameContains = try Validation.searchText(parameters["q"])
         return query
     }
 
@@ -148,12 +145,12 @@ struct VenueController {
 
     @Sendable func quietTimes(_ request: Request, context: APIRequestContext) async throws -> QuietTimes {
         let id = try venueID(context)
-        let parameters = request.uri.queryParameters
-        if let unknown = parameters.first(where: { $0.key != "weekday" }) {
-            throw APIError.badRequest("unknown query parameter \"\(unknown.key)\": use weekday")
+        let parameters = try request.formQuery()
+        if let unknown = parameters.keys.sorted().first(where: { $0 != "weekday" }) {
+            throw APIError.badRequest("unknown query parameter \"\(unknown)\": use weekday")
         }
         let weekday = try parameters["weekday"].map { text in
-            guard let weekday = Weekday(rawValue: String(text).lowercased()) else {
+            guard let weekday = Weekday(rawValue: text.lowercased()) else {
                 throw APIError.badRequest("weekday must be one of \(Weekday.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             return weekday

@@ -12,6 +12,8 @@ public struct APIRequestContext: RequestContext {
 
     /// The client's IP address, for per-address limits; nil when there is no socket (router tests).
     let remoteAddress: String?
+    /// Whether a trusted proxy received the request over HTTPS (`SecurityHeadersMiddleware`).
+    var overHTTPS = false
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -8,8 +8,7 @@ extension Request {
     /// wire and after decompression, arriving within `timeout`. Inflating stops as soon as the limit
     /// is passed, so a gzip bomb costs at most `limit` bytes of memory.
     func decodeJSON<Value: Decodable>(_ type: Value.Type, limit: Int, timeout: Duration) async throws -> Value {
-        let contentType = headers[.contentType].map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased() }
-        guard contentType == "application/json" else {
+        guard headers[.contentType].map(Self.mediaType) == "application/json" else {
             throw APIError.unsupportedMediaType("Content-Type must be application/json")
         }
         if let length = headers[.contentLength].flatMap(Int.init), length > limit {
@@ -41,6 +40,12 @@ extension Request {
             return try await group.next()!
         }
         return try JSONBody.decode(type, from: Data(buffer: bytes))
+    }
+
+    /// The media type of a `Content-Type` value without its parameters, lower-cased: "" for an
+    /// empty value or one that starts with `;`.
+    static func mediaType(_ contentType: String) -> String {
+        contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
     private func collectBody(limit: Int) async throws -> ByteBuffer {
@@ -96,6 +101,12 @@ enum JSONBody {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+            // Foundation's decoder also says "not valid JSON", with no path, of a valid number that
+            // does not fit its field (-400.5 or 1e30 where a whole number is expected).
+            if (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil {
+                throw APIError.unprocessable(
+                    "a number does not fit its field: levels are whole tenths of a dB and classes whole percent, integers within range")
+            }
             throw APIError.badRequest("malformed JSON: \(context.underlyingError.map { "\($0)" } ?? context.debugDescription)")
         } catch let DecodingError.dataCorrupted(context) {
             throw APIError.unprocessable("\(path(context.codingPath)): \(context.debugDescription)")

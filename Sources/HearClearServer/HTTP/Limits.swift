@@ -10,10 +10,19 @@ enum TokenBucket {
     /// A bucket holding `tokens` (nil: a new, full bucket) `elapsed` seconds after it was last
     /// touched: its tokens after one write is taken, and how long to wait when none could be.
     static func take(tokens: Double?, elapsed: Double, perMinute limit: Int) -> (tokens: Double, wait: Duration?) {
-        let rate = Double(limit) / 60
-        let available = min(Double(limit), (tokens ?? Double(limit)) + max(0, elapsed) * rate)
-        guard available >= 1 else { return (available, .milliseconds(Int64(((1 - available) / rate * 1000).rounded(.up)))) }
+        let available = available(tokens: tokens, elapsed: elapsed, perMinute: limit)
+        guard available >= 1 else { return (available, wait(for: available, perMinute: limit)) }
         return (available - 1, nil)
+    }
+
+    /// The tokens a bucket holds `elapsed` seconds after it was last touched, refilled at the rate.
+    static func available(tokens: Double?, elapsed: Double, perMinute limit: Int) -> Double {
+        min(Double(limit), (tokens ?? Double(limit)) + max(0, elapsed) * Double(limit) / 60)
+    }
+
+    /// How long until a bucket holding `tokens` holds one.
+    static func wait(for tokens: Double, perMinute limit: Int) -> Duration {
+        .milliseconds(Int64((max(0, 1 - tokens) / (Double(limit) / 60) * 1000).rounded(.up)))
     }
 
     /// A bucket left alone this long is full again: no different from no bucket at all.
@@ -24,6 +33,8 @@ enum TokenBucket {
 public protocol RateBuckets: Sendable {
     /// Takes one write from `key`'s bucket; when it is empty, how long until it holds one again.
     func take(_ key: String, perMinute: Int) async throws -> Duration?
+    /// The tokens `key`'s bucket holds now, taking none: `perMinute` when it is full or unknown.
+    func available(_ key: String, perMinute: Int) async throws -> Double
 }
 
 /// Buckets in this process's memory: the deployment of one server on SQLite. Buckets full again
@@ -46,6 +57,14 @@ final class LocalRateBuckets: RateBuckets {
             let taken = TokenBucket.take(tokens: bucket?.tokens, elapsed: bucket.map { (instant - $0.updated).inSeconds } ?? 0, perMinute: limit)
             buckets[key] = (taken.tokens, instant)
             return taken.wait
+        }
+    }
+
+    func available(_ key: String, perMinute limit: Int) -> Double {
+        let instant = now()
+        return buckets.withLock { buckets in
+            let bucket = buckets[key]
+            return TokenBucket.available(tokens: bucket?.tokens, elapsed: bucket.map { (instant - $0.updated).inSeconds } ?? 0, perMinute: limit)
         }
     }
 }

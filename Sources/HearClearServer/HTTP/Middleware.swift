@@ -2,10 +2,12 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// Makes every failure a JSON error answer with the right status; unexpected errors are logged
-/// and answered 500 without details.
+/// Makes every failure an error answer with the right status: JSON, except for a browser asking
+/// for a page outside the API, which gets one (the pages' own routes make theirs). Unexpected
+/// errors are logged and answered 500 without details.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
+    let pages: HTMLErrorMiddleware<APIRequestContext>
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -14,6 +16,10 @@ struct ErrorMiddleware: RouterMiddleware {
             if error.body == nil {
                 error.body = error.status == .notFound ? "no such resource: \(request.uri.path)" : error.status.reasonPhrase
             }
+            if Self.wantsPage(request) {
+                let message = error.status == .notFound ? "There is no page at \(request.uri.path). Find a venue from the search page." : error.body ?? ""
+                return try pages.page(status: error.status, message: message, headers: error.headers)
+            }
             return try error.response(from: request, context: context)
         } catch let error as any HTTPResponseError {
             return try error.response(from: request, context: context)
@@ -21,6 +27,13 @@ struct ErrorMiddleware: RouterMiddleware {
             context.logger.error("unexpected error: \(String(reflecting: error))")
             return try HTTPError(.internalServerError, message: "internal error").response(from: request, context: context)
         }
+    }
+}
+
+extension ErrorMiddleware {
+    /// A browser's request for a page: outside the API, accepting HTML.
+    static func wantsPage(_ request: Request) -> Bool {
+        !request.uri.path.hasPrefix("/api/") && request.headers[values: .accept].contains { $0.lowercased().contains("text/html") }
     }
 }
 

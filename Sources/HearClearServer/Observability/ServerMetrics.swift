@@ -21,6 +21,11 @@ enum ServerMetrics {
     static let rateLimitedDevice = Counter(label: "hearclear_rate_limited_total", dimensions: [("scope", "device")])
     static let rateLimitedAddress = Counter(label: "hearclear_rate_limited_total", dimensions: [("scope", "address")])
     static let uploadsTurnedAway = Counter(label: "hearclear_uploads_turned_away_total")
+    /// Wrong admin passwords, and admin requests refused unchecked after too many of them.
+    static let adminLoginFailures = Counter(label: "hearclear_admin_login_failures_total")
+    static let adminLoginsThrottled = Counter(label: "hearclear_admin_logins_throttled_total")
+    /// Connections closed at once because their address held `max_connections_per_address` already.
+    static let connectionsRefused = Counter(label: "hearclear_connections_refused_total")
 
     static let answerCacheHits = Counter(label: "hearclear_answer_cache_total", dimensions: [("result", "hit")])
     static let answerCacheMisses = Counter(label: "hearclear_answer_cache_total", dimensions: [("result", "miss")])

@@ -42,7 +42,6 @@ struct PageTemplates: Sendable {
                     "default-src 'none'; style-src 'self'; img-src 'self'; script-src \(scripts ? "'self'" : "'none'"); form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
                 .cacheControl: cache,
                 .init("Referrer-Policy")!: "same-origin",
-                .init("X-Content-Type-Options")!: "nosniff",
             ],
             body: .init(byteBuffer: ByteBuffer(string: html)))
     }

@@ -23,10 +23,10 @@ struct PublicController {
     }
 
     func search(_ request: Request) async throws -> Response {
-        let parameters = request.uri.queryParameters
-        let q = parameters["q"].map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
-        let near = parameters["near"].map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
-        var query = VenueQuery(near: nil, radiusM: Self.searchRadiusM, nameContains: q.isEmpty ? nil : String(q.prefix(200)), limit: 20)
+        let parameters = try request.formQuery()
+        let q = parameters["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        let near = parameters["near"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        var query = VenueQuery(near: nil, radiusM: Self.searchRadiusM, nameContains: try Validation.searchText(q), limit: 20)
         var problem: String?
         if !near.isEmpty {
             if let place = Coordinate(text: near) { query.near = place } else { problem = "Type the place as latitude,longitude, for example -33.87,151.21." }

@@ -42,6 +42,16 @@ final class PostgresRateBuckets: RateBuckets {
         return wait
     }
 
+    func available(_ key: String, perMinute limit: Int) async throws -> Double {
+        let logger = logger
+        let row = try await client.withAvailableConnection(health: health) { connection in
+            try await connection.query(
+                "SELECT tokens, EXTRACT(EPOCH FROM clock_timestamp() - updated_at)::double precision FROM rate_bucket WHERE key = \(key)", logger: logger
+            ).decode((Double, Double).self).first { _ in true }
+        }
+        return TokenBucket.available(tokens: row?.0, elapsed: row?.1 ?? 0, perMinute: limit)
+    }
+
     /// At most once a minute per server.
     private func sweepIfDue() async throws {
         let due = lastSweep.withLock { last in

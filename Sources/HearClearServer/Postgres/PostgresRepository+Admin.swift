@@ -59,21 +59,21 @@ extension PostgresRepository: AdminStore {
         let pattern = VenueQuery.likePattern(containing: search)
         return try await read { [logger] connection in
             let total = try await connection.query(
-                "SELECT COUNT(*) FROM venue v WHERE (\(pattern)::text IS NULL OR v.name ILIKE \(pattern) ESCAPE '\\' OR v.id ILIKE \(pattern) ESCAPE '\\')",
+                "SELECT COUNT(*) FROM venue v WHERE (\(pattern)::text IS NULL OR \(unescaped: VenueQuery.postgresNameFolded) LIKE \(pattern) ESCAPE '\\' OR v.id ILIKE \(pattern) ESCAPE '\\')",
                 logger: logger
             ).decode(Int.self).first { _ in true } ?? 0
             let venues = try await Self.venueListings(
                 connection, logger: logger,
                 """
                 \(unescaped: Self.venueListingSelect)
-                WHERE (\(pattern)::text IS NULL OR v.name ILIKE \(pattern) ESCAPE '\\' OR v.id ILIKE \(pattern) ESCAPE '\\')
+                WHERE (\(pattern)::text IS NULL OR \(unescaped: VenueQuery.postgresNameFolded) LIKE \(pattern) ESCAPE '\\' OR v.id ILIKE \(pattern) ESCAPE '\\')
                 ORDER BY latest DESC NULLS LAST, v.name, v.id LIMIT \(limit) OFFSET \(offset)
                 """)
             return (venues, total)
         }
     }
 
-    public func loudestVenues(in window: LocalWindow, offset: Int, limit: Int) async throws -> (venues: [(venue: VenueListing, aggregate: LoudnessAggregate)], total: Int) {
+    public func loudestVenues(in window: LocalWindow, offset: Int, limit: Int) async throws -> (venues: [(venue: VenueListing, levelDB: Double)], total: Int) {
         // Per weekday-hour cells when a weekday is chosen, else the every-weekday spans (which count a check-in once).
         let weekday = window.weekday ?? LoudnessAggregate.everyWeekday
         let (low, high) = (window.hours.lowerBound, window.hours.upperBound)
@@ -83,15 +83,15 @@ extension PostgresRepository: AdminStore {
             ).decode(Int.self).first { _ in true } ?? 0
             let rows = try await connection.query(
                 """
-                SELECT venue_id, MAX(checkins), SUM(samples)::bigint, SUM(energy) FROM loudness
+                SELECT venue_id, SUM(samples)::bigint, SUM(energy) FROM loudness
                 WHERE weekday = \(weekday) AND hour BETWEEN \(low) AND \(high)
                 GROUP BY venue_id ORDER BY SUM(energy) / SUM(samples) DESC, venue_id LIMIT \(limit) OFFSET \(offset)
                 """, logger: logger
-            ).decode((String, Int, Int, Double).self).reduce(into: [(String, Int, Int, Double)]()) { $0.append($1) }
+            ).decode((String, Int, Double).self).reduce(into: [(String, Int, Double)]()) { $0.append($1) }
             let listings = try await Self.venueListings(connection, logger: logger, "\(unescaped: Self.venueListingSelect) WHERE v.id = ANY(\(rows.map(\.0)))")
             let byID = Dictionary(listings.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            let venues = rows.compactMap { row -> (VenueListing, LoudnessAggregate)? in
-                byID[row.0].map { ($0, LoudnessAggregate(weekday: weekday, hour: LoudnessAggregate.everyHour, checkins: row.1, samples: row.2, energy: row.3)) }
+            let venues = rows.compactMap { row -> (VenueListing, Double)? in
+                byID[row.0].map { ($0, Level.level(energy: row.2 / Double(row.1))) }
             }
             return AdminPage(venues: venues, total: total)
         }
@@ -288,24 +288,24 @@ extension PostgresRepository: AdminStore {
 
     static let checkInListingSelect = """
         SELECT c.id, c.venue_id, v.name, c.device_id, d.model, c.started_at, c.received_at,
-               c.samples, c.dropped_samples, c.level_db, c.status, c.marked_outlier
+               c.samples, c.dropped_samples, c.level_db, c.status, c.marked_outlier, d.banned
         FROM checkin c JOIN venue v ON v.id = c.venue_id JOIN device d ON d.id = c.device_id
         """
 
     static func checkInListings(_ connection: PostgresConnection, logger: Logger, _ query: PostgresQuery) async throws -> [CheckInListing] {
         try await connection.query(query, logger: logger)
-            .decode((UUID, String, String, UUID, String, Date, Date, Int, Int, Double?, CheckInStatus, Bool).self).reduce(into: []) {
+            .decode((UUID, String, String, UUID, String, Date, Date, Int, Int, Double?, CheckInStatus, Bool, Bool).self).reduce(into: []) {
                 $0.append(
                     CheckInListing(
                         id: $1.0, venueID: $1.1, venueName: $1.2, deviceID: $1.3, deviceModel: $1.4, startedAt: $1.5, receivedAt: $1.6, samples: $1.7,
-                        droppedSamples: $1.8, levelDB: $1.9, status: $1.10, markedOutlier: $1.11))
+                        droppedSamples: $1.8, levelDB: $1.9, status: $1.10, markedOutlier: $1.11, deviceBanned: $1.12))
             }
     }
 }
 
 /// Sendable carriers for what leaves a read (tuples of arrays of tuples are not).
 private struct AdminPage: Sendable {
-    var venues: [(venue: VenueListing, aggregate: LoudnessAggregate)]
+    var venues: [(venue: VenueListing, levelDB: Double)]
     var total: Int
 }
 

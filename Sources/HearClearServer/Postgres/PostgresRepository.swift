@@ -169,7 +169,7 @@ public struct PostgresRepository: Repository {
                     connection, cell: query.cell, logger: logger,
                     """
                     SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.join(query.cell))
-                    WHERE \(pattern)::text IS NULL OR v.name ILIKE \(pattern) ESCAPE '\\'
+                    WHERE \(pattern)::text IS NULL OR \(unescaped: VenueQuery.postgresNameFolded) LIKE \(pattern) ESCAPE '\\'
                     ORDER BY v.name, v.id LIMIT \(query.limit)
                     """)
             }
@@ -179,7 +179,7 @@ public struct PostgresRepository: Repository {
                 connection, cell: query.cell, logger: logger,
                 """
                 SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.join(query.cell))
-                WHERE (\(pattern)::text IS NULL OR v.name ILIKE \(pattern) ESCAPE '\\')
+                WHERE (\(pattern)::text IS NULL OR \(unescaped: VenueQuery.postgresNameFolded) LIKE \(pattern) ESCAPE '\\')
                   AND v.latitude BETWEEN \(box.latitude.lowerBound) AND \(box.latitude.upperBound)
                   AND v.longitude BETWEEN \(longitudes.lowerBound) AND \(longitudes.upperBound)
                 """)

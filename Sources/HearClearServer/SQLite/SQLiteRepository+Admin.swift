@@ -54,7 +54,7 @@ extension SQLiteRepository: AdminStore {
         try await pool.read { db in
             var filter = SQL("")
             if let pattern = VenueQuery.likePattern(containing: search) {
-                filter = "WHERE v.name LIKE \(pattern) ESCAPE '\\' OR v.id LIKE \(pattern) ESCAPE '\\'"
+                filter = "WHERE \(sql: VenueQuery.sqliteNameFolded) LIKE \(pattern) ESCAPE '\\' OR v.id LIKE \(pattern) ESCAPE '\\'"
             }
             let total = try SQLRequest<Int>("SELECT COUNT(*) FROM venue v \(filter)").fetchOne(db) ?? 0
             let venues = try Self.venueListings(
@@ -63,7 +63,7 @@ extension SQLiteRepository: AdminStore {
         }
     }
 
-    public func loudestVenues(in window: LocalWindow, offset: Int, limit: Int) async throws -> (venues: [(venue: VenueListing, aggregate: LoudnessAggregate)], total: Int) {
+    public func loudestVenues(in window: LocalWindow, offset: Int, limit: Int) async throws -> (venues: [(venue: VenueListing, levelDB: Double)], total: Int) {
         try await pool.read { db in
             // Per weekday-hour cells when a weekday is chosen, else the every-weekday spans (which count a check-in once).
             let weekday = window.weekday ?? LoudnessAggregate.everyWeekday
@@ -71,16 +71,17 @@ extension SQLiteRepository: AdminStore {
             let total = try SQLRequest<Int>("SELECT COUNT(DISTINCT l.venue_id) FROM loudness l WHERE \(spans)").fetchOne(db) ?? 0
             let rows = try SQLRequest<Row>(
                 """
-                SELECT l.venue_id, MAX(l.checkins) AS checkins, SUM(l.samples) AS samples, SUM(l.energy) AS energy
+                SELECT l.venue_id, SUM(l.samples) AS samples, SUM(l.energy) AS energy
                 FROM loudness l WHERE \(spans)
                 GROUP BY l.venue_id ORDER BY SUM(l.energy) / SUM(l.samples) DESC, l.venue_id LIMIT \(limit) OFFSET \(offset)
                 """
             ).fetchAll(db)
             let ids: [String] = rows.map { $0["venue_id"] }
             let listings = Dictionary(uniqueKeysWithValues: try Self.venueListings(db, literal: "WHERE v.id IN \(ids)").map { ($0.id, $0) })
-            let venues = rows.compactMap { row -> (VenueListing, LoudnessAggregate)? in
+            let venues = rows.compactMap { row -> (VenueListing, Double)? in
                 guard let listing = listings[row["venue_id"]] else { return nil }
-                return (listing, LoudnessAggregate(weekday: weekday, hour: LoudnessAggregate.everyHour, checkins: row["checkins"], samples: row["samples"], energy: row["energy"]))
+                let samples: Int = row["samples"], energy: Double = row["energy"]
+                return (listing, Level.level(energy: energy / Double(samples)))
             }
             return (venues, total)
         }
@@ -221,7 +222,7 @@ extension SQLiteRepository: AdminStore {
         try SQLRequest<Row>(
             """
             SELECT c.id, c.venue_id, v.name AS venue_name, c.device_id, d.model, c.started_at, c.received_at,
-                   c.samples, c.dropped_samples, c.level_db, c.status, c.marked_outlier
+                   c.samples, c.dropped_samples, c.level_db, c.status, c.marked_outlier, d.banned
             FROM checkin c JOIN venue v ON v.id = c.venue_id JOIN device d ON d.id = c.device_id
             \(clause)
             """
@@ -231,7 +232,7 @@ extension SQLiteRepository: AdminStore {
                 id: id, venueID: row["venue_id"], venueName: row["venue_name"], deviceID: device, deviceModel: row["model"],
                 startedAt: Date(timeIntervalSince1970: row["started_at"]), receivedAt: Date(timeIntervalSince1970: row["received_at"]),
                 samples: row["samples"], droppedSamples: row["dropped_samples"], levelDB: row["level_db"], status: status,
-                markedOutlier: row["marked_outlier"])
+                markedOutlier: row["marked_outlier"], deviceBanned: row["banned"])
         }
     }
 }

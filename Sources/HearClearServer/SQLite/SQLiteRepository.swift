@@ -71,7 +71,7 @@ public struct SQLiteRepository: Repository {
         try await pool.read { db in
             var conditions: [SQL] = []
             if let pattern = VenueQuery.likePattern(containing: query.nameContains) {
-                conditions.append("v.name LIKE \(pattern) ESCAPE '\\'")
+                conditions.append("\(sql: VenueQuery.sqliteNameFolded) LIKE \(pattern) ESCAPE '\\'")
             }
             guard let near = query.near else {
                 let whereClause = conditions.isEmpty ? SQL("") : "WHERE " + conditions.joined(separator: " AND ")
