@@ -120,7 +120,7 @@ let package = Package(
         // Runs the built executables as people do; `swift build --build-tests` builds them first.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["HearClearCore", "TestSignals", "TestCluster", "LoopbackHTTP",
+            dependencies: ["HearClearCore", "HearClearServer", "TestSignals", "TestCluster", "LoopbackHTTP",
                 .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(
