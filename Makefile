@@ -120,10 +120,11 @@ profile:
 	swift build -c release
 	scripts/profile-healthz.sh
 
-## Install the release binaries with the resource bundles the server reads (migrations, OpenAPI document).
+## Install the release binaries with the resource bundles the server reads (migrations, OpenAPI document)
+## and the HTTP library the client loads when it talks to a server.
 install: release
 	install -d $(PREFIX)/bin
-	install -m 0755 .build/release/hearclear-server .build/release/hearclear $(PREFIX)/bin/
+	install -m 0755 .build/release/hearclear-server .build/release/hearclear .build/release/libHearClearTransport.so $(PREFIX)/bin/
 	cp -R .build/release/*.resources $(PREFIX)/bin/
 	install -d $(PREFIX)/share/hearclear
 	cp -R Public $(PREFIX)/share/hearclear/

@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "hearclear-server", targets: ["hearclear-server"]),
         .executable(name: "hearclear", targets: ["hearclear"]),
         .library(name: "HearClearCore", targets: ["HearClearCore"]),
+        // Loaded by the client at run time (dlopen), never linked: see HTTPTransport.
+        .library(name: "HearClearTransport", type: .dynamic, targets: ["HearClearTransport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -81,9 +83,14 @@ let package = Package(
             dependencies: [
                 "HearClearCore",
                 "LevelMeter",
+                "TransportWire",
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
+        // The documents the client and its HTTP library exchange (Foundation only).
+        .target(name: "TransportWire"),
+        // HTTP through URLSession (FoundationNetworking, libcurl), built as a library of its own.
+        .target(name: "HearClearTransport", dependencies: ["TransportWire"]),
         .executableTarget(
             name: "hearclear",
             dependencies: [

@@ -2,14 +2,11 @@ import CompressNIO
 import Foundation
 import HearClearCore
 import NIOCore
+import TransportWire
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// The HearClear API over HTTP (URLSession, libcurl on Linux): v1, and v2 for check-ins. Redirects
-/// are never followed: the token goes to the configured server and nowhere else, whatever a
-/// captive portal or a proxy answers.
+/// The HearClear API over HTTP (URLSession, libcurl on Linux, loaded when first needed:
+/// `HTTPTransport`): v1, and v2 for check-ins. Redirects are never followed: the token goes to the
+/// configured server and nowhere else, whatever a captive portal or a proxy answers.
 public struct APIClient: Sendable {
     public enum Failure: Error, CustomStringConvertible, Equatable {
         /// The HearClear server answered with one of its own error documents, or something in front
@@ -60,15 +57,13 @@ public struct APIClient: Sendable {
     public let token: String?
     /// Where the servers that lack API v2 are remembered; nil: nowhere.
     let versions: ServerVersions?
-    private let session: URLSession
+    let timeout: TimeInterval
 
     public init(server: URL, token: String? = nil, timeout: TimeInterval = 30, versions: ServerVersions? = nil) {
         self.server = server
         self.token = token
         self.versions = versions
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        self.session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        self.timeout = timeout
     }
 
     public func register(_ registration: DeviceRegistration) async throws -> DeviceCredentials {
@@ -126,23 +121,30 @@ public struct APIClient: Sendable {
         try await send("GET", "scale").decoded()
     }
 
-    /// Uploads a check-in gzip-compressed, through API v2 (columns, with the details); to a server
-    /// that answers 404 there (one older than v2), through v1 (no details), remembering that the
-    /// server has no v2 so the next uploads go straight to v1.
-    public func upload(_ checkIn: CheckIn) async throws -> CheckInReceipt {
-        if versions?.lacksVersion2(server) != true {
+    /// Uploads a waiting check-in gzip-compressed, its file's bytes as they are: through API v2
+    /// when it is sealed in v2's columns; to a server that answers 404 there (one older than v2),
+    /// through v1 (no details), decoded and encoded as v1's objects, remembering that the server
+    /// has no v2 so the next uploads go straight to v1. Files an older client sealed in v1's
+    /// objects go to v1 as they are.
+    public func upload(_ pending: PendingCheckIn) async throws -> CheckInReceipt {
+        if pending.isVersion2 && versions?.lacksVersion2(server) != true {
             do {
-                return try await send("POST", "checkins", version: 2, body: try Self.uploadBody(CheckInV2(checkIn)), gzipped: true, authorized: true).decoded()
+                return try await send("POST", "checkins", version: 2, body: try Self.gzip(Data(contentsOf: pending.file)), gzipped: true, authorized: true).decoded()
             } catch Failure.server(status: 404, _, _) {
                 versions?.rememberLacksVersion2(server)
             }
         }
-        return try await send("POST", "checkins", body: try Self.uploadBody(checkIn), gzipped: true, authorized: true).decoded()
+        let body = pending.isVersion2 ? try Self.uploadBody(try pending.checkIn()) : try Self.gzip(Data(contentsOf: pending.file))
+        return try await send("POST", "checkins", body: body, gzipped: true, authorized: true).decoded()
     }
 
     /// The bytes an upload sends: the check-in's JSON (v1's `CheckIn` or v2's `CheckInV2`), gzip-compressed.
     public static func uploadBody(_ document: some Encodable) throws -> Data {
-        var plain = ByteBuffer(bytes: try JSONEncoder().encode(document))
+        try gzip(try JSONEncoder().encode(document))
+    }
+
+    static func gzip(_ json: Data) throws -> Data {
+        var plain = ByteBuffer(bytes: json)
         let compressed = try plain.compress(with: .gzip())
         return Data(compressed.readableBytesView)
     }
@@ -167,45 +169,47 @@ public struct APIClient: Sendable {
     ) async throws -> Answer {
         var components = URLComponents(url: server.appendingPathComponent("api/v\(version)/\(path)"), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.queryItems = query }
-        var request = URLRequest(url: components.url!)
-        request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if authorized, let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let body {
-            request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            if gzipped { request.setValue("gzip", forHTTPHeaderField: "Content-Encoding") }
+        guard let url = components.url else { throw Failure.foreign("the server URL \(server.absoluteString) cannot take the path \(path)") }
+        var headers = ["Accept": "application/json"]
+        if authorized, let token { headers["Authorization"] = "Bearer \(token)" }
+        if body != nil {
+            headers["Content-Type"] = "application/json"
+            if gzipped { headers["Content-Encoding"] = "gzip" }
         }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await session.data(for: request)
-        } catch {
-            throw Failure.network(error.localizedDescription)
-        }
-        guard let http = response as? HTTPURLResponse else { throw Failure.network("not an HTTP answer") }
-        let contentType = http.value(forHTTPHeaderField: "Content-Type") ?? ""
-        guard (200..<300).contains(http.statusCode) else {
+        let http = try await HTTPTransport.send(TransportRequest(method: method, url: url, headers: headers, body: body, timeout: timeout))
+        if let failure = http.failure { throw Failure.network(failure) }
+        let data = http.body
+        let contentType = http.headers["content-type"] ?? ""
+        let retryAfter = http.headers["retry-after"].flatMap(Double.init)
+        guard (200..<300).contains(http.status) else {
             // Only the server's own error document is its word; a portal's or a proxy's page is not.
             if let message = try? JSONDecoder().decode(APIErrorBody.self, from: data).error.message {
-                throw Failure.server(
-                    status: http.statusCode, message: message, retryAfter: http.value(forHTTPHeaderField: "Retry-After").flatMap(Double.init))
+                throw Failure.server(status: http.status, message: message, retryAfter: retryAfter)
             }
-            if http.statusCode >= 500 {
+            if http.status >= 500 {
                 // A proxy's 502 or 504 (the server down behind it) is worth retrying like the server's own 5xx.
-                throw Failure.server(
-                    status: http.statusCode, message: HTTPURLResponse.localizedString(forStatusCode: http.statusCode),
-                    retryAfter: http.value(forHTTPHeaderField: "Retry-After").flatMap(Double.init))
+                throw Failure.server(status: http.status, message: Self.reason(http.status), retryAfter: retryAfter)
             }
-            if (300..<400).contains(http.statusCode) {
-                let target = http.value(forHTTPHeaderField: "Location") ?? "somewhere"
+            if (300..<400).contains(http.status) {
+                let target = http.headers["location"] ?? "somewhere"
                 throw Failure.foreign(
-                    "\(server.absoluteString) redirected to \(target) (\(http.statusCode)); not followed, as the device token goes only to the server configured: check the server URL")
+                    "\(server.absoluteString) redirected to \(target) (\(http.status)); not followed, as the device token goes only to the server configured: check the server URL")
             }
             throw Failure.foreign(
-                "\(server.absoluteString) answered \(http.statusCode) without a HearClear error (\(contentType.isEmpty ? "no content type" : contentType)): is the server URL right, or is a proxy or a network login page in the way?")
+                "\(server.absoluteString) answered \(http.status) without a HearClear error (\(contentType.isEmpty ? "no content type" : contentType)): is the server URL right, or is a proxy or a network login page in the way?")
         }
         return Answer(body: data, contentType: contentType)
+    }
+
+    /// The reason phrase of a 5xx that came without the server's own words (a proxy's).
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 500: "internal server error"
+        case 502: "bad gateway"
+        case 503: "service unavailable"
+        case 504: "gateway timeout"
+        default: "server error"
+        }
     }
 
     static func pathComponent(_ id: String) throws -> String {
@@ -213,15 +217,5 @@ public struct APIClient: Sendable {
             throw Failure.foreign("bad venue id \(id)")
         }
         return escaped
-    }
-}
-
-/// Declines every redirect, so its target never receives a request (nor the token).
-final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

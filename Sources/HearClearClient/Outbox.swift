@@ -124,20 +124,18 @@ public struct Outbox: Sendable {
         }
     }
 
-    /// The sealed check-ins waiting to go up, oldest first.
-    public func pending() throws -> [(file: URL, checkIn: CheckIn)] {
+    /// The sealed check-ins waiting to go up, oldest first, each read for what it says of itself
+    /// only (`PendingCheckIn`): a backlog of long check-ins costs its files' names, not their levels.
+    public func pending() throws -> [PendingCheckIn] {
         try contents(withExtension: "json").compactMap { file in
             guard let data = try? Data(contentsOf: file) else { return nil }  // gone meanwhile: uploaded by another process
-            guard
-                let checkIn = (try? JSONDecoder.outbox.decode(CheckInV2.self, from: data).checkIn)
-                    ?? (try? JSONDecoder.outbox.decode(CheckIn.self, from: data))
-            else {
+            guard let pending = PendingCheckIn(file: file, data: data) else {
                 try moveAside(file, reason: "the file is not a readable check-in")
                 return nil
             }
-            return (file, checkIn)
+            return pending
         }
-        .sorted { $0.checkIn.startedAt < $1.checkIn.startedAt }
+        .sorted { ($0.startedAt, $0.id.wireString) < ($1.startedAt, $1.id.wireString) }
     }
 
     /// Removes an uploaded check-in; one already gone (another process uploaded it too) is no error.

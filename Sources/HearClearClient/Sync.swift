@@ -54,9 +54,10 @@ public struct Sync: Sendable {
         try outbox.recoverInterruptedRecordings()
         var result = Result()
         var waited = 0.0
-        let pending = try outbox.pending().filter { only?.contains($0.checkIn.id) ?? true }
+        let pending = try outbox.pending().filter { only?.contains($0.id) ?? true }
         var stopped: String?
-        for (file, checkIn) in pending {
+        for checkIn in pending {
+            let file = checkIn.file
             if let stopped {
                 result.waiting.append((checkIn.id, stopped))
                 continue

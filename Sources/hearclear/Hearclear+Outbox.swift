@@ -28,10 +28,11 @@ extension Hearclear {
                 print("\(ids.count) check-in(s) back in the queue: `hearclear sync` sends them.")
                 return
             }
-            let waiting = try outbox.pending().map { Entry(id: $0.checkIn.id.wireString, venueID: $0.checkIn.venueID, startedAt: $0.checkIn.startedAt, intervals: $0.checkIn.samples.count, reason: nil) }
+            // One file decoded at a time, for its count of intervals.
+            let waiting = try outbox.pending().map { Entry(id: $0.id.wireString, venueID: $0.venueID, startedAt: $0.startedAt, intervals: try? $0.checkIn().samples.count, reason: nil) }
             let rejected = try outbox.rejected().map { entry in
-                let checkIn = try? JSONDecoder.outbox.decode(CheckIn.self, from: Data(contentsOf: entry.file))
-                return Entry(id: entry.id, venueID: checkIn?.venueID, startedAt: checkIn?.startedAt, intervals: checkIn?.samples.count, reason: entry.reason)
+                let pending = PendingCheckIn.read(entry.file)
+                return Entry(id: entry.id, venueID: pending?.venueID, startedAt: pending?.startedAt, intervals: try? pending?.checkIn().samples.count, reason: entry.reason)
             }
             if json { return try printJSON(Listing(waiting: waiting, rejected: rejected)) }
             print("Waiting to go up (\(waiting.count)):")

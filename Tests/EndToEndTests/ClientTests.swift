@@ -185,6 +185,28 @@ import Testing
         #expect(result.output.isEmpty, "\(result.output)")
     }
 
+    /// FoundationNetworking and libcurl (about 8 MB) are loaded by the commands that talk to a
+    /// server, and only by them; without the HTTP library next to it, the client says so in one line.
+    @Test func onlyCommandsThatTalkToAServerLoadTheNetworkLibraries() async throws {
+        let nowhere = environment.merging(["HEARCLEAR_SERVER": "http://127.0.0.1:9"]) { $1 }
+        func loadsNetworking(_ arguments: [String]) async throws -> Bool {
+            let result = try await Executable.run("hearclear", arguments, environment: nowhere.merging(["LD_DEBUG": "files"]) { $1 })
+            return result.errors.contains("calling init: ") && (result.errors.contains("libFoundationNetworking.so") || result.errors.contains("libcurl"))
+        }
+        #expect(try await !loadsNetworking(["analyze", try recording()]))
+        #expect(try await !loadsNetworking(["--help"]))
+        #expect(try await loadsNetworking(["venue", "near", "1,1"]))
+
+        // The executable alone, without the library that builds next to it.
+        let alone = folder.appendingPathComponent("alone")
+        try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Executable.buildFolder.appendingPathComponent("hearclear"), to: alone.appendingPathComponent("hearclear"))
+        let result = try await Executable.run(program: alone.appendingPathComponent("hearclear"), ["venue", "near", "1,1"], environment: nowhere)
+        #expect(result.status != 0)
+        #expect(result.errors.contains("the HTTP library libHearClearTransport.so is missing from this installation"), "\(result.errors)")
+        #expect(try await Executable.run(program: alone.appendingPathComponent("hearclear"), ["analyze", try recording()], environment: environment).status == 0)
+    }
+
     /// Was: an NSCocoaErrorDomain dump.
     @Test func aFolderIsRefusedInOneLineNamingIt() async throws {
         let result = try await hearclear("analyze", folder.path)

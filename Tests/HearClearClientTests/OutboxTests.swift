@@ -22,7 +22,7 @@ func temporaryPaths() throws -> ClientPaths {
         let checkIn = try #require(try recording.seal())
         #expect(checkIn.samples.count == 20 && checkIn.events == [LoudEvent(t: 3, peak: -5, durationS: 1)])
         let pending = try outbox.pending()
-        #expect(pending.map(\.checkIn) == [checkIn])
+        #expect(try pending.map { try $0.checkIn() } == [checkIn])
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.folder.path) == ["\(checkIn.id.wireString).json"])
         try outbox.remove(pending[0].file)
         #expect(try outbox.pending().isEmpty)
@@ -51,8 +51,8 @@ func temporaryPaths() throws -> ClientPaths {
         }
         try Data(journal.utf8).write(to: outbox.folder.appendingPathComponent("\(killed.id.wireString).recording"))
         try outbox.recoverInterruptedRecordings()
-        let recovered = try #require(try outbox.pending().first { $0.checkIn.id == killed.id })
-        #expect(recovered.checkIn.samples.map(\.classes) == classes)
+        let recovered = try #require(try outbox.pending().first { $0.id == killed.id })
+        #expect(try recovered.checkIn().samples.map(\.classes) == classes)
     }
 
     @Test func aRecordingLeftByAKilledClientIsSealedWithItsCompleteLines() throws {
@@ -69,8 +69,8 @@ func temporaryPaths() throws -> ClientPaths {
         try outbox.recoverInterruptedRecordings()
         let pending = try outbox.pending()
         #expect(pending.count == 1)
-        #expect(pending[0].checkIn.id == header.id && pending[0].checkIn.samples.count == 3)
-        #expect(pending[0].checkIn.startedAt == start)
+        #expect(try pending[0].id == header.id && pending[0].checkIn().samples.count == 3)
+        #expect(pending[0].startedAt == start && pending[0].venueID == "v1" && pending[0].isVersion2)
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.folder.path).count == 1)
     }
 
@@ -89,14 +89,14 @@ func temporaryPaths() throws -> ClientPaths {
         #expect(sealed.samples[0].details?.octaves[1] == -45.6)
         let file = try outbox.pending()[0].file
         #expect(try JSONDecoder.outbox.decode(CheckInV2.self, from: Data(contentsOf: file)).levels.oct1000 == Array(repeating: -456, count: 5))
-        #expect(try outbox.pending().map(\.checkIn) == [sealed])
+        #expect(try outbox.pending().map { try $0.checkIn() } == [sealed])
 
         let header = Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: nil)
         let journal = try [JSONEncoder.outbox.encode(header)] + (0..<3).map { try JSONEncoder.outbox.encode(IntervalRecord(Self.detailed($0))) }
         try Data(journal.map { String(decoding: $0, as: UTF8.self) + "\n" }.joined().utf8).write(to: outbox.folder.appendingPathComponent("\(header.id.wireString).recording"))
         try outbox.recoverInterruptedRecordings()
-        let recovered = try #require(try outbox.pending().first { $0.checkIn.id == header.id })
-        #expect(recovered.checkIn.samples.map(\.details) == (0..<3).map { Self.detailed($0).details?.rounded })
+        let recovered = try #require(try outbox.pending().first { $0.id == header.id })
+        #expect(try recovered.checkIn().samples.map(\.details) == (0..<3).map { Self.detailed($0).details?.rounded })
     }
 
     /// Clients before API v2 sealed check-ins as v1 documents: they still go up.
@@ -105,7 +105,24 @@ func temporaryPaths() throws -> ClientPaths {
         let old = CheckIn(id: UUID(), venueID: "v1", startedAt: start, calibrationDB: 100, samples: [Sample(t: 0, avg: -40, peak: -30)])
         try FileManager.default.createDirectory(at: outbox.folder, withIntermediateDirectories: true)
         try JSONEncoder.outbox.encode(old).write(to: outbox.folder.appendingPathComponent("\(old.id.wireString).json"))
-        #expect(try outbox.pending().map(\.checkIn) == [old])
+        #expect(try outbox.pending().map { try $0.checkIn() } == [old])
+    }
+
+    /// What the outbox says of a waiting check-in is read without decoding its levels, and matches
+    /// what decoding gives; a file that is no check-in of this client's is set aside.
+    @Test func aWaitingCheckInIsReadForItsHeaderOnly() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        let recording = try outbox.begin(Outbox.Header(venueID: "the-venue_1", startedAt: start, intervalS: 1, calibrationDB: 100))
+        for second in 0..<30 {
+            try recording.append(Sample(t: Double(second), avg: -40, peak: -30, details: Self.detailed(second).details, classes: SoundClasses(speech: 0.5, music: 0.5)))
+        }
+        let sealed = try #require(try recording.seal())
+        let pending = try #require(try outbox.pending().first)
+        #expect(pending.id == sealed.id && pending.venueID == "the-venue_1" && pending.startedAt == start && pending.isVersion2)
+        #expect(try pending.checkIn() == sealed)
+        try Data(#"{"id": "not one of ours"}"#.utf8).write(to: outbox.folder.appendingPathComponent("stray.json"))
+        #expect(try outbox.pending().map(\.id) == [sealed.id])
+        #expect(try outbox.rejected().map(\.id) == ["stray"])
     }
 
     @Test func aServerWithoutVersion2IsRememberedForADay() throws {
