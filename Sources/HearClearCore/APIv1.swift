@@ -148,9 +148,9 @@ public struct Sample: Codable, Sendable, Equatable {
 
     /// Levels to the tenth of a dB and classes to the whole percent, as check-ins are uploaded: the
     /// precision the API reports, and a third fewer bytes on the wire than hundredths. Rounding
-    /// keeps `avg ≤ peak ≤ 0`.
+    /// keeps `avg ≤ peak ≤ 0` (`Level.uploaded`).
     public var roundedForUpload: Sample {
-        Sample(t: t, avg: Level.rounded(avg), peak: Level.rounded(peak), details: details?.rounded, classes: classes?.rounded)
+        Sample(t: t, avg: Level.uploaded(avg), peak: Level.uploaded(peak), details: details?.rounded, classes: classes?.rounded)
     }
 }
 

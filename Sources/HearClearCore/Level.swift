@@ -36,6 +36,14 @@ public enum Level {
         (level * 10).rounded() / 10
     }
 
+    /// A level in dBFS as it is uploaded: to the tenth, and never above full scale. After the
+    /// weighting filters a full-scale or clipped recording reads a little over 0 dBFS (A adds
+    /// 1.3 dB near 2.5 kHz, and a filter overshoots), which the server refuses as it refuses any
+    /// level above 0: the whole check-in of a very loud venue was set aside for it.
+    public static func uploaded(_ level: Double) -> Double {
+        min(0, rounded(level))
+    }
+
     /// A level in whole dB where space is short (heatmap cells), halves away from zero like
     /// `rounded`: the terminal and the pages show 64.5 as 65 alike.
     public static func whole(_ level: Double) -> Int {

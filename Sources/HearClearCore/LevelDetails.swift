@@ -26,6 +26,6 @@ public struct LevelDetails: Sendable, Equatable {
 
     /// Every level to the tenth of a dB, as uploaded.
     public var rounded: LevelDetails {
-        LevelDetails(fastMax: Level.rounded(fastMax), cAvg: Level.rounded(cAvg), octaves: octaves.map(Level.rounded))
+        LevelDetails(fastMax: Level.uploaded(fastMax), cAvg: Level.uploaded(cAvg), octaves: octaves.map(Level.uploaded))
     }
 }

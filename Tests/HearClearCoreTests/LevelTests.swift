@@ -17,6 +17,16 @@ import Testing
         #expect(Level.level(energy: 1) == 0)
     }
 
+    /// A full-scale recording reads a little over 0 dBFS after the weighting filters; the server
+    /// refuses levels over 0, and refused the whole check-in of such a venue.
+    @Test func anUploadedLevelIsNeverAboveFullScale() {
+        let loud = Sample(t: 0, avg: 0.44, peak: 1.26, details: LevelDetails(fastMax: 1.2, cAvg: 0.3, octaves: [-3.04, 0.2, -1, -2]))
+        let uploaded = loud.roundedForUpload
+        #expect(uploaded.avg == 0 && uploaded.peak == 0)
+        #expect(uploaded.details == LevelDetails(fastMax: 0, cAvg: 0, octaves: [-3, 0, -1, -2]))
+        #expect(Sample(t: 0, avg: -20.04, peak: -3.96).roundedForUpload == Sample(t: 0, avg: -20, peak: -4))
+    }
+
     @Test func roundsToATenth() {
         #expect(Level.rounded(72.449) == 72.4)
         #expect(Level.rounded(72.45) == 72.5)
