@@ -106,6 +106,19 @@ import Testing
     }
 
     /// Was: five minutes of measuring before learning the venue id is invalid or unknown.
+    /// Was: a full-scale recording read 0.2 dBFS after the A filter, and the server refused the
+    /// whole check-in (levels above 0); the check-in of the loudest venues was set aside.
+    @Test func aFullScaleRecordingIsUploadedNotRefused() async throws {
+        let server = try await ServerProcess(database: folder.appendingPathComponent("loud.sqlite").path)
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "loud", "--name", "Loud", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
+        let fullScale = try temporaryFile("full.wav", WAVWriter.data(Signal.sine(frequency: 1000, dBFS: 0, seconds: 20, sampleRate: 48_000), sampleRate: 48_000, format: .int16))
+        let checkIn = try await hearclear("checkin", "loud", "--file", fullScale, "--duration", "1m")
+        #expect(checkIn.status == 0, "\(checkIn.errors)")
+        #expect(checkIn.output.contains("loud: ") && checkIn.output.contains("20 samples"), "\(checkIn.output)")
+        await server.stop()
+    }
+
     @Test(arguments: StoreKind.allCases) func checkinChecksTheVenueBeforeMeasuring(store: StoreKind) async throws {
         let server = try await ServerProcess(database: try await ServerDatabase(store, named: "refused", in: folder))
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
