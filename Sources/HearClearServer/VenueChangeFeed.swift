@@ -10,10 +10,19 @@ public final class VenueChangeFeed: Sendable {
     /// again (and drop answers cached since) when PostgreSQL relays it back.
     public let id = UUID().uuidString
 
+    /// Told of each venue touched, after its count moved (the answer cache makes its answers again).
+    private let observers = Mutex<[@Sendable (String) -> Void]>([])
+
     public init() {}
 
     public func touch(_ venueID: String) {
         counts.withLock { $0.venues[venueID, default: 0] += 1 }
+        for observer in observers.withLock({ $0 }) { observer(venueID) }
+    }
+
+    /// Calls `observer` with every venue touched from now on, on the toucher's thread: it must return at once.
+    func observe(_ observer: @escaping @Sendable (String) -> Void) {
+        observers.withLock { $0.append(observer) }
     }
 
     /// Every venue may have changed (a rebuild, or changes this process may have missed).

@@ -7,50 +7,112 @@ import Synchronization
 
 /// Loudness answers kept encoded and gzipped, per venue, until the venue's data changes (the
 /// change feed says when): most requests then cost a lookup instead of a database read and 200
-/// cells of JSON. Bounded: past `capacity` venues, half the entries are let go.
+/// cells of JSON. Bounded: past `capacity` answers, half are let go.
+///
+/// A change does not leave the next reader to pay for the new answer: the feed tells the cache, which
+/// makes the changed venue's cached answers again at once, in the background. A request that comes
+/// while an answer is being made waits for that one making rather than starting its own, so a
+/// burst of readers after a check-in costs one database read and one encoding.
 final class LoudnessAnswers: Sendable {
+    /// Makes one answer, encoded and gzipped.
+    typealias Maker = @Sendable () async throws -> ByteBuffer
+
     private struct Entry {
+        let venueID: String
         let changeCount: UInt64
         let gzipped: ByteBuffer
+        let make: Maker
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        /// Answers being made, by key and change count.
+        var making: [String: Task<ByteBuffer, any Error>] = [:]
     }
 
     let capacity: Int
     let changes: VenueChangeFeed
-    private let entries = Mutex<[String: Entry]>([:])
+    private let state = Mutex(State())
 
     init(changes: VenueChangeFeed, capacity: Int = 20_000) {
         self.changes = changes
         self.capacity = capacity
+        changes.observe { [weak self] venueID in self?.remake(venueID) }
     }
 
     /// The answer for a venue: from the cache when nothing changed since it was made, else made by
     /// `make`. `document` tells the answers of one venue apart (v1's and v2's loudness).
-    func answer(venueID: String, document: String = "loudness", acceptsGzip: Bool, make: () async throws -> some Encodable) async throws -> Response {
-        // Read before the data, so a change that lands meanwhile makes the next request miss.
-        let changeCount = changes.count(for: venueID)
-        let key = "\(document) \(venueID)"
-        var gzipped = entries.withLock { $0[key].flatMap { $0.changeCount == changeCount ? $0.gzipped : nil } }
-        if gzipped == nil {
-            ServerMetrics.answerCacheMisses.increment()
-            var plain = ByteBuffer(bytes: try APIResponseEncoder.jsonEncoder().encode(try await make()))
-            let compressed = try plain.compress(with: .gzip())
-            entries.withLock { entries in
-                if entries.count >= capacity {
-                    entries = Dictionary(uniqueKeysWithValues: entries.prefix(capacity / 2).map { ($0.key, $0.value) })
-                }
-                entries[key] = Entry(changeCount: changeCount, gzipped: compressed)
-            }
-            gzipped = compressed
-        } else {
-            ServerMetrics.answerCacheHits.increment()
-        }
+    func answer(
+        venueID: String, document: String = "loudness", acceptsGzip: Bool, make: @escaping @Sendable () async throws -> some Encodable
+    ) async throws -> Response {
+        var body = try await gzipped(venueID: venueID, document: document, make: make)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .vary: "Accept-Encoding"]
-        guard var body = gzipped else { throw HTTPError(.internalServerError) }
         if acceptsGzip {
             headers[.contentEncoding] = "gzip"
         } else {
             body = try body.decompress(with: .gzip())
         }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+    }
+
+    /// The answer's JSON, gzipped: cached, or being made, or made now.
+    func gzipped(venueID: String, document: String, make: @escaping @Sendable () async throws -> some Encodable) async throws -> ByteBuffer {
+        // Read before the data, so a change that lands meanwhile makes the next request miss.
+        let changeCount = changes.count(for: venueID)
+        let key = "\(document) \(venueID)"
+        if let cached = state.withLock({ $0.entries[key].flatMap { $0.changeCount == changeCount ? $0.gzipped : nil } }) {
+            ServerMetrics.answerCacheHits.increment()
+            return cached
+        }
+        ServerMetrics.answerCacheMisses.increment()
+        let maker: Maker = {
+            var plain = ByteBuffer(bytes: try APIResponseEncoder.jsonEncoder().encode(try await make()))
+            return try plain.compress(with: .gzip())
+        }
+        return try await made(key: key, venueID: venueID, changeCount: changeCount, make: maker).value
+    }
+
+    /// The making of an answer: one already under way for the same key and change count, or a new
+    /// one, which stores what it made.
+    private func made(key: String, venueID: String, changeCount: UInt64, make: @escaping Maker) -> Task<ByteBuffer, any Error> {
+        let making = "\(key) \(changeCount)"
+        return state.withLock { state in
+            if let running = state.making[making] { return running }
+            // Made meanwhile, between this reader's look in the cache and now.
+            if let entry = state.entries[key], entry.changeCount == changeCount {
+                let gzipped = entry.gzipped
+                return Task { gzipped }
+            }
+            let task = Task<ByteBuffer, any Error> {
+                do {
+                    let gzipped = try await make()
+                    self.state.withLock { state in
+                        state.making[making] = nil
+                        if state.entries.count >= self.capacity {
+                            state.entries = Dictionary(uniqueKeysWithValues: state.entries.prefix(self.capacity / 2).map { ($0.key, $0.value) })
+                        }
+                        // An answer made for an older change count never replaces a newer one.
+                        if (state.entries[key]?.changeCount ?? 0) <= changeCount {
+                            state.entries[key] = Entry(venueID: venueID, changeCount: changeCount, gzipped: gzipped, make: make)
+                        }
+                    }
+                    return gzipped
+                } catch {
+                    self.state.withLock { $0.making[making] = nil }
+                    throw error
+                }
+            }
+            state.making[making] = task
+            return task
+        }
+    }
+
+    /// Makes a changed venue's cached answers again, so its next reader finds them ready.
+    private func remake(_ venueID: String) {
+        let changeCount = changes.count(for: venueID)
+        let cached = state.withLock { state in state.entries.filter { $0.value.venueID == venueID && $0.value.changeCount != changeCount } }
+        for (key, entry) in cached {
+            _ = made(key: key, venueID: venueID, changeCount: changeCount, make: entry.make)
+        }
     }
 }
