@@ -40,11 +40,12 @@ final class ConnectionCounts: Sendable {
 /// The first handler after HTTP decoding on every connection: it admits the connection by its
 /// address (`ConnectionCounts`), and answers what the HTTP parser could not read with a 400 that
 /// says so (Hummingbird's own has an empty body) before closing.
-final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+///
+/// Inbound only: it reads nothing of the requests themselves, and each handler a part passes
+/// through costs every request.
+final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
 
     let counts: ConnectionCounts
     private var counted: String?
@@ -92,9 +93,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let head = HTTPResponse(
             status: .badRequest,
             headerFields: [.contentType: "application/json; charset=utf-8", .contentLength: "\(body.readableBytes)", .connection: "close"])
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        context.write(NIOAny(HTTPResponsePart.head(head)), promise: nil)
+        context.write(NIOAny(HTTPResponsePart.body(body)), promise: nil)
+        context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil))).whenComplete { _ in context.close(promise: nil) }
     }
 
     /// What the parser refused, in words a client's author can act on.

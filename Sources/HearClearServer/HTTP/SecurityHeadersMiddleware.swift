@@ -21,10 +21,10 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.overHTTPS = overHTTPS(request, peer: context.remoteAddress)
+        if !trustedProxies.isEmpty { context.overHTTPS = overHTTPS(request, peer: context.remoteAddress) }
         var response: Response
         do {
-            guard let path = request.uri.path.removingPercentEncoding, !path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            guard Self.isClean(request.uri.path) else {
                 throw APIError.notFound("no such resource: the path holds a control character or an invalid percent-encoding")
             }
             response = try await next(request, context)
@@ -34,6 +34,19 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         response.headers[Self.noSniff] = "nosniff"
         if context.overHTTPS { response.headers[Self.strictTransportSecurity] = "max-age=31536000" }
         return response
+    }
+
+    /// Whether a path holds no control character, percent-encoded or not. It runs on every request:
+    /// the bytes are scanned, and only a path with a `%` is decoded.
+    static func isClean(_ path: String) -> Bool {
+        var escaped = false
+        for byte in path.utf8 {
+            if byte < 0x20 || byte == 0x7F { return false }
+            if byte == UInt8(ascii: "%") { escaped = true }
+        }
+        guard escaped else { return true }
+        guard let decoded = path.removingPercentEncoding else { return false }
+        return !decoded.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     /// Whether a trusted proxy received the request over HTTPS: its own `X-Forwarded-Proto` is the
