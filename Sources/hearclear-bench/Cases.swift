@@ -444,7 +444,9 @@ struct Cases {
         // Measured a month ago: the server refuses check-ins from the future.
         let start = Date().addingTimeInterval(-30 * 86_400)
         let uploads = try (0..<(size.wrkSeconds + 2) * Self.checkInsPerSecond).map { index in
-            let checkIn = Self.checkIn(&random, venue: "v\(index * 7919 % venues)", seconds: 60, start: start.addingTimeInterval(Double(index) * 600))
+            var checkIn = Self.checkIn(&random, venue: "v\(index * 7919 % venues)", seconds: 60, start: start.addingTimeInterval(Double(index) * 600))
+            // Each run's own: the runs share the database, and the same id from another device is a conflict.
+            checkIn.id = UUID()
             return Self.request("POST", "/api/v2/checkins", token: tokens[index % tokens.count], body: try APIClient.uploadBody(CheckInV2(checkIn)), gzipped: true)
         }
         let stop = Locked(false), failures = Locked(0), finished = DispatchSemaphore(value: 0)

@@ -72,4 +72,18 @@ import Testing
             }
         }
     }
+
+    /// The repository stands alone: nothing in it cites a file outside it (a test once pointed
+    /// at ../shared/NOTES.md, which a clone does not have).
+    @Test func nothingCitesAFileOutsideTheRepository() throws {
+        var cited: [String] = []
+        for folder in ["Sources", "Tests", "docs", "scripts", "deploy"] {
+            let root = Self.folder.appendingPathComponent(folder)
+            for case let file as String in FileManager.default.enumerator(atPath: root.path) ?? .init() {
+                guard let text = try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8) else { continue }
+                if text.contains("../shared/") && file != "EndToEndTests/DocumentationTests.swift" { cited.append("\(folder)/\(file)") }
+            }
+        }
+        #expect(cited.isEmpty, "\(cited)")
+    }
 }
