@@ -19,10 +19,8 @@ public final class SoundFile: AudioSource {
     private var interleaved: [Float] = []
 
     public init(path: String) throws {
-        if WAVFormat.isWAV(path) {
-            let fail = { (why: String) in WAVFile.Invalid(description: "\(path): \(why)") }
-            let (format, _) = try WAVFormat.read(from: try PatientReader(path: path, stallTimeout: .seconds(10)), fail: fail)
-            if let problem = format.implausibility { throw fail(problem) }
+        if let problem = try WAVFormat.declared(byFileAt: path)?.implausibility {
+            throw WAVFile.Invalid(description: "\(path): \(problem)")
         }
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {

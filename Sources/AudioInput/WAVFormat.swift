@@ -39,10 +39,24 @@ struct WAVFormat: Equatable {
     /// start): the format and the data chunk's declared size. Chunks are read past, not sought
     /// over, so pipes and FIFOs work too.
     static func read(from reader: PatientReader, fail: (String) -> WAVFile.Invalid) throws -> (format: WAVFormat, dataSize: Int) {
-        let header = try reader.read(upToCount: 12)
-        guard header.count == 12, header.prefix(4) == Data("RIFF".utf8) || header.prefix(4) == Data("RF64".utf8), header.suffix(4) == Data("WAVE".utf8) else {
-            throw fail("not a WAV file (no RIFF/WAVE header)")
-        }
+        guard isWAVHeader(try reader.read(upToCount: 12)) else { throw fail("not a WAV file (no RIFF/WAVE header)") }
+        return try readChunks(from: reader, fail: fail)
+    }
+
+    /// The format a file at `path` declares when it is a WAV file; nil for any other kind.
+    static func declared(byFileAt path: String) throws -> WAVFormat? {
+        let reader = try PatientReader(path: path, stallTimeout: .seconds(10))
+        guard isWAVHeader(try reader.read(upToCount: 12)) else { return nil }
+        return try readChunks(from: reader) { WAVFile.Invalid(description: "\(path): \($0)") }.format
+    }
+
+    /// Whether a file's first 12 bytes are a RIFF or RF64 WAVE header.
+    private static func isWAVHeader(_ start: Data) -> Bool {
+        start.count == 12 && (start.prefix(4) == Data("RIFF".utf8) || start.prefix(4) == Data("RF64".utf8)) && start.suffix(4) == Data("WAVE".utf8)
+    }
+
+    /// The chunks after the header, up to the data chunk.
+    private static func readChunks(from reader: PatientReader, fail: (String) -> WAVFile.Invalid) throws -> (format: WAVFormat, dataSize: Int) {
         var format: WAVFormat?
         while true {
             let chunkHeader = try reader.read(upToCount: 8)
@@ -71,14 +85,6 @@ struct WAVFormat: Equatable {
                 }
             }
         }
-    }
-
-    /// Whether the file at `path` starts as a WAV file does.
-    static func isWAV(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let start = (try? handle.read(upToCount: 12)) ?? Data()
-        return start.count == 12 && (start.prefix(4) == Data("RIFF".utf8) || start.prefix(4) == Data("RF64".utf8)) && start.suffix(4) == Data("WAVE".utf8)
     }
 }
 

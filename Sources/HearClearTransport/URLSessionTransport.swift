@@ -6,8 +6,9 @@ import FoundationNetworking
 #endif
 
 // HTTP through URLSession (libcurl on Linux), in a library of its own: loading FoundationNetworking
-// and libcurl costs a process about 8 MB, which only the commands that talk to a server should pay
-// (`hearclear analyze` and `meter` never do). The client loads this library when it first sends.
+// and libcurl costs a process about 6 MB of peak memory (`make bench`'s meter case), which only the
+// commands that talk to a server should pay (`hearclear analyze` and `meter` never do). The client
+// loads this library when it first sends.
 
 /// Sends one request (`TransportWire`), answering through `done` on a URLSession thread.
 @_cdecl("hearclear_transport_send")

@@ -30,6 +30,20 @@ import Testing
         return try await client.execute(uri: "/admin/scale", method: .get, headers: headers)
     }
 
+    /// A page opened from `address` as a browser would: the session cookie it sets, the CSRF token
+    /// of its forms, its HTML, and the headers a form posted back from there carries.
+    func session(_ client: some TestClientProtocol, from address: String) async throws -> (html: String, csrf: String, form: HTTPFields) {
+        let page = try await admin(client, from: address)
+        let cookie = try #require(page.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+        let html = String(buffer: page.body)
+        let csrf = try #require(html.firstMatch(of: /name="csrf" value="([0-9a-f]+)"/)?.1)
+        let form: HTTPFields = [
+            .authorization: AdminTests.authorization, .contentType: "application/x-www-form-urlencoded", .cookie: cookie,
+            .init("X-Forwarded-For")!: address,
+        ]
+        return (html, String(csrf), form)
+    }
+
     @Test(arguments: StoreKind.allCases) func guessingIsThrottledAndTheRightPasswordFromElsewhereStillGetsIn(store: StoreKind) async throws {
         try await withLiveAdmin(store) { client, _ in
             // The review's 300 guesses in 0.2 s: after 10, the guessing address is refused unchecked.
@@ -99,18 +113,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases) func signingOutEndsTheSessionAndAsksForThePasswordAgain(store: StoreKind) async throws {
         try await withLiveAdmin(store) { client, database in
-            let token = try await client.registerDevice()
+            _ = try await client.registerDevice()
             let device = try #require(try await database.string("SELECT id FROM device"))
-            _ = token
-            let page = try await admin(client, from: "192.0.2.1")
-            let cookie = try #require(page.headers[.setCookie]?.split(separator: ";").first.map(String.init))
-            let html = String(buffer: page.body)
+            let (html, csrf, form) = try await session(client, from: "192.0.2.1")
             #expect(html.contains(#"<form class="logout" method="post" action="/admin/logout">"#))
-            let csrf = try #require(html.firstMatch(of: /name="csrf" value="([0-9a-f]+)"/)?.1)
-            let form: HTTPFields = [
-                .authorization: AdminTests.authorization, .contentType: "application/x-www-form-urlencoded", .cookie: cookie,
-                .init("X-Forwarded-For")!: "192.0.2.1",
-            ]
             let out = try await client.execute(uri: "/admin/logout", method: .post, headers: form, body: ByteBuffer(string: "csrf=\(csrf)"))
             #expect(out.status == .unauthorized)
             #expect(out.headers[.wwwAuthenticate]?.hasPrefix("Basic") == true)
@@ -127,14 +133,9 @@ import Testing
         try await withLiveAdmin(store) { client, database in
             _ = try await client.registerDevice()
             let device = try #require(try await database.string("SELECT id FROM device"))
-            let page = try await admin(client, from: "192.0.2.1")
-            let cookie = try #require(page.headers[.setCookie]?.split(separator: ";").first.map(String.init))
-            let csrf = try #require(String(buffer: page.body).firstMatch(of: /name="csrf" value="([0-9a-f]+)"/)?.1)
+            let (_, csrf, form) = try await session(client, from: "192.0.2.1")
             func ban(origin: String?) async throws -> HTTPResponse.Status {
-                var headers: HTTPFields = [
-                    .authorization: AdminTests.authorization, .contentType: "application/x-www-form-urlencoded", .cookie: cookie,
-                    .init("X-Forwarded-For")!: "192.0.2.1",
-                ]
+                var headers = form
                 if let origin { headers[.origin] = origin }
                 return try await client.execute(uri: "/admin/devices/\(device)/ban", method: .post, headers: headers, body: ByteBuffer(string: "banned=1&csrf=\(csrf)")).status
             }

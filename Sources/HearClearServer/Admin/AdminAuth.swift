@@ -106,7 +106,7 @@ struct AdminAuthenticator: RouterMiddleware {
     /// client cannot choose one (session fixation) or stretch its life.
     func newSession() -> String {
         var generator = SystemRandomNumberGenerator()
-        let random = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        let random = hex((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let body = "\(Int(now().timeIntervalSince1970 + Self.sessionLifetime)).\(random)"
         return "\(body).\(hex(HMAC<SHA256>.authenticationCode(for: Data("session:\(body)".utf8), using: SymmetricKey(data: key))))"
     }
