@@ -12,14 +12,15 @@ BENCH_PACKAGES := wrk sox sqlite3 postgresql espeak-ng planetblupi-music-ogg
 # The profiler of `make profile` (cpu-clock sampling works without hardware counters).
 PROFILE_PACKAGES := linux-perf wrk
 # Only for tests: sox is the independent meter the levels are checked against, chromium the
-# browser check (chromium-driver and python3-selenium drive it through the public search form),
+# browser check (chromium-driver and python3-selenium drive it through the public search form and
+# the measuring page, whose fake microphone plays a WAV file),
 # sqlite3 the shell the reliability suites count rows with, wrk for the benchmarks'
 # smoke run, lame and mpg123 to make and independently decode the MP3 test files, sndfile-convert
 # (sndfile-programs) to make an RF64 file, which sox cannot write, opus-tools to make and decode
 # an Opus file, postgresql for the private clusters the store and deployment suites run on, and
 # nginx for the deployment recipe's end-to-end test (docs/deploy.md), planetblupi-music-ogg for
 # real music (Ogg recordings) that a check-in is measured from, espeak-ng for the speech of the
-# benchmarks' wire-size case, which the smoke test runs too.
+# benchmarks' wire-size case, which the smoke test runs too, and of the browser's measuring test.
 # festival (its kal voice) and drascula-music are the speech and music the sound-class model never
 # trained on, which the tests check it on.
 TEST_PACKAGES := sox chromium chromium-driver python3-selenium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx planetblupi-music-ogg espeak-ng \
@@ -77,10 +78,14 @@ SCHEMATHESIS_VERSION := 4.32.5
 	.venv/bin/pip install --quiet schemathesis==$(SCHEMATHESIS_VERSION)
 
 ## Build and run every test.
-# Two runs, one after the other: the in-process suites (the router, the store, the meter), then
+# Three runs, one after the other: the in-process suites (the router, the store, the meter), then
 # the end-to-end ones, whose servers, clients, nginx and browser would otherwise share the 2 cores
-# with them and stretch an in-process request past the time limits it is tested against.
+# with them and stretch an in-process request past the time limits it is tested against, then the
+# real-time ones.
 IN_PROCESS_TESTS := HearClearServerTests|HearClearCoreTests|HearClearClientTests|LevelMeterTests
+# Last and alone, the browser measuring through its fake microphone: its audio runs in real time,
+# and on a machine the other suites keep busy Chromium drops some of it.
+REAL_TIME_TESTS := BrowserMeasureTests
 # When a run fails, its failures are repeated last (scripts/test-log.sh), where a CI log's tail shows them.
 # The store suites run on SQLite and on a private PostgreSQL cluster started for the run (a
 # cluster that cannot start fails the run) and stopped after it, whatever the tests' outcome.
@@ -90,9 +95,10 @@ test: test-deps .venv/bin/schemathesis
 	status=0; export HEARCLEAR_TEST_POSTGRES=$${cluster#* }; \
 	logs=.build/test-logs; rm -rf $$logs; \
 	scripts/test-log.sh run $$logs/in-process.log --filter '$(IN_PROCESS_TESTS)' || status=$$?; \
-	scripts/test-log.sh run $$logs/end-to-end.log --skip '$(IN_PROCESS_TESTS)' || status=$$?; \
+	scripts/test-log.sh run $$logs/end-to-end.log --skip '$(IN_PROCESS_TESTS)|$(REAL_TIME_TESTS)' || status=$$?; \
+	scripts/test-log.sh run $$logs/real-time.log --filter '$(REAL_TIME_TESTS)' || status=$$?; \
 	scripts/test-postgres.sh stop $${cluster%% *}; \
-	if [ $$status -ne 0 ]; then scripts/test-log.sh failures $$logs/in-process.log $$logs/end-to-end.log; fi; exit $$status
+	if [ $$status -ne 0 ]; then scripts/test-log.sh failures $$logs/in-process.log $$logs/end-to-end.log $$logs/real-time.log; fi; exit $$status
 
 release: deps
 	swift build -c release

@@ -45,6 +45,8 @@ let package = Package(
                 "HearClearCore",
                 "HearClearAnalysis",
                 "HearClearMigrations",
+                // The browser's meter runs the filters LevelMeter designs (GET /api/v2/meter-design).
+                "LevelMeter",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -127,7 +129,7 @@ let package = Package(
         // Runs the built executables as people do; `swift build --build-tests` builds them first.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["HearClearCore", "HearClearServer", "TestSignals", "TestCluster", "LoopbackHTTP",
+            dependencies: ["HearClearCore", "HearClearServer", "TestSignals", "TestCluster", "LoopbackHTTP", "LevelMeter", "AudioInput",
                 .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(
@@ -135,6 +137,7 @@ let package = Package(
             dependencies: [
                 "HearClearServer",
                 "HearClearAnalysis",
+                "LevelMeter",
                 "TestCluster",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

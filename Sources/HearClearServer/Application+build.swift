@@ -130,6 +130,8 @@ public func buildRouter(
             cacheControl: CacheControl([
                 (MediaType(type: .text, subType: "css"), [.public, .maxAge(3600)]),
                 (MediaType(type: .image, subType: "svg+xml"), [.public, .maxAge(86_400)]),
+                // The measuring page's scripts: an hour, as the stylesheet, so a new release reaches phones the same day.
+                (MediaType(type: .text, subType: "javascript"), [.public, .maxAge(3600)]),
             ]),
             logger: logger))
 
@@ -153,6 +155,7 @@ public func buildRouter(
     let checkIns = CheckInController(repository: repository, settings: settings, limiter: limiter, uploads: UploadGate(capacity: settings.maxConcurrentUploads))
     checkIns.addRoutes(to: api.group("checkins"))
     checkIns.addVersion2Routes(to: router.group("api/v2/checkins"))
+    MeterDesignController(defaultCalibrationDB: settings.defaultCalibrationDB).addRoutes(to: router.group("api/v2/meter-design"))
 
     api.get("scale") { _, _ in settings.scale }
         .methodNotAllowed("scale", allowing: [.get])

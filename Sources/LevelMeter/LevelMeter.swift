@@ -18,9 +18,11 @@ public struct LevelMeter: Sendable {
     public let weighting: Weighting
     /// Whether intervals carry `details`.
     public let measuresDetails: Bool
+    /// The filters `filters` run.
+    let design: MeterDesign
     private var filters: MeterFilters
-    private let samplesPerInterval: Int
-    private let samplesPerStep: Int
+    let samplesPerInterval: Int
+    let samplesPerStep: Int
     private var sums = MeterFilters.Sums()
     private var count = 0
     private var index = 0
@@ -39,8 +41,9 @@ public struct LevelMeter: Sendable {
         self.sampleRate = sampleRate
         self.interval = interval
         self.weighting = weighting
-        measuresDetails = sampleRate >= OctaveBand.minimumSampleRate
-        filters = MeterFilters(sampleRate: sampleRate, weighting: weighting, bands: measuresDetails)
+        design = MeterDesign(sampleRate: sampleRate)
+        measuresDetails = design.bands != nil
+        filters = MeterFilters(design: design, weighting: weighting)
         samplesPerInterval = max(1, Int((interval * Double(sampleRate)).rounded()))
         samplesPerStep = max(1, Int((Self.fastStep * Double(sampleRate)).rounded()))
         self.classifier = classifier

@@ -31,18 +31,17 @@ struct MeterFilters: Sendable {
     /// Z weighting: the first lane's output is ignored for the samples themselves.
     private let unweighted: Bool
 
-    /// `bands: false` below `OctaveBand.minimumSampleRate`, where the band lanes pass samples through.
-    init(sampleRate: Int, weighting: Weighting, bands: Bool) {
-        let rate = Double(sampleRate)
+    /// Below `OctaveBand.minimumSampleRate` (no bands in the design) the band lanes run a stand-in
+    /// that nothing reads.
+    init(design: MeterDesign, weighting: Weighting) {
         // With Z, the first lane runs C a second time (its sections have the shape the lanes need),
         // and the samples are taken as they come.
         unweighted = weighting == .z
-        let c = Self.design(.c, sampleRate: sampleRate)
-        let chosen = unweighted ? c : Self.design(.a, sampleRate: sampleRate)
+        let c = design.c
+        let chosen = unweighted ? c : design.a
         (weighting0, weighting1) = (DoubleZeroLanes(chosen[0], c[0], atDC: true), DoubleZeroLanes(chosen[1], c[1], atDC: false))
         (weighting2, weighting3) = (WeightingLanes(chosen[2], c[2]), WeightingLanes(chosen[3], c[3]))
-        // Below the bands' lowest sample rate, any stable band-pass stands in; nothing reads it.
-        let perBand = OctaveBand.allCases.map { ($0, bands ? rate : 48_000) }.map { $0.sections(sampleRate: $1) }
+        let perBand = design.bands ?? OctaveBand.allCases.map { $0.sections(sampleRate: 48_000) }
         (band0, band1, band2) = (BandLanes(perBand.map { $0[0] }), BandLanes(perBand.map { $0[1] }), BandLanes(perBand.map { $0[2] }))
         bandGain = BandLanes.energyGain(perBand)
     }
@@ -67,28 +66,5 @@ struct MeterFilters: Sendable {
             weighted: squares[0], c: squares[1],
             bands: SIMD4(Double(bandSquares[0]), Double(bandSquares[1]), Double(bandSquares[2]), Double(bandSquares[3])) * bandGain,
             largest: largest)
-    }
-
-    /// Fitting a weighting's correction takes tens of milliseconds; a process makes it once per curve and rate.
-    private static func design(_ curve: WeightingCurve, sampleRate: Int) -> [Biquad] {
-        designs.withLock { designs in
-            let key = "\(curve)-\(sampleRate)"
-            if let known = designs[key] { return known }
-            let made = curve.sections(sampleRate: Double(sampleRate))
-            designs[key] = made
-            return made
-        }
-    }
-
-    private static let designs = DesignCache()
-}
-
-/// The weighting designs made so far, shared by the meters of a process.
-private final class DesignCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var designs: [String: [Biquad]] = [:]
-
-    func withLock<Result>(_ body: (inout [String: [Biquad]]) -> Result) -> Result {
-        lock.withLock { body(&designs) }
     }
 }

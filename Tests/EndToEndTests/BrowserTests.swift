@@ -122,6 +122,8 @@ import FoundationNetworking
             let css = try String(contentsOf: Executable.packageFolder.appendingPathComponent("Public/\(sheet)"), encoding: .utf8)
             page = page.replacingOccurrences(of: #"<link rel="stylesheet" href="/public/\#(sheet)">"#, with: "<style>\(css)</style>")
         }
+        // The stub serves no scripts: what the measuring page's script shows is shown without it.
+        page = page.replacingOccurrences(of: #"data-seconds="300" hidden>"#, with: #"data-seconds="300">"#)
         let escaped = page.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
         // The width available is the iframe's less its vertical scroll bar (clientWidth); the width
         // taken, the page's or that of a table or box scrolling sideways inside it, whichever is wider.
@@ -178,15 +180,21 @@ import FoundationNetworking
         #expect(venue.contains("Eight seconds in ten it is from ") && venue.contains("Mostly between"))
         #expect(!venue.contains("<script"))
 
+        // Measuring: the meter shows once its script runs, and waits for a tap before asking for the microphone.
+        let measure = try await render(venues.appendingPathComponent("london-3/measure"), name: "public-measure")
+        #expect(measure.contains("<title>Measure The Crown &amp; Anchor · HearClear</title>"))
+        #expect(measure.contains(#"<section id="meter" class="meter" aria-labelledby="meter-heading" data-venue="london-3" data-seconds="300">"#), "\(measure)")
+        #expect(measure.contains(#"<button id="start" type="button">Start measuring</button>"#) && measure.contains("Not started"))
+
         let missing = try await render(venues.appendingPathComponent("nowhere"), name: "public-missing")
         #expect(missing.contains("<h1>Not Found</h1>") && missing.contains("There is no venue with the id “nowhere”"))
         #expect(!server.log.contains(" 404 ") || server.log.split(separator: "\n").filter { $0.contains(" 404 ") }.allSatisfy { $0.contains("/venues/nowhere") })
 
-        for (url, name) in [(near.url!, "search"), (venues.appendingPathComponent("london-3"), "venue")] {
+        for (url, name) in [(near.url!, "search"), (venues.appendingPathComponent("london-3"), "venue"), (venues.appendingPathComponent("london-3/measure"), "measure")] {
             let width = try await contentWidth(of: url)
             #expect(width.viewport > 300 && width.content <= width.viewport, "the \(name) page is \(width.content) px wide in \(width.viewport)")
         }
-        for name in ["public-search", "public-venue"] {
+        for name in ["public-search", "public-venue", "public-measure"] {
             for width in [375, 1280] {
                 #expect(FileManager.default.fileExists(atPath: Self.screenshots.appendingPathComponent("\(name)-\(width).png").path))
             }

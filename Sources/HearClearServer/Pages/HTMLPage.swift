@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Mustache
 
@@ -30,8 +31,25 @@ struct PageTemplates: Sendable {
         return html
     }
 
-    /// A page as a response; `scripts` lets the page load this server's own scripts (none may be inline).
-    func render(_ template: String, _ model: Any, status: HTTPResponse.Status = .ok, scripts: Bool = false, cache: String = "no-store") throws -> Response {
+    /// What a page's scripts may do: every script is one of this server's files, none inline.
+    enum Scripts {
+        case none
+        /// Run, and talk to nobody.
+        case own
+        /// Run, talk to this server (fetch) and use the microphone: the measuring page.
+        case measuring
+
+        var policy: String {
+            switch self {
+            case .none: "script-src 'none'"
+            case .own: "script-src 'self'"
+            case .measuring: "script-src 'self'; connect-src 'self'"
+            }
+        }
+    }
+
+    /// A page as a response.
+    func render(_ template: String, _ model: Any, status: HTTPResponse.Status = .ok, scripts: Scripts = .none, cache: String = "no-store") throws -> Response {
         let html = try html(template, model)
         return Response(
             status: status,
@@ -39,12 +57,16 @@ struct PageTemplates: Sendable {
                 .contentType: "text/html; charset=utf-8",
                 // Styles and scripts from this server's files only: an injected one could not run.
                 .contentSecurityPolicy:
-                    "default-src 'none'; style-src 'self'; img-src 'self'; script-src \(scripts ? "'self'" : "'none'"); form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+                    "default-src 'none'; style-src 'self'; img-src 'self'; \(scripts.policy); form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+                // Only the measuring page may ask for the microphone, and no page for anything else.
+                Self.permissionsPolicy: "microphone=\(scripts == .measuring ? "(self)" : "()"), camera=(), geolocation=(self)",
                 .cacheControl: cache,
                 .init("Referrer-Policy")!: "same-origin",
             ],
             body: .init(byteBuffer: ByteBuffer(string: html)))
     }
+
+    static let permissionsPolicy = HTTPField.Name("Permissions-Policy")!
 }
 
 /// Failures of the pages' routes as pages, not JSON: a browser shows the reason. The status and the

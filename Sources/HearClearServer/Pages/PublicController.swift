@@ -10,7 +10,7 @@ struct PublicController {
     let settings: ServerSettings
     let templates: PageTemplates
 
-    static let templateNames = ["public_search", "public_venue", "public_error"]
+    static let templateNames = ["public_search", "public_venue", "public_measure", "public_error"]
     /// How far around typed coordinates the search looks, metres.
     static let searchRadiusM = 5000.0
 
@@ -20,6 +20,8 @@ struct PublicController {
             .methodNotAllowed("", allowing: [.get])
         group.get(":venue_id") { _, context in try await venue(context) }
             .methodNotAllowed(":venue_id", allowing: [.get])
+        group.get(":venue_id/measure") { _, context in try await measure(context) }
+            .methodNotAllowed(":venue_id/measure", allowing: [.get])
     }
 
     func search(_ request: Request) async throws -> Response {
@@ -33,7 +35,19 @@ struct PublicController {
         }
         let found = problem == nil && (!q.isEmpty || !near.isEmpty) ? try await repository.venues(matching: query) : []
         let page = VenueSearchPage(q: q, near: near, found: found, problem: problem, scale: settings.scale)
-        return try templates.render("public_search", page, status: problem == nil ? .ok : .badRequest, scripts: true, cache: "public, max-age=60")
+        return try templates.render("public_search", page, status: problem == nil ? .ok : .badRequest, scripts: .own, cache: "public, max-age=60")
+    }
+
+    /// "Measure here": the venue must exist (a merged one sends the browser to where it went).
+    func measure(_ context: some RequestContext) async throws -> Response {
+        let id = try context.parameters.require("venue_id")
+        guard VenueID.isValid(id), let venue = try await repository.venue(id: id) else {
+            if VenueID.isValid(id), let target = try await repository.mergedVenue(id: id) {
+                return Response.redirect(to: "/venues/\(target)/measure", type: .permanent)
+            }
+            throw APIError.notFound("There is no venue with the id “\(id)”. Find it by its name or where it is.")
+        }
+        return try templates.render("public_measure", PublicMeasurePage(venue: venue), scripts: .measuring, cache: "public, max-age=60")
     }
 
     func venue(_ context: some RequestContext) async throws -> Response {

@@ -1,0 +1,274 @@
+// "Measure here" (docs/public-pages.md): after a tap, the phone's microphone, raw, through the
+// meter the server designed (meter-worklet.js), shown live; at the end a check-in of API v2 for
+// this venue, kept in the outbox (outbox.js) until the server has it.
+import * as outbox from "./outbox.js";
+
+const meter = document.getElementById("meter");
+const venue = meter.dataset.venue;
+const duration = Number(meter.dataset.seconds);
+const element = (id) => document.getElementById(id);
+const [levelText, historyLine, elapsedText, startButton, stopButton] = ["level", "history-line", "elapsed", "start", "stop"].map(element);
+const [announce, statusText, outboxText, calibrationField, calibrationNote, rateText, deviceText, forgetButton] =
+  ["announce", "status", "outbox", "calibration", "calibration-note", "rate", "device", "forget"].map(element);
+
+const CALIBRATION_KEY = "hearclear-calibration";
+const HISTORY_SECONDS = 60;
+/** How often the level is said to a screen reader: every second would drown everything else. */
+const ANNOUNCE_EVERY = 15;
+
+let session = null;
+let retry = { timer: null, delay: 2000 };
+
+/** A level as the columns carry it, tenths of a dB, never above full scale (Level.uploaded): halves away from zero, as Swift rounds. */
+function tenths(level) {
+  const x = level * 10;
+  return Math.min(0, Math.sign(x) * Math.round(Math.abs(x)));
+}
+
+function minutesAndSeconds(seconds) {
+  return `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, "0")}`;
+}
+
+/** The person's calibration offset, or null: the server then applies its own. */
+function calibration() {
+  const text = calibrationField.value.trim();
+  if (text === "") return null;
+  const value = Number(text);
+  return Number.isFinite(value) && value >= 0 && value <= 200 ? value : null;
+}
+
+/** The design the server made for this rate, kept for the next time this browser is offline. */
+async function design(rate) {
+  const key = `hearclear-meter-design-${rate}`;
+  try {
+    const response = await fetch(`/api/v2/meter-design?rate=${rate}`);
+    if (!response.ok) throw new Error((await response.json()).error.message);
+    const document = await response.json();
+    localStorage.setItem(key, JSON.stringify(document));
+    return document;
+  } catch (error) {
+    const kept = localStorage.getItem(key);
+    if (kept) return JSON.parse(kept);
+    throw new Error(`The meter's filters for ${rate} Hz could not be fetched from the server (${error.message}).`);
+  }
+}
+
+/**
+ * What the browser granted, against what a measurement needs: none of the processing that changes
+ * levels. Automatic gain control must be reported off; a browser that does not say is not trusted.
+ */
+function refusals(settings) {
+  const problems = [];
+  if (settings.autoGainControl !== false) {
+    problems.push("automatic gain control (it turns quiet rooms up and loud ones down) is " + (settings.autoGainControl ? "on" : "not reported off"));
+  }
+  if (settings.noiseSuppression === true) problems.push("noise suppression (it removes the noise we want to measure) is on");
+  if (settings.echoCancellation === true) problems.push("echo cancellation is on");
+  return problems;
+}
+
+async function start() {
+  startButton.disabled = true;
+  statusText.textContent = "Asking for the microphone…";
+  let stream;
+  try {
+    // 48 kHz where the microphone can: the rate most phones' audio runs at natively, so that
+    // nothing is resampled before the filters.
+    stream = await navigator.mediaDevices.getUserMedia({
+      audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false, sampleRate: { ideal: 48000 }, channelCount: { ideal: 1 } },
+    });
+  } catch (error) {
+    statusText.textContent = `The microphone is not available (${error.name}): allow it for this site in the browser's settings and try again.` +
+      (window.isSecureContext ? "" : " Browsers give the microphone only to pages served over HTTPS.");
+    startButton.disabled = false;
+    return;
+  }
+  const track = stream.getAudioTracks()[0];
+  const settings = track.getSettings();
+  const problems = refusals(settings);
+  try {
+    // At the microphone's own rate where the browser says it, so nothing is resampled before the filters.
+    const context = new AudioContext(settings.sampleRate ? { sampleRate: settings.sampleRate } : {});
+    const filters = await design(context.sampleRate);
+    await context.audioWorklet.addModule("/public/meter-worklet.js");
+    const node = new AudioWorkletNode(context, "hearclear-meter", { numberOfInputs: 1, numberOfOutputs: 0, processorOptions: { design: filters } });
+    session = {
+      stream, context, node, problems, rate: context.sampleRate, details: filters.bands !== null,
+      calibration: calibration(), defaultCalibration: filters.default_calibration_db, startedAt: new Date(), intervals: [],
+      wakeLock: navigator.wakeLock ? await navigator.wakeLock.request("screen").catch(() => null) : null,
+    };
+    node.port.onmessage = (event) => received(event.data);
+    context.createMediaStreamSource(stream).connect(node);
+    await context.resume();
+  } catch (error) {
+    stream.getTracks().forEach((t) => t.stop());
+    statusText.textContent = `Measuring cannot start in this browser: ${error.message}`;
+    startButton.disabled = false;
+    return;
+  }
+  startButton.hidden = true;
+  stopButton.hidden = false;
+  stopButton.focus();
+  const offset = session.calibration ?? session.defaultCalibration;
+  calibrationNote.textContent = session.calibration === null
+    ? `Uncalibrated: shown with ${offset} dB added; the server applies the calibration it knows for this browser.`
+    : `Calibrated: ${offset} dB added.`;
+  rateText.textContent = `The microphone's sound arrives at ${session.rate} samples a second, through filters the server designed for that rate.`;
+  statusText.textContent = problems.length
+    ? `Measuring, but this check-in will not be sent: the browser would not turn off ${problems.join("; ")}, so its levels would not be true.`
+    : `Measuring for ${minutesAndSeconds(duration)} unless you stop. Keep this page open and the phone still, away from your mouth.`;
+}
+
+function received(message) {
+  if (message.type === "finished") return finished();
+  if (message.type !== "interval" || !session) return;
+  session.intervals.push(message);
+  const seconds = session.intervals.length;
+  const shown = message.avg + (session.calibration ?? session.defaultCalibration);
+  levelText.textContent = shown.toFixed(0);
+  elapsedText.textContent = `${minutesAndSeconds(seconds)} of ${minutesAndSeconds(duration)} measured`;
+  drawHistory();
+  if (seconds % ANNOUNCE_EVERY === 0) announce.textContent = `${shown.toFixed(0)} decibels A, ${minutesAndSeconds(seconds)} measured`;
+  if (seconds >= duration) stop();
+}
+
+function drawHistory() {
+  const recent = session.intervals.slice(-HISTORY_SECONDS);
+  const offset = session.calibration ?? session.defaultCalibration;
+  // 30 to 110 dB(A) from the bottom of the 40-unit box to its top.
+  historyLine.setAttribute("points", recent.map((interval, index) => {
+    const level = Math.min(110, Math.max(30, interval.avg + offset));
+    return `${index + HISTORY_SECONDS - recent.length},${(40 - (level - 30) / 2).toFixed(2)}`;
+  }).join(" "));
+}
+
+function stop() {
+  if (!session || session.stopping) return;
+  session.stopping = true;
+  stopButton.disabled = true;
+  statusText.textContent = "Finishing…";
+  session.node.port.postMessage({ type: "finish" });
+}
+
+/** The check-in of API v2 the intervals make. */
+function checkIn(current) {
+  const column = (read) => current.intervals.map((interval) => tenths(read(interval)));
+  const levels = { avg: column((i) => i.avg), peak: column((i) => i.peak) };
+  if (current.details) {
+    Object.assign(levels, {
+      fast_max: column((i) => i.details.fastMax), c_avg: column((i) => i.details.cAvg),
+      oct_500: column((i) => i.details.octaves[0]), oct_1000: column((i) => i.details.octaves[1]),
+      oct_2000: column((i) => i.details.octaves[2]), oct_4000: column((i) => i.details.octaves[3]),
+    });
+  }
+  const body = {
+    id: crypto.randomUUID(), venue_id: venue, started_at: current.startedAt.toISOString(), interval_s: 1, weighting: "A",
+    levels, events: [],
+  };
+  if (current.calibration !== null) body.calibration_db = current.calibration;
+  return body;
+}
+
+async function finished() {
+  const current = session;
+  session = null;
+  current.stream.getTracks().forEach((t) => t.stop());
+  await current.context.close();
+  if (current.wakeLock) current.wakeLock.release().catch(() => {});
+  stopButton.hidden = true;
+  startButton.hidden = false;
+  startButton.disabled = false;
+  startButton.textContent = "Measure again";
+  if (current.intervals.length === 0) {
+    statusText.textContent = "Nothing was measured: the microphone sent no sound.";
+    return;
+  }
+  if (current.problems.length) {
+    statusText.textContent = `Not sent: the browser would not turn off ${current.problems.join("; ")}. Another browser on this phone may.`;
+    return;
+  }
+  const body = checkIn(current);
+  try {
+    await outbox.keep({ id: body.id, venue, body: JSON.stringify(body), seconds: current.intervals.length, savedAt: Date.now() });
+  } catch (error) {
+    statusText.textContent = `Not sent: this browser would not keep the check-in until the server has it (${error.message}; private browsing may turn its storage off).`;
+    return;
+  }
+  statusText.textContent = "Sending…";
+  await send();
+}
+
+/** What the server decided about a stored check-in, in words (CheckInStatus). */
+const verdicts = {
+  accepted: "",
+  too_short: " It was too short to count towards the venue's levels.",
+  outlier: " It reads far from what others measured here at this hour, so it is kept but not counted unless more measurements agree.",
+};
+
+/** One sending at a time: the timer, the browser coming online and a new check-in may all ask at once. */
+let sending = Promise.resolve();
+
+function send() {
+  sending = sending.then(sendWaiting, sendWaiting);
+  return sending;
+}
+
+/** Sends what waits and says how it went; what is still waiting is tried again later, less and less often. */
+async function sendWaiting() {
+  clearTimeout(retry.timer);
+  const result = await outbox.send();
+  for (const { entry, receipt } of result.stored) {
+    const level = receipt.level_db === null || receipt.level_db === undefined ? "" : `, ${Math.round(receipt.level_db)} dB(A) on average`;
+    const measured = entry.seconds >= 60 ? `${Math.round(entry.seconds / 60)} min` : `${entry.seconds} s`;
+    statusText.textContent = `Thank you: ${measured} measured${level}. Stored for this venue${entry.venue === venue ? "" : ` (${entry.venue})`}.` +
+      (verdicts[receipt.status] ?? "");
+  }
+  const refused = result.refused.map(({ entry, reason }) => `A check-in of ${entry.seconds} s was refused by the server: ${reason}`);
+  if (result.waiting.length) {
+    outboxText.textContent = `Waiting to send ${result.waiting.length} check-in${result.waiting.length > 1 ? "s" : ""}: ${result.problem}. ` +
+      "It is kept in this browser and sent when the server can be reached; you may close this page and come back.";
+    retry.timer = setTimeout(send, retry.delay);
+    retry.delay = Math.min(retry.delay * 2, 120000);
+  } else {
+    outboxText.textContent = refused.join(" ");
+    retry.delay = 2000;
+  }
+  showDevice();
+}
+
+function showDevice() {
+  const known = outbox.device() !== null;
+  forgetButton.hidden = !known;
+  deviceText.textContent = known
+    ? "This browser is registered as a measuring device: its key is kept here and sent only to this server."
+    : "This browser keeps a device key (never shown or sent anywhere but to this server) once it has sent a check-in.";
+}
+
+async function forget() {
+  forgetButton.disabled = true;
+  try {
+    await outbox.forget();
+    outboxText.textContent = "";
+    statusText.textContent = "Forgotten: the server deleted this browser's device and its check-ins, and this browser its key and waiting check-ins.";
+  } catch (error) {
+    statusText.textContent = `Could not forget this browser now (${error.message}); nothing was deleted. Try again when online.`;
+  }
+  forgetButton.disabled = false;
+  showDevice();
+}
+
+calibrationField.value = localStorage.getItem(CALIBRATION_KEY) ?? "";
+calibrationField.addEventListener("change", () => {
+  if (calibration() === null && calibrationField.value.trim() !== "") {
+    calibrationNote.textContent = "The calibration offset must be a number of dB between 0 and 200.";
+    return;
+  }
+  localStorage.setItem(CALIBRATION_KEY, calibrationField.value.trim());
+});
+startButton.addEventListener("click", start);
+stopButton.addEventListener("click", stop);
+forgetButton.addEventListener("click", forget);
+window.addEventListener("online", send);
+meter.hidden = false;
+showDevice();
+outbox.entries().then((waiting) => { if (waiting.length) send(); });

@@ -1,0 +1,57 @@
+import Foundation
+import HearClearCore
+import Hummingbird
+import LevelMeter
+import Synchronization
+
+/// `GET /api/v2/meter-design?rate=…`: the filters and rules of `LevelMeter` at a sample rate, for
+/// the browser's meter (Public/meter-worklet.js), which runs them and designs nothing itself.
+///
+/// Only the rates audio hardware runs at are designed: each new rate costs tens of milliseconds
+/// of fitting, and a client must not make the server design (and keep) one per integer.
+struct MeterDesignController {
+    static let rates: [Int] = [8000, 16000, 22050, 24000, 32000, 44100, 48000, 96000]
+
+    /// What this server adds to dBFS for a device without a calibration of its own: the page shows
+    /// levels with it until the server has answered.
+    let defaultCalibrationDB: Double
+    /// The encoded answers made so far, by rate: a design never changes while the server runs.
+    private let answers = Answers()
+
+    func addRoutes(to group: RouterGroup<APIRequestContext>) {
+        group.get { request, _ in try design(request) }
+            .methodNotAllowed("", allowing: [.get])
+    }
+
+    func design(_ request: Request) throws -> Response {
+        let parameters = try request.formQuery()
+        if let unknown = parameters.keys.sorted().first(where: { $0 != "rate" }) {
+            throw APIError.badRequest("unknown query parameter \"\(unknown)\": use rate")
+        }
+        let rates = Self.rates.map(String.init).joined(separator: ", ")
+        guard let text = parameters["rate"] else { throw APIError.badRequest("rate is required: the sample rate in Hz, one of \(rates)") }
+        guard let rate = Int(text), Self.rates.contains(rate) else {
+            throw APIError.badRequest("rate must be a sample rate in Hz, one of \(rates); not \(text)")
+        }
+        let body = try answers.answer(rate: rate) {
+            var document = LevelMeter(sampleRate: rate).designDocument
+            document.defaultCalibrationDB = defaultCalibrationDB
+            return try APIResponseEncoder.jsonEncoder().encode(document)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "public, max-age=86400"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    private final class Answers: Sendable {
+        private let made = Mutex<[Int: Data]>([:])
+
+        func answer(rate: Int, make: () throws -> Data) throws -> Data {
+            if let known = made.withLock({ $0[rate] }) { return known }
+            let body = try make()
+            made.withLock { $0[rate] = body }
+            return body
+        }
+    }
+}

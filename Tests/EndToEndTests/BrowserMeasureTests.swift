@@ -1,0 +1,285 @@
+import AudioInput
+import Foundation
+import HearClearCore
+import LevelMeter
+import LoopbackHTTP
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// "Measure here" in headless Chromium, its fake microphone fed from a WAV file, driven through the
+/// page by chromium-driver (scripts/browser-measure.py): what the phone stores is what
+/// `hearclear analyze` measures on the same file, and a check-in made while the server is away
+/// waits in the browser and is stored once when it is back.
+@Suite struct BrowserMeasureTests {
+    enum Sound: String, CaseIterable, Sendable {
+        case speech, music
+    }
+
+    /// Seconds measured through the page: enough that one second in twenty may disagree.
+    static let measuredSeconds = 24
+    /// The file's levels are measured in blocks of this many samples to find where the page
+    /// started: a whole number of blocks per second at 44.1 and 48 kHz (2940 and 3200), and far
+    /// shorter than `analyze` measures (0.1 s at least), so measured by its meter in this process.
+    static let blockSamples = 15
+
+    let folder: URL
+
+    init() throws {
+        folder = try temporaryFolder()
+    }
+
+    /// 45 seconds of speech (espeak-ng) or music (an Ogg recording of planetblupi-music-ogg), mono
+    /// 16-bit at `rate`: longer than the measurement, which starts a moment into the file (seconds,
+    /// on a loaded machine) and may end a little after it was asked to.
+    func recording(_ sound: Sound, rate: Int) async throws -> String {
+        let path = folder.appendingPathComponent("\(sound)-\(rate).wav").path
+        let source: String
+        switch sound {
+        case .speech:
+            source = folder.appendingPathComponent("espeak.wav").path
+            // No sentence twice: a repeated one would let the page's seconds fit more than one place in the file.
+            let text = """
+                The quiet corner table is by the window, and the band starts at nine on Fridays. My aunt wears two hearing aids \
+                and asks for a booth whenever we go out. Last winter the café on the high street put up curtains and soft chairs, \
+                and now you can hear every word across the table. Sunday lunch is calm until the football crowd arrives at three. \
+                Could we try the little Italian place near the station next week? They say the kitchen is open late, the staff \
+                speak softly, and the music stays low even on a busy Saturday night. Bring a jacket, because the terrace gets \
+                cold after sunset, and remember that the last train leaves at eleven. My brother prefers the noodle bar on the \
+                corner, where the tables are far apart and nobody shouts, although the queue on Thursdays is long. We could \
+                meet at half past six, order early, and still have time for a walk along the river before it gets dark.
+                """
+            #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/espeak-ng"), ["-w", source, text]).status == 0)
+        case .music:
+            source = "/usr/share/planetblupi/music/music003.ogg"
+        }
+        let converted = try await Executable.run(
+            program: URL(fileURLWithPath: "/usr/bin/sox"), [source, "-r", "\(rate)", "-c", "1", "-b", "16", path, "trim", "0", "45"])
+        #expect(converted.status == 0, "\(converted.errors)")
+        return path
+    }
+
+    /// A server on `port` (0: a free one), without a rate limit.
+    func startServer(port: Int = 0, database: String) async throws -> ServerProcess {
+        try await ServerProcess(database: database, port: port, environment: ["HEARCLEAR_RATE_LIMIT": "0"])
+    }
+
+    /// A venue, made by a device of its own (not the browser's).
+    func addVenue(_ id: String, to server: ServerProcess) async throws {
+        let api = server.url.appendingPathComponent("api/v1")
+        var register = URLRequest(url: api.appendingPathComponent("devices"))
+        register.httpMethod = "POST"
+        register.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        register.httpBody = Data(#"{"model": "venue maker", "platform": "linux"}"#.utf8)
+        let credentials = try JSONDecoder().decode(DeviceCredentials.self, from: try await URLSession.shared.data(for: register).0)
+        var put = URLRequest(url: api.appendingPathComponent("venues/\(id)"))
+        put.httpMethod = "PUT"
+        put.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        put.setValue("Bearer \(credentials.token)", forHTTPHeaderField: "Authorization")
+        put.httpBody = try JSONEncoder().encode(VenueUpsert(name: "Corner Café", latitude: 51.52, longitude: -0.12, timezone: "Europe/London"))
+        let status = (try await URLSession.shared.data(for: put).1 as? HTTPURLResponse)?.statusCode
+        #expect(status == 201 || status == 200)
+    }
+
+    /// The check-in as stored, read back with the browser's own device key.
+    func stored(_ id: String, server: ServerProcess, device: DeviceCredentials) async throws -> CheckInV2 {
+        var request = URLRequest(url: server.url.appendingPathComponent("api/v2/checkins/\(id)"))
+        request.setValue("Bearer \(device.token)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(String(decoding: data, as: UTF8.self))")
+        return try JSONDecoder().decode(CheckInV2.self, from: data)
+    }
+
+    /// `hearclear analyze --csv` of a file: per interval avg, peak, fast_max, c_avg and the four bands.
+    func analyzed(_ path: String) async throws -> [[Double]] {
+        let result = try await Executable.run("hearclear", ["analyze", path, "--csv", "--no-classes"])
+        #expect(result.status == 0, "\(result.errors)")
+        return result.output.split(separator: "\n").dropFirst().map { line in
+            line.split(separator: ",", omittingEmptySubsequences: false)[1...8].map { Double($0) ?? .nan }
+        }
+    }
+
+    /// The file's energies in blocks of `blockSamples`: A, C and the four bands, as LevelMeter
+    /// measures them, and the blocks in a second.
+    func blocks(of path: String) throws -> (energies: [[Double]], perSecond: Int) {
+        let file = try SoundFile(path: path)
+        var meter = LevelMeter(sampleRate: file.sampleRate, interval: Double(Self.blockSamples) / Double(file.sampleRate))
+        var energies: [[Double]] = []
+        while let samples = try file.read(maxFrames: 1 << 16) {
+            energies += meter.process(samples).map { block in
+                ([block.avg] + [block.details!.cAvg] + block.details!.octaves).map(Level.energy)
+            }
+        }
+        return (energies, file.sampleRate / Self.blockSamples)
+    }
+
+    /// Where in the file the page's first second began, in blocks: the page starts counting when
+    /// its meter starts, a moment after the fake microphone started the file. The offset whose
+    /// seconds, summed from the blocks by energy, read closest to the page's A, C and bands (its
+    /// first and last seconds aside).
+    func offset(of page: [[Int]], in blocks: (energies: [[Double]], perSecond: Int)) -> Int {
+        var prefix = [[Double](repeating: 0, count: 6)]
+        for block in blocks.energies { prefix.append(zip(prefix.last!, block).map(+)) }
+        let n = blocks.perSecond, seconds = page[0].count
+        // The page's columns of avg, c_avg and the bands, in the blocks' order.
+        let measured = [page[0], page[3], page[4], page[5], page[6], page[7]]
+        func misfit(_ offset: Int) -> Double {
+            var sum = 0.0
+            for second in 1..<(seconds - 1) {
+                let start = offset + second * n
+                for measure in 0..<6 {
+                    let level = 10 * log10((prefix[start + n][measure] - prefix[start][measure]) / Double(n))
+                    let difference = level - Double(measured[measure][second]) / 10
+                    sum += difference * difference
+                }
+            }
+            return sum
+        }
+        return (0...max(0, blocks.energies.count - n * seconds)).min { misfit($0) < misfit($1) }!
+    }
+
+    @Test(.serialized, arguments: [(Sound.speech, 48000), (.music, 48000), (.speech, 44100), (.music, 44100)])
+    func aPhoneStoresWhatTheClientMeasuresOnTheSameAudio(sound: Sound, rate: Int) async throws {
+        let file = try await recording(sound, rate: rate)
+        let database = folder.appendingPathComponent("measure.sqlite").path
+        let server = try await startServer(database: database)
+        try await addVenue("corner", to: server)
+
+        let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
+        _ = try await browser.ask("seconds \(Self.measuredSeconds)")
+        _ = try await browser.ask("stop")
+        let thanks = try await browser.ask("wait Thank you")
+        #expect(thanks.contains("min measured") || thanks.contains(" s measured"), "\(thanks)")
+        let pageRate = try #require(Int(try await browser.ask("rate")))
+        let device = try JSONDecoder().decode(DeviceCredentials.self, from: Data(try await browser.ask("device").utf8))
+        await browser.quit()
+
+        let id = try await sqlite(database, "SELECT id FROM checkin")
+        let checkIn = try await stored(id, server: server, device: device)
+        let page = checkIn.levels
+        let columns = [page.avg, page.peak, page.fastMax, page.cAvg, page.oct500, page.oct1000, page.oct2000, page.oct4000].map { $0 ?? [] }
+        try #require(columns.allSatisfy { $0.count == page.avg.count } && page.avg.count > Self.measuredSeconds, "\(page)")
+        #expect(checkIn.classes == nil)
+
+        // Chrome's fake microphone runs at 44.1 kHz whatever the file: a 48 kHz file reaches the
+        // page resampled. Resampling keeps a second's energy but moves its sample peak (by up to
+        // 0.3 dB on this music), so every measure is compared with analyze on the file at the
+        // page's rate (resampled by sox), and the energies (avg, C, bands) with the file itself too.
+        var delivered = file
+        if pageRate != rate {
+            delivered = folder.appendingPathComponent("\(sound)-\(rate)-at-\(pageRate).wav").path
+            #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [file, delivered, "rate", "-v", "\(pageRate)"]).status == 0)
+        }
+        let start = offset(of: columns, in: try blocks(of: delivered)) * Self.blockSamples
+        let every = try await disagreements(page: columns, reference: analyzed(from: start, of: delivered), measures: Array(0..<8))
+        #expect(every.isEmpty || Double(every.count) / Double(page.avg.count - 2) <= 0.05,
+            "\(sound) at \(rate) Hz, measured at \(pageRate) Hz: \(every.count) of \(page.avg.count - 2) seconds disagree:\n\(every.joined(separator: "\n"))")
+        if pageRate != rate {
+            let energies = try await disagreements(page: columns, reference: analyzed(from: start * rate / pageRate, of: file), measures: [0, 3, 4, 5, 6, 7])
+            #expect(Double(energies.count) / Double(page.avg.count - 2) <= 0.05,
+                "\(sound) at \(rate) Hz, energies: \(energies.count) of \(page.avg.count - 2) seconds disagree:\n\(energies.joined(separator: "\n"))")
+        }
+    }
+
+    /// analyze's seconds of `path` from its sample `start`: where the page's first second began.
+    func analyzed(from start: Int, of path: String) async throws -> [[Double]] {
+        let trimmed = folder.appendingPathComponent("\(URL(fileURLWithPath: path).lastPathComponent)-from-\(start).wav").path
+        #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [path, trimmed, "trim", "\(start)s"]).status == 0)
+        return try await analyzed(trimmed)
+    }
+
+    /// The seconds whose `measures` (indices into avg, peak, fast_max, c_avg and the four bands)
+    /// differ by more than 0.1 dB. The first second is left out: the page's filters start from
+    /// rest where the file has sound, and its start is known to `blockSamples` only; the last, partial
+    /// one is shorter than analyze's.
+    func disagreements(page: [[Int]], reference: [[Double]], measures: [Int]) -> [String] {
+        (1..<(page[0].count - 1)).compactMap { second in
+            let differing = measures.filter { !(abs(Double(page[$0][second]) / 10 - reference[second][$0]) <= 0.1 + 1e-9) }
+            guard !differing.isEmpty else { return nil }
+            return "second \(second): page \(page.map { $0[second] }) analyze \(reference[second])"
+        }
+    }
+
+    /// The server goes (killed) while a phone measures: at the end the page says the check-in waits, and
+    /// when the server is back (same address, same database) the page sends it, stored once.
+    @Test func aCheckInMadeWhileTheServerIsAwayWaitsAndIsStoredOnce() async throws {
+        let file = try await recording(.music, rate: 48000)
+        let database = folder.appendingPathComponent("away.sqlite").path
+        var server = try await startServer(database: database)
+        try await addVenue("corner", to: server)
+        let port = server.port
+
+        let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
+        _ = try await browser.ask("seconds 3")
+        await server.kill()
+        _ = try await browser.ask("seconds 6")
+        _ = try await browser.ask("stop")
+        let waiting = try await browser.ask("wait Waiting to send 1 check-in")
+        #expect(waiting.contains("kept in this browser"), "\(waiting)")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "0")
+
+        server = try await startServer(port: port, database: database)
+        let thanks = try await browser.ask("wait Thank you")
+        #expect(thanks.contains(" measured"), "\(thanks)")
+        let device = try JSONDecoder().decode(DeviceCredentials.self, from: Data(try await browser.ask("device").utf8))
+        await browser.quit()
+        await server.stop()
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
+        #expect(try await sqlite(database, "SELECT model || ' / ' || platform FROM device WHERE id = '\(device.deviceID.wireString)'") == "browser: Chrome on Linux / web")
+        // The key travelled in a header only: no address the server logged holds it.
+        #expect(!server.log.contains(device.token))
+    }
+}
+
+/// scripts/browser-measure.py, asked one command at a time (its standard input) and answering a
+/// line each (its standard output).
+final class MeasuringBrowser: @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private let process = Process()
+    private let input = Pipe(), output = Pipe()
+    private var buffered = Data()
+
+    init(server: URL, venue: String, audio: String, home: URL) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [Executable.packageFolder.appendingPathComponent("scripts/browser-measure.py").path, server.absoluteString, venue, audio]
+        process.environment = Executable.environment(adding: ["HOME": home.path])
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+    }
+
+    /// Sends a command and returns the script's answer; its "error: …" lines are thrown.
+    func ask(_ command: String) async throws -> String {
+        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+        let line = await onAThreadOfItsOwn { self.readLine() }
+        guard let line, !line.hasPrefix("error:") else {
+            throw Failure(description: "\(command): \(line ?? "the browser script ended")")
+        }
+        return line
+    }
+
+    private func readLine() -> String? {
+        while true {
+            if let end = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffered[..<end], as: UTF8.self)
+                buffered.removeSubrange(...end)
+                return line
+            }
+            let more = output.fileHandleForReading.availableData
+            if more.isEmpty { return nil }
+            buffered.append(more)
+        }
+    }
+
+    func quit() async {
+        input.fileHandleForWriting.write(Data("quit\n".utf8))
+        try? input.fileHandleForWriting.close()
+        await onAThreadOfItsOwn { self.process.waitUntilExit() }
+    }
+}

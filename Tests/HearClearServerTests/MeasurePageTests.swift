@@ -1,0 +1,99 @@
+import Foundation
+import HearClearCore
+import Hummingbird
+import HummingbirdTesting
+import LevelMeter
+import Testing
+
+@testable import HearClearServer
+
+/// The browser's meter as the router serves it: the filters it runs are LevelMeter's own, at the
+/// rates audio hardware runs at, and the measuring page may use the microphone and this server,
+/// nothing else. BrowserMeasureTests measures through it in Chromium.
+@Suite struct MeasurePageTests {
+    @Test func theMeterDesignIsTheSwiftMetersOwn() async throws {
+        try await withApp { client, _ in
+            for rate in [44100, 48000] {
+                let response = try await client.execute(uri: "/api/v2/meter-design?rate=\(rate)", method: .get)
+                #expect(response.status == .ok)
+                #expect(response.headers[.cacheControl] == "public, max-age=86400")
+                let design = try decode(MeterDesignDocument.self, response)
+                #expect(design == LevelMeter(sampleRate: rate).designDocument)
+                #expect(design.sampleRate == rate && design.samplesPerInterval == rate && design.samplesPerFastStep == (rate + 500) / 1000)
+                #expect(design.a.count == 4 && design.c.count == 4 && design.a.allSatisfy { $0.count == 5 })
+                #expect(design.bands?.count == 4 && design.bands?.allSatisfy { $0.count == 3 } == true)
+                #expect(design.fastTimeConstantS == 0.125 && design.defaultCalibrationDB == Level.defaultCalibrationDB)
+            }
+            // Below the rate that holds the 4 kHz band, the levels only: no bands to run, said as null.
+            let narrow = try await client.execute(uri: "/api/v2/meter-design?rate=8000", method: .get)
+            #expect(String(buffer: narrow.body).contains(#""bands":null"#))
+            #expect(try decode(MeterDesignDocument.self, narrow).bands == nil)
+        }
+    }
+
+    @Test func aRateTheMeterIsNotDesignedForIsSaidInWords() async throws {
+        try await withApp { client, _ in
+            for (query, words) in [
+                ("", "rate is required: the sample rate in Hz, one of 8000, 16000"),
+                ("?rate=12345", "rate must be a sample rate in Hz, one of 8000, 16000, 22050, 24000, 32000, 44100, 48000, 96000; not 12345"),
+                ("?rate=fast", "not fast"),
+                ("?rate=48000&weighting=Z", "unknown query parameter \"weighting\": use rate"),
+            ] {
+                let response = try await client.execute(uri: "/api/v2/meter-design\(query)", method: .get)
+                let message = try errorMessage(response)
+                #expect(response.status == .badRequest, "\(query)")
+                #expect(message.contains(words), "\(query): \(message)")
+            }
+        }
+    }
+
+    @Test func theServersDefaultCalibrationIsTheOneThePageShowsLevelsWith() async throws {
+        var settings = ServerSettings()
+        settings.defaultCalibrationDB = 104
+        try await withApp(settings: settings) { client, _ in
+            let design = try decode(MeterDesignDocument.self, try await client.execute(uri: "/api/v2/meter-design?rate=48000", method: .get))
+            #expect(design.defaultCalibrationDB == 104)
+        }
+    }
+
+    @Test func theMeasuringPageMayUseTheMicrophoneAndThisServerOnly() async throws {
+        try await withApp { client, _ in
+            let token = try await client.registerDevice()
+            _ = try await client.putVenue("corner", token: token, name: "Corner <Café>")
+            try await client.execute(uri: "/venues/corner/measure", method: .get) { response in
+                #expect(response.status == .ok)
+                let policy = response.headers[.contentSecurityPolicy] ?? ""
+                #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'; connect-src 'self'"), "\(policy)")
+                #expect(response.headers[PageTemplates.permissionsPolicy]?.contains("microphone=(self)") == true)
+                let html = String(buffer: response.body)
+                #expect(html.contains("<title>Measure Corner &lt;Café&gt; · HearClear</title>"))
+                // The one script is a file of this server's; the meter is shown only once it runs.
+                #expect(html.components(separatedBy: "<script").count == 2 && html.contains(#"<script type="module" src="/public/measure.js"></script>"#))
+                #expect(html.contains(#"data-venue="corner""#) && html.contains(#"data-seconds="300""#) && html.contains("hidden>"))
+                #expect(html.contains("Speech and music are not detected in the browser yet"))
+                #expect(html.contains(#"<label for="calibration">"#))
+            }
+            // The venue's page leads there; no other page may ask for the microphone.
+            try await client.execute(uri: "/venues/corner", method: .get) { response in
+                #expect(String(buffer: response.body).contains(#"<a href="/venues/corner/measure">Measure here</a>"#))
+                #expect(response.headers[PageTemplates.permissionsPolicy]?.contains("microphone=()") == true)
+                #expect(response.headers[.contentSecurityPolicy]?.contains("connect-src") == false)
+            }
+            let missing = try await client.execute(uri: "/venues/nowhere/measure", method: .get)
+            #expect(missing.status == .notFound && String(buffer: missing.body).contains("There is no venue with the id “nowhere”"))
+        }
+    }
+
+    @Test func theMetersScriptsAreServedAsScriptsThatCannotBeSniffedAsAnythingElse() async throws {
+        try await withApp { client, _ in
+            for file in ["measure.js", "outbox.js", "meter-worklet.js"] {
+                try await client.execute(uri: "/public/\(file)", method: .get) { response in
+                    #expect(response.status == .ok, "\(file)")
+                    #expect(response.headers[.contentType]?.hasPrefix("text/javascript") == true, "\(file)")
+                    #expect(response.headers[SecurityHeadersMiddleware.noSniff] == "nosniff")
+                    #expect(response.headers[.cacheControl]?.contains("max-age=3600") == true)
+                }
+            }
+        }
+    }
+}

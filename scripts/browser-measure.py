@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Measures from a venue's "Measure here" page in headless Chromium (Debian's chromium-driver and
+python3-selenium), its microphone fed from a WAV file, as a person with a phone would: taps Start,
+then does what standard input asks, one command a line, and answers each on standard output:
+
+    seconds N      waits until the page has measured N seconds; prints "measured N"
+    stop           taps "Stop and send"; prints "stopped"
+    wait TEXT      waits until the page's status or outbox line holds TEXT; prints that line
+    rate           prints the sample rate the page measures at
+    device         prints the device this browser registered as (its JSON, from the page's storage)
+    quit           closes the browser
+
+Any failure (a wait of more than 120 s, an element missing) prints "error: ..." and exits 1.
+
+    /usr/bin/python3 scripts/browser-measure.py http://127.0.0.1:PORT VENUE_ID FILE.wav
+"""
+import re
+import sys
+import tempfile
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+TIMEOUT = 120
+
+
+def answer(text):
+    print(text, flush=True)
+
+
+def main():
+    base, venue, audio = sys.argv[1], sys.argv[2], sys.argv[3]
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in (
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=375,900",
+        "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+        # %noloop: the file is played once, then silence, rather than from its start again.
+        "--use-file-for-fake-audio-capture=" + audio + "%noloop",
+        "--autoplay-policy=no-user-gesture-required",
+    ):
+        options.add_argument(flag)
+    options.add_argument("--user-data-dir=" + tempfile.mkdtemp(prefix="hearclear-measure-"))
+    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    wait = WebDriverWait(driver, TIMEOUT)
+    try:
+        driver.get(f"{base}/venues/{venue}/measure")
+        wait.until(lambda d: d.find_element(By.ID, "meter").is_displayed())
+        driver.find_element(By.ID, "start").click()
+        for line in sys.stdin:
+            command, _, argument = line.strip().partition(" ")
+            if command == "seconds":
+                wanted = int(argument)
+                wait.until(lambda d: d.execute_script(
+                    "return document.getElementById('elapsed').textContent.match(/^(\\d+):(\\d+) of/)") is not None
+                    and measured(d) >= wanted)
+                answer(f"measured {measured(driver)}")
+            elif command == "stop":
+                driver.find_element(By.ID, "stop").click()
+                answer("stopped")
+            elif command == "wait":
+                wait.until(lambda d: argument in status(d))
+                answer(status(driver))
+            elif command == "rate":
+                answer(re.search(r"\d+", driver.find_element(By.ID, "rate").text).group(0))
+            elif command == "device":
+                answer(driver.execute_script("return localStorage.getItem('hearclear-device')"))
+            elif command == "quit":
+                break
+            else:
+                answer(f"error: unknown command {command}")
+                sys.exit(1)
+    except Exception as error:  # Every failure is the test's to report, in one line.
+        answer(f"error: {type(error).__name__}: {error}; status: {status(driver)}")
+        sys.exit(1)
+    finally:
+        driver.quit()
+
+
+def measured(driver):
+    text = driver.find_element(By.ID, "elapsed").text
+    minutes, seconds = text.split(" ")[0].split(":")
+    return int(minutes) * 60 + int(seconds)
+
+
+def status(driver):
+    try:
+        return " | ".join(driver.find_element(By.ID, name).text for name in ("status", "outbox"))
+    except Exception:
+        return "(no page)"
+
+
+if __name__ == "__main__":
+    main()
