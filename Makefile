@@ -20,11 +20,12 @@ PROFILE_PACKAGES := linux-perf wrk
 # an Opus file, postgresql for the private clusters the store and deployment suites run on, and
 # nginx for the deployment recipe's end-to-end test (docs/deploy.md), planetblupi-music-ogg for
 # real music (Ogg recordings) that a check-in is measured from, espeak-ng for the speech of the
-# benchmarks' wire-size case, which the smoke test runs too, and of the browser's measuring test.
+# benchmarks' wire-size case, which the smoke test runs too, and of the browser's measuring test;
+# openssl to make the deployment test's certificate, curl to ask nginx over HTTPS with it.
 # festival (its kal voice) and drascula-music are the speech and music the sound-class model never
 # trained on, which the tests check it on.
 TEST_PACKAGES := sox chromium chromium-driver python3-selenium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx planetblupi-music-ogg espeak-ng \
-	festival festvox-kallpc16k drascula-music
+	festival festvox-kallpc16k drascula-music openssl curl
 # What `make train-classes` builds its corpus from (docs/sound-classes.md), and numpy to train.
 CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils planetblupi-music-ogg nexuiz-music drascula-music python3-numpy
 PREFIX ?= /usr/local

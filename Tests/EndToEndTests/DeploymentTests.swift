@@ -46,16 +46,33 @@ import FoundationNetworking
             environment: Executable.environment(adding: environment), logFile: folder.appendingPathComponent("server-\(port).log"))
     }
 
-    /// nginx in the foreground with the shipped site file, listening on `port`.
-    func nginx(port: Int, upstreams: [Int]) throws -> Process {
+    /// The ports the site listens on in the test: its HTTPS server, the same server in plain HTTP
+    /// for the command-line clients (which trust only the system's certificate authorities), and
+    /// the plain-HTTP server that sends browsers to HTTPS.
+    struct SitePorts {
+        let https: Int, plain: Int, redirect: Int
+    }
+
+    /// nginx in the foreground with the shipped site file, its certificate one made for localhost
+    /// (`certificate.pem` in the nginx folder).
+    func nginx(ports: SitePorts, upstreams: [Int]) async throws -> Process {
         var site = try String(contentsOf: deploy.appendingPathComponent("nginx/hearclear.conf"), encoding: .utf8)
-        #expect(site.contains("127.0.0.1:8081") && site.contains("127.0.0.1:8082") && site.contains("listen 80;"))
+        #expect(site.contains("127.0.0.1:8081") && site.contains("127.0.0.1:8082") && site.contains("listen 80;") && site.contains("listen 443 ssl http2;"))
+        let root = folder.appendingPathComponent("nginx")
         site = site.replacingOccurrences(of: "127.0.0.1:8081", with: "127.0.0.1:\(upstreams[0])")
             .replacingOccurrences(of: "127.0.0.1:8082", with: "127.0.0.1:\(upstreams[1])")
-            .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
+            .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(ports.redirect);")
             .replacingOccurrences(of: "listen [::]:80;", with: "")
-        let root = folder.appendingPathComponent("nginx")
+            .replacingOccurrences(of: "listen 443 ssl http2;", with: "listen 127.0.0.1:\(ports.https) ssl http2;\n    listen 127.0.0.1:\(ports.plain);")
+            .replacingOccurrences(of: "listen [::]:443 ssl http2;", with: "")
+            .replacingOccurrences(of: "/etc/ssl/hearclear/fullchain.pem", with: root.appendingPathComponent("certificate.pem").path)
+            .replacingOccurrences(of: "/etc/ssl/hearclear/privkey.pem", with: root.appendingPathComponent("key.pem").path)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("temp"), withIntermediateDirectories: true)
+        let certificate = try await Executable.run(
+            program: URL(fileURLWithPath: "/usr/bin/openssl"),
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+             "-keyout", root.appendingPathComponent("key.pem").path, "-out", root.appendingPathComponent("certificate.pem").path])
+        #expect(certificate.status == 0, "\(certificate.errors)")
         try site.write(to: root.appendingPathComponent("hearclear.conf"), atomically: true, encoding: .utf8)
         // What Debian's /etc/nginx/nginx.conf provides around sites-enabled, in the test's own folder.
         let main = """
@@ -83,6 +100,11 @@ import FoundationNetworking
         return process
     }
 
+    /// curl's answer head, without the body.
+    func curl(_ arguments: [String]) async throws -> Executable.Result {
+        try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "-o", "/dev/null", "-D", "-"] + arguments)
+    }
+
     func hearclear(_ home: URL, _ arguments: [String]) async throws -> Executable.Result {
         try await Executable.run("hearclear", arguments, environment: clientEnvironment(in: home))
     }
@@ -92,10 +114,10 @@ import FoundationNetworking
         let ports = [try Self.freePort(), try Self.freePort()]
         var servers: [ServerProcess] = []
         for port in ports { servers.append(try await unitInstance(port: port, database: database)) }
-        let nginxPort = try Self.freePort()
-        let proxy = try nginx(port: nginxPort, upstreams: ports)
+        let site = SitePorts(https: try Self.freePort(), plain: try Self.freePort(), redirect: try Self.freePort())
+        let proxy = try await nginx(ports: site, upstreams: ports)
         defer { proxy.terminate() }
-        let url = "http://127.0.0.1:\(nginxPort)"
+        let url = "http://127.0.0.1:\(site.plain)"
         // nginx is ready when it answers; the servers already are. Each try is short, so that one
         // stalled try on a loaded machine does not use up the deadline.
         let deadline = ContinuousClock.now + .seconds(30)
@@ -115,6 +137,15 @@ import FoundationNetworking
         #expect(
             ready,
             "nginx did not answer ok (last: \(lastAnswer)): \((try? String(contentsOf: folder.appendingPathComponent("nginx/error.log"), encoding: .utf8)) ?? "")")
+
+        // HTTPS with the site's certificate, HSTS on its answers (the servers trust nginx's
+        // X-Forwarded-Proto), and plain HTTP sending browsers there.
+        let certificate = folder.appendingPathComponent("nginx/certificate.pem").path
+        let secure = try await curl(["--cacert", certificate, "https://localhost:\(site.https)/venues"])
+        #expect(secure.output.hasPrefix("HTTP/2 200") && secure.output.lowercased().contains("strict-transport-security: max-age=31536000"), "\(secure.output)\(secure.errors)")
+        let redirected = try await curl(["http://localhost:\(site.redirect)/venues/corner/measure"])
+        #expect(redirected.output.hasPrefix("HTTP/1.1 308") && redirected.output.lowercased().contains("location: https://localhost/venues/corner/measure"), "\(redirected.output)")
+        #expect(!(try await curl(["\(url)/venues"])).output.lowercased().contains("strict-transport-security"))
 
         let recording = try temporaryFile(
             "deploy.wav", WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -37, seconds: 30, sampleRate: 48_000), sampleRate: 48_000, format: .int16))
