@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // Wire types of API v1, level arithmetic and the label scale: shared by server and client.
@@ -58,6 +59,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // Its thread pool, for work too long for the request's task (a meter design's fit).
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.copy("Resources/openapi.yaml"), .copy("Templates")]
         ),

@@ -43,9 +43,9 @@ async function design(rate) {
   try {
     const response = await fetch(`/api/v2/meter-design?rate=${rate}`);
     if (!response.ok) throw new Error((await response.json()).error.message);
-    const document = await response.json();
-    localStorage.setItem(key, JSON.stringify(document));
-    return document;
+    const filters = await response.json();
+    localStorage.setItem(key, JSON.stringify(filters));
+    return filters;
   } catch (error) {
     const kept = localStorage.getItem(key);
     if (kept) return JSON.parse(kept);

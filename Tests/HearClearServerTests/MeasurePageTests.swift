@@ -18,6 +18,7 @@ import Testing
                 #expect(response.status == .ok)
                 #expect(response.headers[.cacheControl] == "public, max-age=86400")
                 let design = try decode(MeterDesignDocument.self, response)
+                // (The server made the design first: the meter here finds it made.)
                 #expect(design == LevelMeter(sampleRate: rate).designDocument)
                 #expect(design.sampleRate == rate && design.samplesPerInterval == rate && design.samplesPerFastStep == (rate + 500) / 1000)
                 #expect(design.a.count == 4 && design.c.count == 4 && design.a.allSatisfy { $0.count == 5 })

@@ -2,6 +2,7 @@ import Foundation
 import HearClearCore
 import Hummingbird
 import LevelMeter
+import NIOPosix
 import Synchronization
 
 /// `GET /api/v2/meter-design?rate=…`: the filters and rules of `LevelMeter` at a sample rate, for
@@ -19,11 +20,11 @@ struct MeterDesignController {
     private let answers = Answers()
 
     func addRoutes(to group: RouterGroup<APIRequestContext>) {
-        group.get { request, _ in try design(request) }
+        group.get { request, _ in try await design(request) }
             .methodNotAllowed("", allowing: [.get])
     }
 
-    func design(_ request: Request) throws -> Response {
+    func design(_ request: Request) async throws -> Response {
         let parameters = try request.formQuery()
         if let unknown = parameters.keys.sorted().first(where: { $0 != "rate" }) {
             throw APIError.badRequest("unknown query parameter \"\(unknown)\": use rate")
@@ -33,7 +34,7 @@ struct MeterDesignController {
         guard let rate = Int(text), Self.rates.contains(rate) else {
             throw APIError.badRequest("rate must be a sample rate in Hz, one of \(rates); not \(text)")
         }
-        let body = try answers.answer(rate: rate) {
+        let body = try await answers.answer(rate: rate) { [defaultCalibrationDB] in
             var document = LevelMeter(sampleRate: rate).designDocument
             document.defaultCalibrationDB = defaultCalibrationDB
             return try APIResponseEncoder.jsonEncoder().encode(document)
@@ -47,9 +48,12 @@ struct MeterDesignController {
     private final class Answers: Sendable {
         private let made = Mutex<[Int: Data]>([:])
 
-        func answer(rate: Int, make: () throws -> Data) throws -> Data {
+        /// A design is made on NIO's thread pool: its fit takes tens of milliseconds (seconds in a
+        /// debug build), which on the request's task would hold one of the few threads every other
+        /// request runs on.
+        func answer(rate: Int, make: @escaping @Sendable () throws -> Data) async throws -> Data {
             if let known = made.withLock({ $0[rate] }) { return known }
-            let body = try make()
+            let body = try await NIOThreadPool.singleton.runIfActive(make)
             made.withLock { $0[rate] = body }
             return body
         }
