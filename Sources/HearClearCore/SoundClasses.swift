@@ -31,8 +31,9 @@ public struct SoundClasses: Sendable, Equatable, Codable {
     /// To the whole percent.
     public var rounded: SoundClasses { SoundClasses(percent: percent.speech, percent.music) }
 
-    /// Whether `kind` counts as detected.
-    public func holds(_ kind: Kind) -> Bool { probability(of: kind) >= Self.detected }
+    /// Whether `kind` counts as detected, judged on the whole percent the probability is shown and
+    /// uploaded as: 0.497 reads 0.50 in `analyze` and arrives as 50 at the server, which counts it.
+    public func holds(_ kind: Kind) -> Bool { rounded.probability(of: kind) >= Self.detected }
 
     /// What the interval holds, in a word or three: `speech`, `music`, `speech and music` or `other`.
     public var words: String {
