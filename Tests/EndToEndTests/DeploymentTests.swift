@@ -120,7 +120,8 @@ import FoundationNetworking
         let url = "http://127.0.0.1:\(site.plain)"
         // nginx is ready when it answers; the servers already are. Each try is short, so that one
         // stalled try on a loaded machine does not use up the deadline.
-        let deadline = ContinuousClock.now + .seconds(30)
+        // 120 s: with every end-to-end suite loading both cores, nginx once took longer than 30 s to listen.
+        let deadline = ContinuousClock.now + .seconds(120)
         var ready = false, lastAnswer = "none"
         while !ready, ContinuousClock.now < deadline {
             var request = URLRequest(url: URL(string: "\(url)/healthz")!)
