@@ -86,7 +86,7 @@ public enum DurableFile {
     public static func write(_ data: Data, to file: URL, permissions: Int = 0o644) throws {
         let folder = file.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
+        let temporary = folder.appendingPathComponent("\(temporaryPrefix(of: file))\(UUID().uuidString).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, mode_t(permissions))
         guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path]) }
         do {
@@ -110,6 +110,22 @@ public enum DurableFile {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
         }
         syncFolder(folder)
+    }
+
+    /// Removes the temporary files a killed writer of `file` left behind. Only for a caller that
+    /// knows nobody is writing `file` now (it holds the lock that writer held).
+    public static func removeLeftovers(of file: URL) {
+        let folder = file.deletingLastPathComponent()
+        let prefix = temporaryPrefix(of: file)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            unlink(folder.appendingPathComponent(name).path)
+        }
+    }
+
+    /// Hidden, so that a folder's readers skip it, and named for its target, so that it can be found.
+    private static func temporaryPrefix(of file: URL) -> String {
+        ".\(file.lastPathComponent)."
     }
 
     /// Makes a rename or removal in `folder` durable.

@@ -102,8 +102,13 @@ public struct Outbox: Sendable {
             id: header.id, venueID: header.venueID, startedAt: header.startedAt, intervalS: header.intervalS,
             weighting: .a, calibrationDB: header.calibrationDB, samples: samples,
             events: LoudEventDetector.events(in: samples, interval: header.intervalS, calibrationDB: header.calibrationDB ?? Level.defaultCalibrationDB))
-        try DurableFile.write(try JSONEncoder.outbox.encode(CheckInV2(checkIn)), to: recording.deletingPathExtension().appendingPathExtension("json"))
+        try DurableFile.write(try JSONEncoder.outbox.encode(CheckInV2(checkIn)), to: sealed(recording))
         return checkIn
+    }
+
+    /// Where a recording's check-in goes when it is sealed.
+    static func sealed(_ recording: URL) -> URL {
+        recording.deletingPathExtension().appendingPathExtension("json")
     }
 
     /// Seals the recordings nobody is writing any more (left by a client that was killed).
@@ -113,6 +118,7 @@ public struct Outbox: Sendable {
             guard descriptor >= 0 else { continue }
             defer { close(descriptor) }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }  // still being recorded
+            DurableFile.removeLeftovers(of: Outbox.sealed(file))
             let lines = (try? String(contentsOf: file, encoding: .utf8))?.split(separator: "\n") ?? []
             guard let first = lines.first, let header = try? JSONDecoder.outbox.decode(Header.self, from: Data(first.utf8)) else {
                 unlink(file.path)  // killed before its header was on disk: nothing was measured

@@ -134,6 +134,20 @@ func temporaryPaths() throws -> ClientPaths {
         #expect(!versions.lacksVersion2(server, now: start.addingTimeInterval(86_401)))
     }
 
+    @Test func aSealCutShortByAKillLeavesNoTemporaryFileBehind() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        let header = Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: nil)
+        try FileManager.default.createDirectory(at: outbox.folder, withIntermediateDirectories: true)
+        let journal = String(decoding: try JSONEncoder.outbox.encode(header), as: UTF8.self) + "\n"
+            + String(decoding: try JSONEncoder.outbox.encode(Sample(t: 0, avg: -40, peak: -30)), as: UTF8.self) + "\n"
+        try Data(journal.utf8).write(to: outbox.folder.appendingPathComponent("\(header.id.wireString).recording"))
+        // The kill came between writing the sealed check-in and renaming it into place.
+        try Data("{\"half".utf8).write(to: outbox.folder.appendingPathComponent(".\(header.id.wireString).json.\(UUID().uuidString).tmp"))
+
+        try outbox.recoverInterruptedRecordings()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.folder.path) == ["\(header.id.wireString).json"])
+    }
+
     @Test func aRecordingStillBeingWrittenIsLeftAlone() throws {
         let outbox = Outbox(paths: try temporaryPaths())
         let recording = try outbox.begin(Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: nil))
