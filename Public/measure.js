@@ -17,7 +17,7 @@ const HISTORY_SECONDS = 60;
 const ANNOUNCE_EVERY = 15;
 
 let session = null;
-let retry = { timer: null, delay: 2000 };
+const retry = { timer: null, delay: 2000 };
 
 /** A level as the columns carry it, tenths of a dB, never above full scale (Level.uploaded): halves away from zero, as Swift rounds. */
 function tenths(level) {
@@ -142,12 +142,18 @@ function drawHistory() {
   }).join(" "));
 }
 
+/** How long the audio thread has to hand over the last, partial second before the check-in is made without it. */
+const FINISH_WAIT_MS = 3000;
+
 function stop() {
   if (!session || session.stopping) return;
   session.stopping = true;
   stopButton.disabled = true;
   statusText.textContent = "Finishing…";
   session.node.port.postMessage({ type: "finish" });
+  // A browser that stalls its audio thread (a phone saving power) must not hold the measured seconds hostage.
+  const stopping = session;
+  setTimeout(() => { if (session === stopping) finished(); }, FINISH_WAIT_MS);
 }
 
 /** The check-in of API v2 the intervals make. */
@@ -171,9 +177,11 @@ function checkIn(current) {
 
 async function finished() {
   const current = session;
+  if (!current) return;
   session = null;
   current.stream.getTracks().forEach((t) => t.stop());
-  await current.context.close();
+  // Not awaited: the check-in is kept first, whatever closing the audio takes.
+  current.context.close().catch(() => {});
   if (current.wakeLock) current.wakeLock.release().catch(() => {});
   stopButton.hidden = true;
   startButton.hidden = false;

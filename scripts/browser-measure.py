@@ -73,7 +73,9 @@ def main():
                 answer(f"error: unknown command {command}")
                 sys.exit(1)
     except Exception as error:  # Every failure is the test's to report, in one line.
-        answer(f"error: {type(error).__name__}: {error}; status: {status(driver)}")
+        # One line, so that `make test`'s summary of failures shows the page's status too.
+        message = " ".join(str(error).split())
+        answer(f"error: {type(error).__name__}: {message}; status: {status(driver)}")
         sys.exit(1)
     finally:
         driver.quit()

