@@ -67,6 +67,7 @@ let package = Package(
         .executableTarget(
             name: "hearclear-server",
             dependencies: [
+                "HearClearAnalysis",
                 "HearClearCore",
                 "HearClearServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -113,6 +114,7 @@ let package = Package(
         .executableTarget(
             name: "hearclear-bench",
             dependencies: [
+                "HearClearAnalysis",
                 "HearClearClient",
                 "HearClearServer",
                 "LoopbackHTTP",

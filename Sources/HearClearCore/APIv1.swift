@@ -44,12 +44,22 @@ public struct VenueUpsert: Codable, Sendable, Equatable {
     public var longitude: Double
     /// IANA time zone name, e.g. `Australia/Sydney`: weekdays and hours are the venue's local ones.
     public var timezone: String
+    /// What sort of place it is. Left out (or `null`) of a change, the kind stored stays.
+    public var kind: VenueKind?
 
-    public init(name: String, latitude: Double, longitude: Double, timezone: String) {
+    public init(name: String, latitude: Double, longitude: Double, timezone: String, kind: VenueKind? = nil) {
         self.name = name
         self.latitude = latitude
         self.longitude = longitude
         self.timezone = timezone
+        self.kind = kind
+    }
+
+    /// This change applied to what is stored: everything it says, and the stored kind where it says none.
+    public func applied(to stored: VenueUpsert) -> VenueUpsert {
+        var applied = self
+        applied.kind = kind ?? stored.kind
+        return applied
     }
 }
 
@@ -60,6 +70,8 @@ public struct Venue: Codable, Sendable, Equatable {
     public var latitude: Double
     public var longitude: Double
     public var timezone: String
+    /// `null` until its owner or an operator says.
+    public var kind: VenueKind?
     /// Usable check-ins.
     public var checkins: Int
     public var levelDB: Double?
@@ -68,7 +80,7 @@ public struct Venue: Codable, Sendable, Equatable {
     public var distanceM: Double?
 
     public init(
-        id: String, name: String, latitude: Double, longitude: Double, timezone: String,
+        id: String, name: String, latitude: Double, longitude: Double, timezone: String, kind: VenueKind? = nil,
         checkins: Int, levelDB: Double?, label: String?, distanceM: Double? = nil
     ) {
         self.id = id
@@ -76,6 +88,7 @@ public struct Venue: Codable, Sendable, Equatable {
         self.latitude = latitude
         self.longitude = longitude
         self.timezone = timezone
+        self.kind = kind
         self.checkins = checkins
         self.levelDB = levelDB
         self.label = label
@@ -83,7 +96,7 @@ public struct Venue: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, latitude, longitude, timezone, checkins, label
+        case id, name, latitude, longitude, timezone, kind, checkins, label
         case levelDB = "level_db"
         case distanceM = "distance_m"
     }
@@ -95,6 +108,7 @@ public struct Venue: Codable, Sendable, Equatable {
         try container.encode(latitude, forKey: .latitude)
         try container.encode(longitude, forKey: .longitude)
         try container.encode(timezone, forKey: .timezone)
+        try container.encode(kind, forKey: .kind)
         try container.encode(checkins, forKey: .checkins)
         try container.encode(levelDB, forKey: .levelDB)
         try container.encode(label, forKey: .label)

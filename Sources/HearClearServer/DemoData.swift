@@ -1,4 +1,5 @@
 import Foundation
+import HearClearAnalysis
 import HearClearCore
 
 /// A realistic demo for an empty database, stored through the same ingest code as the API: venues
@@ -26,8 +27,11 @@ public enum DemoData {
         let places: [(name: String, kind: Kind)]
     }
 
-    enum Kind {
+    /// The kinds the demo has, of `VenueKind`'s, with how they sound.
+    enum Kind: String {
         case cafe, restaurant, bar, club
+
+        var venueKind: VenueKind { VenueKind(rawValue: rawValue)! }
 
         /// Typical level in dB(A) at the busiest time, and the opening hours (local, end exclusive).
         var busyLevel: Double {
@@ -112,7 +116,7 @@ public enum DemoData {
                 let id = "\(city.name)-\(index + 1)"
                 let venue = VenueUpsert(
                     name: place.name, latitude: city.latitude + random.uniform(-0.02, 0.02),
-                    longitude: city.longitude + random.uniform(-0.02, 0.02), timezone: city.timezone)
+                    longitude: city.longitude + random.uniform(-0.02, 0.02), timezone: city.timezone, kind: place.kind.venueKind)
                 _ = try await repository.saveVenue(id: id, venue, by: devices[0].id, at: now.addingTimeInterval(-30 * 86_400))
                 summary.venues += 1
 
@@ -205,35 +209,5 @@ extension DemoData {
             event.sound = SoundClasses.dominant(samples.filter { $0.t >= event.t && $0.t < event.t + event.durationS }.map(\.classes))
             return event
         }
-    }
-}
-
-/// A small, fast, seedable random number generator (SplitMix64), for reproducible demos and benchmarks.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) {
-        state = seed
-    }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A version 4 UUID from this generator.
-    public mutating func uuid() -> UUID {
-        let high = next(), low = next()
-        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-    }
-
-    public mutating func uniform(_ low: Double, _ high: Double) -> Double {
-        low + Double(next() >> 11) / Double(1 << 53) * (high - low)
     }
 }

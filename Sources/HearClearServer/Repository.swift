@@ -30,6 +30,9 @@ public protocol Repository: Sendable {
     /// The counting check-ins of these venues (`Analysis.counts`), with the local hours each kept
     /// samples in, and each venue's clock: what `CellEvidence` is made of. Venues without one are left out.
     func evidence(venueIDs: [String]) async throws -> [String: VenueEvidence]
+    /// Every counting check-in's kept seconds per local hour, each with its venue's kind, ordered by
+    /// check-in: what estimates are fitted to and evaluated on (`HourEstimates`).
+    func hourObservations() async throws -> [HourObservation<Int64>]
 
     /// Deletes a device with its check-ins, samples and events, recomputing the aggregates of the
     /// venues they counted in, in one transaction; the venues it created lose their owner, and its

@@ -8,7 +8,9 @@ import HearClearCore
 ///      "max_body_bytes": 4194304, "default_calibration_db": 110, "admin_password": "...",
 ///      "rate_limit": 60, "max_concurrent_uploads": 64, "body_timeout_s": 30, "header_timeout_s": 10,
 ///      "max_connections_per_address": 128, "retention_days": 365,
-///      "trusted_proxies": ["127.0.0.1"], "listener_distance_m": 1, "hearing_loss_snr_db": 7}
+///      "trusted_proxies": ["127.0.0.1"], "listener_distance_m": 1, "hearing_loss_snr_db": 7,
+///      "estimates": {"neighbour_hour_weight": 0.5, "similar_day_weight": 0.5, "profile_prior_checkins": 4,
+///                    "coverage": 0.8, "minimum_spread_db": 1}}
 public struct ServerSettings: Sendable, Equatable {
     public var scale: LabelScale
     /// The largest request body accepted, counted after decompression.
@@ -36,12 +38,15 @@ public struct ServerSettings: Sendable, Equatable {
     public var trustedProxies: Set<String>
     /// The listener's distance and the hearing-loss margin of the conversation answers (API v2).
     public var conversation: ConversationRules
+    /// How the hours nobody measured are estimated (docs/analysis.md, "Estimates").
+    public var estimates: EstimateParameters
 
     public init(
         scale: LabelScale = .standard, maxBodyBytes: Int = 4 * 1024 * 1024, defaultCalibrationDB: Double = Level.defaultCalibrationDB,
         adminPassword: String? = nil, rateLimit: Int = 60, maxConcurrentUploads: Int = 64, bodyTimeout: Duration = .seconds(30),
         headerTimeout: Duration = .seconds(10), maxConnectionsPerAddress: Int = 128,
-        retentionDays: Int? = nil, trustedProxies: Set<String> = [], conversation: ConversationRules = .standard
+        retentionDays: Int? = nil, trustedProxies: Set<String> = [], conversation: ConversationRules = .standard,
+        estimates: EstimateParameters = .standard
     ) {
         self.scale = scale
         self.maxBodyBytes = maxBodyBytes
@@ -55,6 +60,7 @@ public struct ServerSettings: Sendable, Equatable {
         self.retentionDays = retentionDays
         self.trustedProxies = trustedProxies
         self.conversation = conversation
+        self.estimates = estimates
     }
 
     struct File: Decodable {
@@ -71,6 +77,7 @@ public struct ServerSettings: Sendable, Equatable {
         var trustedProxies: [String]?
         var listenerDistanceM: Double?
         var hearingLossSNRDB: Double?
+        var estimates: EstimateParameters?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case scale
@@ -86,6 +93,7 @@ public struct ServerSettings: Sendable, Equatable {
             case trustedProxies = "trusted_proxies"
             case listenerDistanceM = "listener_distance_m"
             case hearingLossSNRDB = "hearing_loss_snr_db"
+            case estimates
         }
     }
 
@@ -114,6 +122,11 @@ public struct ServerSettings: Sendable, Equatable {
                 let known = Set(File.CodingKeys.allCases.map(\.stringValue))
                 if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
                     throw invalid("unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
+                }
+                if let estimates = object["estimates"] as? [String: Any],
+                    let unknown = estimates.keys.sorted().first(where: { !EstimateParameters.keys.contains($0) })
+                {
+                    throw invalid("unknown key \"\(unknown)\" in estimates (known: \(EstimateParameters.keys.joined(separator: ", ")))")
                 }
             }
             file = try JSONDecoder().decode(File.self, from: data)
@@ -179,6 +192,7 @@ public struct ServerSettings: Sendable, Equatable {
             guard margin.isFinite, (0...30).contains(margin) else { throw invalid("hearing_loss_snr_db must be between 0 and 30") }
             settings.conversation.hearingLossSNRDB = margin
         }
+        if let estimates = file.estimates { settings.estimates = estimates }
         return settings
     }
 }

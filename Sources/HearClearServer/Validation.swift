@@ -69,7 +69,9 @@ enum Validation {
         guard isTimeZone(venue.timezone) else {
             throw APIError.unprocessable("timezone \"\(venue.timezone)\" is not a time zone of the tz database, like Europe/Paris or Etc/UTC")
         }
-        return VenueUpsert(name: try text(venue.name, field: "name"), latitude: venue.latitude, longitude: venue.longitude, timezone: venue.timezone)
+        var valid = venue
+        valid.name = try text(venue.name, field: "name")
+        return valid
     }
 
     /// A name of the system's tz database (`Asia/Kolkata`, `Etc/GMT+5`, `US/Eastern`, `UTC`).

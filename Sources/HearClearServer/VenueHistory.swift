@@ -24,6 +24,7 @@ public struct VenueSnapshot: Codable, Sendable, Equatable {
     public var latitude: Double
     public var longitude: Double
     public var timezone: String
+    public var kind: VenueKind?
     /// The owner device's id, or `deleted device`.
     public var owner: String?
 
@@ -33,6 +34,7 @@ public struct VenueSnapshot: Codable, Sendable, Equatable {
         latitude = venue.latitude
         longitude = venue.longitude
         timezone = venue.timezone
+        kind = venue.kind
         self.owner = owner?.wireString
     }
 

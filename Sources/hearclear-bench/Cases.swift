@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HearClearAnalysis
 import HearClearClient
 import HearClearCore
 import HearClearServer

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearClearAnalysis
 import HearClearCore
 import HearClearServer
 import Logging
@@ -11,7 +12,7 @@ struct HearClearServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearclear-server",
         abstract: "The HearClear server: venue loudness from crowd-sourced measurements (API v1 over SQLite or PostgreSQL).",
-        subcommands: [Serve.self, Migrate.self, Seed.self, Verify.self, Rebuild.self, Backup.self, Prune.self, Copy.self],
+        subcommands: [Serve.self, Migrate.self, Seed.self, Verify.self, Rebuild.self, Backup.self, Prune.self, Copy.self, Evaluate.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -281,3 +282,67 @@ extension HearClearServerCommand {
 }
 
 extension LogFormat: ExpressibleByArgument {}
+
+extension HearClearServerCommand {
+    struct Evaluate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Measure how well the estimates for unmeasured hours predict check-ins they were not shown.",
+            discussion: """
+                Splits the counting check-ins into folds; predicts each fold's levels from the others, by the estimates and by two \
+                baselines (the venue's level at any hour; the same weekday and hour at venues of the same kind), and reports each \
+                one's mean absolute error and how many levels fell inside its interval (docs/analysis.md, "Estimates").
+                """)
+
+        @Option(help: "Folds of check-ins (each predicted from the others).")
+        var folds = 10
+
+        @Option(help: ArgumentHelp("Evaluate on synthetic check-ins from a known truth, drawn with this seed, instead of a database.", valueName: "seed"))
+        var synthetic: UInt64?
+
+        @Option(help: ArgumentHelp("The server's JSON config file, for its estimates parameters (env HEARCLEAR_CONFIG).", valueName: "path"))
+        var config: String?
+
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws {
+            guard folds >= 2 else { throw ValidationError("--folds must be at least 2") }
+        }
+
+        func run() async throws {
+            let parameters = try (config ?? ProcessInfo.processInfo.environment["HEARCLEAR_CONFIG"]).map(ServerSettings.load(contentsOf:))?.estimates ?? .standard
+            let observations: [HourObservation<Int64>]
+            let source: String
+            var truthError: Double?
+            if let synthetic {
+                let data = SyntheticVenues(seed: synthetic)
+                observations = data.observations.map {
+                    HourObservation(venue: $0.venue, kind: $0.kind, checkIn: Int64($0.checkIn), hour: $0.hour, level: $0.level)
+                }
+                truthError = data.observations.reduce(0) { $0 + abs($1.level - data.truth[$1.venue]![$1.hour.weekday * 24 + $1.hour.hour]) }
+                    / Double(data.observations.count)
+                source = "synthetic check-ins (seed \(synthetic): \(data.truth.count) venues, 6 kinds)"
+            } else {
+                observations = try await database.withStore { store in try await store.hourObservations() }
+                source = "\(try database.location)"
+            }
+            let evaluation = EstimateEvaluation(observations: observations, parameters: parameters, folds: folds)
+            guard evaluation.predicted > 0 else {
+                print("\(source): \(evaluation.checkIns) counting check-in(s): too few to evaluate (each needs others at its venue, and at venues of its kind at its hour)")
+                throw ExitCode.failure
+            }
+            let percent = Int((parameters.coverage * 100).rounded())
+            print("\(source): \(evaluation.checkIns) check-ins in \(evaluation.folds) folds")
+            print("\(evaluation.predicted) levels predicted; \(evaluation.unpredicted) left out (no other check-in at the venue, or none of its kind at that hour)")
+            print("")
+            print("                      mean error   inside the \(percent) % interval")
+            for (name, score) in [("estimate", evaluation.model), ("venue's level", evaluation.venueLevel), ("kind's hour", evaluation.kindHour)] {
+                print("  " + name.padding(toLength: 18, withPad: " ", startingAt: 0) + String(format: " %6.2f dB     %5.1f %%", score.meanAbsoluteError, score.coverage * 100))
+            }
+            print("")
+            print(String(format: "The estimate's error is %.0f %% below the better baseline's.", evaluation.improvement * 100))
+            if let truthError {
+                print(String(format: "The truth itself, against the noisy check-ins, errs by %.2f dB.", truthError))
+            }
+        }
+    }
+}

@@ -78,12 +78,14 @@ extension Hearclear {
             @Option(parsing: .unconditional, help: "Latitude in degrees.") var lat: Double
             @Option(parsing: .unconditional, help: "Longitude in degrees.") var lng: Double
             @Option(help: "IANA time zone, e.g. Europe/Paris (default: this machine's).") var timezone: String?
+            @Option(help: "What sort of place it is; estimates for unmeasured hours lean on venues of the same kind (default: unchanged).")
+            var kind: VenueKind?
             @Flag(help: "Print the server's JSON.") var json = false
 
             func run() async throws {
                 let client = try Setup().client(needsToken: true)
                 let venue = try await client.saveVenue(
-                    id: venueID, VenueUpsert(name: name, latitude: lat, longitude: lng, timezone: timezone ?? TimeZone.current.identifier))
+                    id: venueID, VenueUpsert(name: name, latitude: lat, longitude: lng, timezone: timezone ?? TimeZone.current.identifier, kind: kind))
                 if json { try printJSON(venue) } else { print(describe(venue)) }
             }
         }
@@ -466,7 +468,7 @@ struct Analysis: Encodable {
 
 func describe(_ venue: Venue) -> String {
     let level = venue.levelDB.map { String(format: "%.1f dB(A) %@", $0, venue.label ?? "") } ?? "no data yet"
-    return "\(venue.id)  \(venue.name)  (\(venue.timezone))  \(level), \(venue.checkins) check-ins"
+    return "\(venue.id)  \(venue.name)  (\(venue.kind.map { "\($0.rawValue), " } ?? "")\(venue.timezone))  \(level), \(venue.checkins) check-ins"
 }
 
 func describe(_ receipt: CheckInReceipt) -> String {

@@ -75,6 +75,8 @@ extension Weighting: ExpressibleByArgument {
     }
 }
 
+extension VenueKind: ExpressibleByArgument {}
+
 /// A moment like `2026-11-20T21:15:00+11:00` (ISO 8601, with its offset or Z).
 struct MomentArgument: ExpressibleByArgument {
     let date: Date

@@ -84,6 +84,27 @@ import FoundationNetworking
         #expect(try await Executable.run("hearclear-server", ["verify", "--database", path]).status == 0)
     }
 
+    /// `evaluate` on the demo, on both stores: the same check-ins give the same figures; an empty
+    /// database is too few, said so, exit 1; a bad estimates parameter stops it with a reason.
+    @Test(arguments: StoreKind.allCases) func evaluateMeasuresTheEstimatesOnTheDemo(store: StoreKind) async throws {
+        let database = try await ServerDatabase(store, named: "e", in: folder)
+        let empty = try await Executable.run("hearclear-server", ["evaluate", "--database", database.location])
+        #expect(empty.status == 1 && empty.output.contains("too few to evaluate"), "\(empty.output)")
+        #expect(try await Executable.run("hearclear-server", ["seed", "--demo", "--database", database.location]).status == 0)
+        let result = try await Executable.run("hearclear-server", ["evaluate", "--database", database.location])
+        #expect(result.status == 0, "\(result.errors)")
+        let counted = try await database.query("SELECT COUNT(*) FROM checkin WHERE status = 'accepted'")
+        #expect(result.output.contains("\(counted) check-ins in 10 folds"), "\(result.output)")
+        for row in ["estimate", "venue's level", "kind's hour"] {
+            #expect(result.output.contains("  \(row.padding(toLength: 18, withPad: " ", startingAt: 0)) "), "\(result.output)")
+        }
+        #expect(result.output.contains("below the better baseline's"), "\(result.output)")
+        let config = folder.appendingPathComponent("estimates.json")
+        try Data(#"{"estimates": {"coverage": 2}}"#.utf8).write(to: config)
+        let refused = try await Executable.run("hearclear-server", ["evaluate", "--database", database.location, "--config", config.path])
+        #expect(refused.status != 0 && refused.errors.contains("coverage"), "\(refused.errors)")
+    }
+
     @Test(arguments: StoreKind.allCases) func serveAnnouncesItselfAndAnswers(store: StoreKind) async throws {
         let database = try await ServerDatabase(store, named: "d", in: folder)
         let server = try await ServerProcess(database: database)

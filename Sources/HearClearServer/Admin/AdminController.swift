@@ -48,8 +48,13 @@ struct AdminController {
                 }
                 return value
             }
+            let kind = try (form["kind"] ?? "").isEmpty ? nil : VenueKind(rawValue: form["kind"]!) ?? {
+                throw APIError.unprocessable("kind must be one of \(VenueKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }()
             let venue = try Validation.venue(
-                VenueUpsert(name: form["name"] ?? "", latitude: try number("latitude"), longitude: try number("longitude"), timezone: form["timezone"] ?? ""))
+                VenueUpsert(
+                    name: form["name"] ?? "", latitude: try number("latitude"), longitude: try number("longitude"), timezone: form["timezone"] ?? "",
+                    kind: kind))
             guard try await store.editVenue(id: id, venue, at: Date()) else { throw APIError.notFound("venue \(id) not found") }
             return Response.redirect(to: "/admin/venues/\(id)", type: .normal)
         }

@@ -10,6 +10,9 @@ enum VenuePage {
         let latitude: String
         let longitude: String
         let timezone: String
+        /// What sort of place it is, in words, and the form's choices.
+        let kind: String
+        let kinds: [KindChoice]
         let heatmap: String
         let checkins: Int
         let usable: Int
@@ -33,6 +36,11 @@ enum VenuePage {
         let longitudeValue: String
     }
 
+    struct KindChoice {
+        let value: String
+        let selected: Bool
+    }
+
     struct HistoryRow {
         let when: String
         let who: String
@@ -48,6 +56,8 @@ enum VenuePage {
             chrome: PageChrome(title: detail.venue.name, csrf: session.csrfToken, section: "venues"),
             id: id, name: detail.venue.name, latitude: String(format: "%.5f", detail.venue.latitude),
             longitude: String(format: "%.5f", detail.venue.longitude), timezone: detail.venue.timezone,
+            kind: detail.venue.kind?.rawValue ?? "kind not said",
+            kinds: VenueKind.allCases.map { KindChoice(value: $0.rawValue, selected: $0 == detail.venue.kind) },
             heatmap: Charts.heatmap(loudness, scale: scale),
             checkins: detail.checkIns.count, usable: usableLevels.count,
             outliers: detail.checkIns.filter { $0.status == .outlier }.count,
@@ -100,6 +110,7 @@ enum VenuePage {
                 parts.append("place \(before.latitude), \(before.longitude) → \(after.latitude), \(after.longitude)")
             }
             if before.timezone != after.timezone { parts.append("time zone \(before.timezone) → \(after.timezone)") }
+            if before.kind != after.kind { parts.append("kind \(before.kind?.rawValue ?? "none") → \(after.kind?.rawValue ?? "none")") }
             if before.owner != after.owner { parts.append("owner \(before.owner ?? "none") → \(after.owner ?? "none")") }
             return parts.isEmpty ? "no change" : parts.joined(separator: "; ")
         }

@@ -182,7 +182,7 @@ struct VenueController {
         let level = summary.aggregate?.levelDB
         return Venue(
             id: summary.id, name: summary.venue.name, latitude: summary.venue.latitude, longitude: summary.venue.longitude,
-            timezone: summary.venue.timezone, checkins: summary.aggregate?.checkins ?? 0,
+            timezone: summary.venue.timezone, kind: summary.venue.kind, checkins: summary.aggregate?.checkins ?? 0,
             levelDB: level.map(Level.rounded), label: level.map(settings.scale.label(for:)),
             distanceM: summary.distanceM.map { ($0 * 10).rounded() / 10 })
     }

@@ -37,9 +37,9 @@ extension PostgresRepository {
     static func venueRow(_ id: String, locking: Bool, on connection: PostgresConnection, logger: Logger) async throws -> PostgresVenueRow? {
         let lock = locking ? "FOR UPDATE" : ""
         return try await connection.query(
-            "SELECT id, name, latitude, longitude, timezone, owner_device_id FROM venue WHERE id = \(id) \(unescaped: lock)", logger: logger
-        ).decode((String, String, Double, Double, String, UUID?).self).first { _ in true }.map {
-            PostgresVenueRow(id: $0.0, venue: VenueUpsert(name: $0.1, latitude: $0.2, longitude: $0.3, timezone: $0.4), owner: $0.5)
+            "SELECT id, name, latitude, longitude, timezone, kind, owner_device_id FROM venue WHERE id = \(id) \(unescaped: lock)", logger: logger
+        ).decode((String, String, Double, Double, String, VenueKind?, UUID?).self).first { _ in true }.map {
+            PostgresVenueRow(id: $0.0, venue: VenueUpsert(name: $0.1, latitude: $0.2, longitude: $0.3, timezone: $0.4, kind: $0.5), owner: $0.6)
         }
     }
 

@@ -5,14 +5,15 @@ import Logging
 import PostgresNIO
 
 extension PostgresRepository {
-    /// Applies a new name, place or time zone to a venue and records the change; a new time zone
-    /// places every check-in of the venue in its new local hours.
-    static func change(_ stored: PostgresVenueRow, to venue: VenueUpsert, by actor: VenueActor, at now: Date, on connection: PostgresConnection, logger: Logger) async throws {
+    /// Applies a new name, place, time zone or kind to a venue and records the change; a new time
+    /// zone places every check-in of the venue in its new local hours.
+    static func change(_ stored: PostgresVenueRow, to change: VenueUpsert, by actor: VenueActor, at now: Date, on connection: PostgresConnection, logger: Logger) async throws {
+        let venue = change.applied(to: stored.venue)
         guard stored.venue != venue else { return }
         try await connection.query(
             """
             UPDATE venue SET name = \(venue.name), latitude = \(venue.latitude), longitude = \(venue.longitude), timezone = \(venue.timezone),
-                updated_at = \(now) WHERE id = \(stored.id)
+                kind = \(venue.kind), updated_at = \(now) WHERE id = \(stored.id)
             """, logger: logger)
         if stored.timezone != venue.timezone {
             try await reanalyse(venueID: stored.id, on: connection, logger: logger)

@@ -30,6 +30,7 @@ extension CheckInStatus: PostgresTextEnum {}
 extension Weighting: PostgresTextEnum {}
 extension CalibrationSource: PostgresTextEnum {}
 extension VenueChangeAction: PostgresTextEnum {}
+extension VenueKind: PostgresTextEnum {}
 
 /// The store for deployments that outgrow one machine: several stateless servers over one
 /// PostgreSQL, through postgres-nio's connection pool. It fetches and saves exactly what the SQLite
@@ -134,8 +135,8 @@ public struct PostgresRepository: Repository {
             // Two devices creating the same id at once: the second waits, then finds it taken.
             let inserted = try await connection.query(
                 """
-                INSERT INTO venue (id, name, latitude, longitude, timezone, created_at, updated_at, owner_device_id)
-                VALUES (\(id), \(venue.name), \(venue.latitude), \(venue.longitude), \(venue.timezone), \(now), \(now), \(device))
+                INSERT INTO venue (id, name, latitude, longitude, timezone, kind, created_at, updated_at, owner_device_id)
+                VALUES (\(id), \(venue.name), \(venue.latitude), \(venue.longitude), \(venue.timezone), \(venue.kind), \(now), \(now), \(device))
                 ON CONFLICT (id) DO NOTHING RETURNING id
                 """, logger: logger
             ).decode(String.self).first { _ in true }
@@ -187,7 +188,7 @@ public struct PostgresRepository: Repository {
         }
     }
 
-    static let summaryColumns = "v.id, v.name, v.latitude, v.longitude, v.timezone, l.checkins, l.samples, l.energy, "
+    static let summaryColumns = "v.id, v.name, v.latitude, v.longitude, v.timezone, v.kind, l.checkins, l.samples, l.energy, "
         + sumColumnNames.map { "l.\($0)" }.joined(separator: ", ")
 
     /// The join of a venue with one of its cells (whole numbers only, so written into the text).
@@ -198,11 +199,11 @@ public struct PostgresRepository: Repository {
     private static func venueSummaries(_ connection: PostgresConnection, cell: LocalHour, logger: Logger, _ query: PostgresQuery) async throws -> [VenueSummary] {
         var summaries: [VenueSummary] = []
         for try await (
-            id, name, latitude, longitude, timezone, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima, classified, speech, music
+            id, name, latitude, longitude, timezone, kind, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima, classified, speech, music
         )
             in try await connection.query(query, logger: logger)
             .decode(
-                (String, String, Double, Double, String, Int?, Int?, Double?, Int?, Double?, Double?, Double?, Double?, Double?, String?, String?, Int?, Int?, Int?)
+                (String, String, Double, Double, String, VenueKind?, Int?, Int?, Double?, Int?, Double?, Double?, Double?, Double?, Double?, String?, String?, Int?, Int?, Int?)
                     .self)
         {
             let aggregate = try checkins.map {
@@ -213,7 +214,8 @@ public struct PostgresRepository: Repository {
                     sounds: SoundCounts(classified: classified ?? 0, speech: speech ?? 0, music: music ?? 0))
             }
             summaries.append(
-                VenueSummary(id: id, venue: VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone), aggregate: aggregate))
+                VenueSummary(
+                    id: id, venue: VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone, kind: kind), aggregate: aggregate))
         }
         return summaries
     }
@@ -305,6 +307,27 @@ public struct PostgresRepository: Repository {
                 rows.append((venue, timezone, seq, device.wireString, started.timeIntervalSince1970, LocalHour(weekday: weekday, hour: hour)))
             }
             return VenueEvidence.grouped(rows)
+        }
+    }
+
+    public func hourObservations() async throws -> [HourObservation<Int64>] {
+        try await read { [logger] connection in
+            var observations: [HourObservation<Int64>] = []
+            for try await (seq, venue, kind, status, banned, weekday, hour, samples, energy) in try await connection.query(
+                """
+                SELECT c.seq, c.venue_id, v.kind, c.status, d.banned, h.weekday, h.hour, h.samples, h.energy
+                FROM checkin c JOIN venue v ON v.id = c.venue_id JOIN device d ON d.id = c.device_id JOIN checkin_hour h ON h.checkin_seq = c.seq
+                ORDER BY c.seq, h.weekday, h.hour
+                """, logger: logger
+            ).decode((Int64, String, VenueKind?, CheckInStatus, Bool, Int, Int, Int, Double).self) {
+                if let observation = HourObservation(
+                    venue: venue, kind: kind, checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour), samples: samples, energy: energy,
+                    status: status, deviceBanned: banned)
+                {
+                    observations.append(observation)
+                }
+            }
+            return observations
         }
     }
 

@@ -27,6 +27,7 @@ public enum CalibrationSource: String, Codable, Sendable {
 }
 
 extension CheckInStatus: DatabaseValueConvertible {}
+extension VenueKind: DatabaseValueConvertible {}
 extension Weighting: DatabaseValueConvertible {}
 extension CalibrationSource: DatabaseValueConvertible {}
 
@@ -52,13 +53,14 @@ struct VenueRecord: SQLiteRecord, PersistableRecord {
     var latitude: Double
     var longitude: Double
     var timezone: String
+    var kind: VenueKind?
     var createdAt: Date
     var updatedAt: Date
     /// The device that created it; nil when no device may change it (only operators).
     var ownerDeviceId: UUID?
 
     var upsert: VenueUpsert {
-        VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone)
+        VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone, kind: kind)
     }
 }
 

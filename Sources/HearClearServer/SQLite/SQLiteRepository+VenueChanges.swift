@@ -3,15 +3,17 @@ import GRDB
 import HearClearCore
 
 extension SQLiteRepository {
-    /// Applies a new name, place or time zone to a venue and records the change; a new time zone
-    /// places every check-in of the venue in its new local hours.
-    static func change(_ record: VenueRecord, to venue: VenueUpsert, by actor: VenueActor, at now: Date, in db: GRDB.Database) throws {
+    /// Applies a new name, place, time zone or kind to a venue and records the change; a new time
+    /// zone places every check-in of the venue in its new local hours.
+    static func change(_ record: VenueRecord, to change: VenueUpsert, by actor: VenueActor, at now: Date, in db: GRDB.Database) throws {
+        let venue = change.applied(to: record.upsert)
         guard record.upsert != venue else { return }
         var updated = record
         updated.name = venue.name
         updated.latitude = venue.latitude
         updated.longitude = venue.longitude
         updated.timezone = venue.timezone
+        updated.kind = venue.kind
         updated.updatedAt = now
         try updated.update(db)
         if record.timezone != venue.timezone {

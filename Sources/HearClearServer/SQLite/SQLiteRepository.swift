@@ -50,7 +50,7 @@ public struct SQLiteRepository: Repository {
             }
             let record = VenueRecord(
                 id: id, name: venue.name, latitude: venue.latitude, longitude: venue.longitude,
-                timezone: venue.timezone, createdAt: now, updatedAt: now, ownerDeviceId: device)
+                timezone: venue.timezone, kind: venue.kind, createdAt: now, updatedAt: now, ownerDeviceId: device)
             try record.insert(db)
             try Self.recordChange(of: id, .create, by: .device(device), before: nil, after: record, at: now, in: db)
             return .created
@@ -89,7 +89,7 @@ public struct SQLiteRepository: Repository {
     private static func venueSummaries(_ db: GRDB.Database, cell: LocalHour, literal clause: SQL) throws -> [VenueSummary] {
         let request = SQLRequest<Row>(
             """
-            SELECT v.id, v.name, v.latitude, v.longitude, v.timezone, l.checkins, l.samples, l.energy, \(sql: sumColumns(of: "l"))
+            SELECT v.id, v.name, v.latitude, v.longitude, v.timezone, v.kind, l.checkins, l.samples, l.energy, \(sql: sumColumns(of: "l"))
             FROM venue v
             LEFT JOIN loudness l ON l.venue_id = v.id AND l.weekday = \(cell.weekday) AND l.hour = \(cell.hour)
             \(clause)
@@ -102,7 +102,7 @@ public struct SQLiteRepository: Repository {
             }
             return VenueSummary(
                 id: row["id"],
-                venue: VenueUpsert(name: row["name"], latitude: row["latitude"], longitude: row["longitude"], timezone: row["timezone"]),
+                venue: VenueUpsert(name: row["name"], latitude: row["latitude"], longitude: row["longitude"], timezone: row["timezone"], kind: row["kind"]),
                 aggregate: aggregate)
         }
     }
@@ -202,6 +202,22 @@ public struct SQLiteRepository: Repository {
             }
         }
         return VenueEvidence.grouped(rows)
+    }
+
+    public func hourObservations() async throws -> [HourObservation<Int64>] {
+        try await pool.read { db in
+            try SQLRequest<Row>(
+                """
+                SELECT c.seq, c.venue_id, v.kind, c.status, d.banned, h.weekday, h.hour, h.samples, h.energy
+                FROM checkin c JOIN venue v ON v.id = c.venue_id JOIN device d ON d.id = c.device_id JOIN checkin_hour h ON h.checkin_seq = c.seq
+                ORDER BY c.seq, h.weekday, h.hour
+                """
+            ).fetchAll(db).compactMap { row in
+                HourObservation(
+                    venue: row["venue_id"], kind: row["kind"], checkIn: row["seq"], hour: LocalHour(weekday: row["weekday"], hour: row["hour"]),
+                    samples: row["samples"], energy: row["energy"], status: row["status"], deviceBanned: row["banned"])
+            }
+        }
     }
 
     // MARK: Fetching for the rules, saving what they decide
