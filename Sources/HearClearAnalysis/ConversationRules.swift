@@ -47,10 +47,21 @@ public struct ConversationRules: Sendable, Equatable {
     public func conversation(in aggregate: LoudnessAggregate) -> Conversation? {
         guard let level = aggregate.levelDB else { return nil }
         let octaves = aggregate.details.octaveLevelsDB
-        let sil = octaves.map { $0.reduce(0, +) / Double($0.count) } ?? level - Self.silBelowLAeqDB
+        return conversation(level: level, sil: octaves.map { $0.reduce(0, +) / Double($0.count) }, estimated: false)
+    }
+
+    /// The answer for an estimated level of an hour nobody measured (`HourEstimates`): from its
+    /// A-weighted level alone, and marked, so that it ranks after measured hours of equal effort.
+    public func conversation(estimatedLevel level: Double) -> Conversation {
+        conversation(level: level, sil: nil, estimated: true)
+    }
+
+    private func conversation(level: Double, sil measured: Double?, estimated: Bool) -> Conversation {
+        let sil = measured ?? level - Self.silBelowLAeqDB
         return Conversation(
-            levelDB: level, sil: sil, silEstimated: octaves == nil, effort: effort(sil: sil),
-            effortHearingLoss: effort(sil: sil, extraMarginDB: hearingLossSNRDB), intelligibility: intelligibility(sil: sil))
+            levelDB: level, sil: sil, silEstimated: measured == nil, effort: effort(sil: sil),
+            effortHearingLoss: effort(sil: sil, extraMarginDB: hearingLossSNRDB), intelligibility: intelligibility(sil: sil),
+            estimated: estimated)
     }
 }
 
@@ -64,10 +75,13 @@ public struct Conversation: Sendable, Equatable {
     public var effortHearingLoss: VocalEffort
     /// At normal voice.
     public var intelligibility: Intelligibility
+    /// Whether the level is an estimate for an hour nobody measured.
+    public var estimated: Bool = false
 
     /// The one order of every ranking by conversation: the least effort first (for a listener with
-    /// hearing loss, or not), then the quieter place.
+    /// hearing loss, or not), then what was measured before what is estimated, then the quieter place.
     public func isEasier(than other: Conversation, hearingLoss: Bool = false) -> Bool {
-        hearingLoss ? (effortHearingLoss, levelDB) < (other.effortHearingLoss, other.levelDB) : (effort, levelDB) < (other.effort, other.levelDB)
+        let (mine, theirs) = hearingLoss ? (effortHearingLoss, other.effortHearingLoss) : (effort, other.effort)
+        return (mine, estimated ? 1 : 0, levelDB) < (theirs, other.estimated ? 1 : 0, other.levelDB)
     }
 }

@@ -39,7 +39,7 @@ public struct EstimateEvaluation: Sendable, Equatable {
         for observation in observations where foldOf[observation.checkIn] == nil {
             foldOf[observation.checkIn] = foldOf.count % folds
         }
-        let spreads = HourEstimates.normalQuantile((1 + parameters.coverage) / 2)
+        let spreads = HourEstimates.spreads
         var errors: [[Double]] = [[], [], []]
         var inside = [0, 0, 0]
         var unpredicted = 0

@@ -10,20 +10,17 @@ public struct EstimateParameters: Codable, Sendable, Equatable {
     /// How many check-ins' worth of belief a kind's profile starts from in every cell: its
     /// measured check-ins outweigh it as they come. Below it, the profile of every venue speaks.
     public var profilePriorCheckIns: Double
-    /// The share of a visit's levels the interval should hold.
-    public var coverage: Double
     /// The least spread assumed for a check-in around its hour's level, and for a venue's hour
     /// around its kind's, dB: a handful of agreeing check-ins must not claim certainty.
     public var minimumSpreadDB: Double
 
     public static let standard = EstimateParameters(
-        neighbourHourWeight: 0.5, similarDayWeight: 0.5, profilePriorCheckIns: 4, coverage: 0.8, minimumSpreadDB: 1)
+        neighbourHourWeight: 0.5, similarDayWeight: 0.5, profilePriorCheckIns: 4, minimumSpreadDB: 1)
 
-    public init(neighbourHourWeight: Double, similarDayWeight: Double, profilePriorCheckIns: Double, coverage: Double, minimumSpreadDB: Double) {
+    public init(neighbourHourWeight: Double, similarDayWeight: Double, profilePriorCheckIns: Double, minimumSpreadDB: Double) {
         self.neighbourHourWeight = neighbourHourWeight
         self.similarDayWeight = similarDayWeight
         self.profilePriorCheckIns = profilePriorCheckIns
-        self.coverage = coverage
         self.minimumSpreadDB = minimumSpreadDB
     }
 
@@ -31,7 +28,6 @@ public struct EstimateParameters: Codable, Sendable, Equatable {
         case neighbourHourWeight = "neighbour_hour_weight"
         case similarDayWeight = "similar_day_weight"
         case profilePriorCheckIns = "profile_prior_checkins"
-        case coverage
         case minimumSpreadDB = "minimum_spread_db"
     }
 
@@ -45,16 +41,12 @@ public struct EstimateParameters: Codable, Sendable, Equatable {
         neighbourHourWeight = try container.decodeIfPresent(Double.self, forKey: .neighbourHourWeight) ?? standard.neighbourHourWeight
         similarDayWeight = try container.decodeIfPresent(Double.self, forKey: .similarDayWeight) ?? standard.similarDayWeight
         profilePriorCheckIns = try container.decodeIfPresent(Double.self, forKey: .profilePriorCheckIns) ?? standard.profilePriorCheckIns
-        coverage = try container.decodeIfPresent(Double.self, forKey: .coverage) ?? standard.coverage
         minimumSpreadDB = try container.decodeIfPresent(Double.self, forKey: .minimumSpreadDB) ?? standard.minimumSpreadDB
         for (value, key) in [(neighbourHourWeight, CodingKeys.neighbourHourWeight), (similarDayWeight, .similarDayWeight)] where !(0...1).contains(value) {
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "must be between 0 and 1, not \(value)")
         }
         guard profilePriorCheckIns > 0 else {
             throw DecodingError.dataCorruptedError(forKey: .profilePriorCheckIns, in: container, debugDescription: "must be above 0")
-        }
-        guard coverage > 0.5, coverage < 1 else {
-            throw DecodingError.dataCorruptedError(forKey: .coverage, in: container, debugDescription: "must be between 0.5 and 1 (exclusive)")
         }
         guard minimumSpreadDB > 0 else {
             throw DecodingError.dataCorruptedError(forKey: .minimumSpreadDB, in: container, debugDescription: "must be above 0")

@@ -22,7 +22,7 @@ public struct HourEstimates: Sendable {
     public struct Estimate: Sendable, Equatable {
         /// The central level, dB.
         public var level: Double
-        /// The interval that holds `EstimateParameters.coverage` of a visit's levels, dB.
+        /// The interval that holds `HourEstimates.coverage` of a visit's levels, dB.
         public var low: Double
         public var high: Double
     }
@@ -39,14 +39,16 @@ public struct HourEstimates: Sendable {
 
     let parameters: EstimateParameters
     let venues: [String: Venue]
-    /// Per kind, 168 values (hour of the week, Monday 0:00 first), dB; and the check-ins' weight behind each.
+    /// Per kind, 168 values (hour of the week, Monday 0:00 first), dB; and the check-ins behind each.
     let profiles: [VenueKind: [Double]]
-    let profileWeights: [VenueKind: [Double]]
+    let profileCounts: [VenueKind: [Double]]
     /// The variance of a check-in around its venue's hour, and of a venue's hour around its kind's, dB².
     public let noiseVariance: Double
     public let deviationVariance: Double
-    /// Standard deviations either side of the central level that hold the coverage asked for.
-    let spreads: Double
+    /// The share of a visit's levels an interval holds: API v2's `interval_80`.
+    public static let coverage = 0.8
+    /// Standard deviations either side of the central level that hold `coverage`.
+    static let spreads = normalQuantile((1 + coverage) / 2)
 
     static let hoursOfWeek = 168
 
@@ -75,7 +77,6 @@ public struct HourEstimates: Sendable {
     /// rests on all of its venues.
     public init<Key>(observations: [HourObservation<Key>], parameters: EstimateParameters = .standard) {
         self.parameters = parameters
-        spreads = Self.normalQuantile((1 + parameters.coverage) / 2)
         let neighbours = (0..<Self.hoursOfWeek).map { Self.neighbours(of: $0, parameters: parameters) }
         let byVenue = Dictionary(grouping: observations, by: \.venue)
         var kinds: [String: VenueKind] = [:]
@@ -85,7 +86,7 @@ public struct HourEstimates: Sendable {
         // venues' levels taken out; a few rounds settle to well under a tenth of a decibel.
         var levels: [String: Double] = [:]
         var profiles: [VenueKind: [Double]] = [:]
-        var weights: [VenueKind: [Double]] = [:]
+        var profileCounts: [VenueKind: [Double]] = [:]
         func profile(_ kind: VenueKind, _ index: Int) -> Double { profiles[kind]?[index] ?? 0 }
         let prior = parameters.profilePriorCheckIns
         for _ in 0..<4 {
@@ -106,12 +107,12 @@ public struct HourEstimates: Sendable {
                 Self.shrunkMean(at: $0, sums: sums[nil]!, counts: counts[nil]!, prior: 0, strength: prior, neighbours: neighbours[$0])
             }
             profiles = [:]
-            weights = [:]
+            profileCounts = [:]
             for case let kind? in sums.keys {
                 profiles[kind] = (0..<Self.hoursOfWeek).map {
                     Self.shrunkMean(at: $0, sums: sums[kind]!, counts: counts[kind]!, prior: every[$0], strength: prior, neighbours: neighbours[$0])
                 }
-                weights[kind] = counts[kind]!.map { $0 + prior }
+                profileCounts[kind] = counts[kind]!
             }
         }
 
@@ -190,15 +191,20 @@ public struct HourEstimates: Sendable {
         }
         self.venues = venues
         self.profiles = profiles
-        self.profileWeights = weights
+        self.profileCounts = profileCounts
     }
 
-    /// The estimate for a venue's weekday and hour (0–6, 0–23); `nil` for a venue without a
-    /// counting check-in: a kind alone says nothing about a venue's own level.
+    /// The estimate for a venue's weekday and hour (0–6, 0–23). `nil` for a venue without a
+    /// counting check-in (a kind alone says nothing about a venue's own level), and for an hour
+    /// when neither it nor any venue of its kind was measured at or next to it: most likely an
+    /// hour they are closed, which an estimate would call quiet.
     public func estimate(venue id: String, at hour: LocalHour) -> Estimate? {
         guard let venue = venues[id] else { return nil }
         let index = Self.index(of: hour)
         let neighbours = Self.neighbours(of: index, parameters: parameters)
+        // Its own check-ins count among its kind's.
+        let kindCounts = profileCounts[venue.kind] ?? Array(repeating: 0, count: Self.hoursOfWeek)
+        guard neighbours.contains(where: { kindCounts[$0.index] > 0 }) else { return nil }
         var sums = [Double](repeating: 0, count: Self.hoursOfWeek), counts = sums
         for (cell, residual) in venue.residuals {
             sums[cell] = residual.sum
@@ -210,10 +216,10 @@ public struct HourEstimates: Sendable {
         let nearby = neighbours.reduce(0) { $1.index == index ? $0 : $0 + $1.weight * counts[$1.index] }
         let beforeOwn = deviationVariance * shrinkage / (nearby + shrinkage)
         let deviationUncertainty = 1 / (1 / beforeOwn + counts[index] / noiseVariance)
-        let profileWeight = profileWeights[venue.kind]?[index] ?? parameters.profilePriorCheckIns
+        let profileWeight = kindCounts[index] + parameters.profilePriorCheckIns
         let variance = noiseVariance + deviationUncertainty + venue.levelVariance + (noiseVariance + deviationVariance) / profileWeight
         let level = venue.level + (profiles[venue.kind]?[index] ?? 0) + deviation
-        let half = spreads * variance.squareRoot()
+        let half = Self.spreads * variance.squareRoot()
         return Estimate(level: level, low: level - half, high: level + half)
     }
 
@@ -233,7 +239,7 @@ public struct HourEstimates: Sendable {
     }
 
     /// The standard normal distribution's quantile, by bisection on `erf`: Foundation has no
-    /// inverse, and this runs once per fit.
+    /// inverse, and this runs once.
     static func normalQuantile(_ probability: Double) -> Double {
         var low = -10.0, high = 10.0
         for _ in 0..<80 {

@@ -22,9 +22,11 @@ extension Terminal {
         let overall = effort(loudness.overall).map { "overall \($0.words)" } ?? "no data"
         let listener = hearingLoss ? "a listener with hearing loss" : "a listener"
         lines.append("\(venueName ?? loudness.venueID): the voice \(listener) understands across a table; \(overall), \(loudness.overall.cell.checkins) check-ins")
-        lines += rows(of: loudness) { cell in effort(cell).map { painted("  " + $0.mark, background: Self.color(for: $0)) } }
+        // An estimated hour (nobody measured it) is its mark after a tilde, unpainted: it must not
+        // read as a measurement at a glance.
+        lines += rows(of: loudness) { cell in effort(cell).map { cell.estimated ? " ~" + $0.mark : painted("  " + $0.mark, background: Self.color(for: $0)) } }
         let legend = VocalEffort.allCases.map { "\(painted($0.mark, background: Self.color(for: $0))) \($0.words)" }
-        lines.append("Legend: " + legend.joined(separator: "  ") + "  · no data   (venue's local time)")
+        lines.append("Legend: " + legend.joined(separator: "  ") + "  ~ estimated (nobody measured that hour)  · no data   (venue's local time)")
         return lines.joined(separator: "\n")
     }
 
@@ -67,6 +69,17 @@ extension Terminal {
         guard let level = cell.cell.levelDB, let effort = cell.effort, let sil = cell.sil else {
             return "\(venueName), \(when): no data yet."
         }
+        if cell.estimated {
+            var lines = ["\(venueName), \(when): no one has measured this hour yet; similar hours suggest about \(String(format: "%.1f", level)) \(unit)"
+                + "\(cell.cell.label.map { " (\($0))" } ?? "")"]
+            if let interval = cell.interval80 {
+                lines.append("  Eight visits in ten would read between \(String(format: "%.1f", interval[0])) and \(String(format: "%.1f", interval[1])) \(unit)")
+            }
+            let louder = cell.effortRange?.last.flatMap { $0 > effort ? ", possibly \($0.words)" : nil } ?? ""
+            lines.append("  Conversation across a table: probably \(effort.words)\(louder); with hearing loss: \((cell.effortHearingLoss ?? effort).words)")
+            lines.append("  Estimated from this venue's other hours and venues like it: measure here to know (hearclear checkin)")
+            return lines.joined(separator: "\n")
+        }
         var lines = ["\(venueName), \(when): \(String(format: "%.1f", level)) \(unit)\(cell.cell.label.map { " (\($0))" } ?? "")"]
         lines.append("  Conversation across a table: \(effort.words); with hearing loss: \((cell.effortHearingLoss ?? effort).words)")
         if let intelligibility = cell.intelligibility { lines.append("  A normal voice is understood: \(intelligibility.rawValue)") }
@@ -97,7 +110,9 @@ extension Terminal {
             let effort = ranking.hearingLoss ? venue.cell.effortHearingLoss : venue.cell.effort
             let distance = venue.distanceM >= 1000 ? String(format: "%.1f km", venue.distanceM / 1000) : String(format: "%.0f m", venue.distanceM)
             let answer = effort.map { effort in
-                "\(painted(" \(effort.mark) ", background: Self.color(for: effort))) \(effort.words), \(String(format: "%.1f", venue.cell.cell.levelDB ?? 0)) \(unit)"
+                venue.cell.estimated
+                    ? "~\(effort.mark)  \(effort.words), about \(String(format: "%.1f", venue.cell.cell.levelDB ?? 0)) \(unit) (estimated: nobody measured that hour)"
+                    : "\(painted(" \(effort.mark) ", background: Self.color(for: effort))) \(effort.words), \(String(format: "%.1f", venue.cell.cell.levelDB ?? 0)) \(unit)"
             } ?? "    no data for that hour"
             lines.append(String(format: "%3d. ", index + 1) + "\(venue.name) (\(venue.id)), \(distance): \(answer)")
         }

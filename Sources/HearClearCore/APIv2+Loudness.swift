@@ -4,7 +4,9 @@ public typealias ConversationLoudness = LoudnessDocument<ConversationCell>
 /// A cell of API v2's loudness answer: v1's cell, and whether people can talk there
 /// (docs/analysis.md). Every added value is `null` in a cell without data; `c_minus_a` also when
 /// some of the cell's seconds came without details (API v1 check-ins), since C and A would then
-/// cover different seconds.
+/// cover different seconds. A weekday-hour nobody measured may be an estimate instead
+/// (`estimated`): its level, label and conversation measures from the estimate's central level,
+/// with its interval, and no check-in, sample, spread or evidence.
 public struct ConversationCell: Codable, Sendable, Equatable {
     public var cell: LoudnessCell
     /// The speech interference level (SIL4), dB.
@@ -36,11 +38,19 @@ public struct ConversationCell: Codable, Sendable, Equatable {
     public var devices: Int?
     public var days: Int?
     public var lastMeasured: String?
+    /// Whether the cell is an estimate for a weekday-hour nobody measured.
+    public var estimated: Bool
+    /// An estimate's 80 % interval, `[low, high]` dB(A); `null` for a measured cell.
+    public var interval80: [Double]?
+    /// The efforts at the interval's low and high ends (`["raised", "loud"]`: a raised voice,
+    /// possibly loud); `null` for a measured cell.
+    public var effortRange: [VocalEffort]?
 
     public init(
         cell: LoudnessCell, sil: Double? = nil, silEstimated: Bool? = nil, effort: VocalEffort? = nil, effortHearingLoss: VocalEffort? = nil,
         intelligibility: Intelligibility? = nil, l10: Double? = nil, l50: Double? = nil, l90: Double? = nil, lafmaxP90: Double? = nil,
-        cMinusA: Double? = nil, speechShare: Double? = nil, musicShare: Double? = nil, devices: Int? = nil, days: Int? = nil, lastMeasured: String? = nil
+        cMinusA: Double? = nil, speechShare: Double? = nil, musicShare: Double? = nil, devices: Int? = nil, days: Int? = nil, lastMeasured: String? = nil,
+        estimated: Bool = false, interval80: [Double]? = nil, effortRange: [VocalEffort]? = nil
     ) {
         self.cell = cell
         self.sil = sil
@@ -58,10 +68,15 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         self.devices = devices
         self.days = days
         self.lastMeasured = lastMeasured
+        self.estimated = estimated
+        self.interval80 = interval80
+        self.effortRange = effortRange
     }
 
     enum CodingKeys: String, CodingKey {
-        case sil, effort, intelligibility, devices, days, l10, l50, l90
+        case sil, effort, intelligibility, devices, days, l10, l50, l90, estimated
+        case interval80 = "interval_80"
+        case effortRange = "effort_range"
         case lafmaxP90 = "lafmax_p90"
         case silEstimated = "sil_estimated"
         case effortHearingLoss = "effort_hearing_loss"
@@ -90,6 +105,10 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         devices = try container.decodeIfPresent(Int.self, forKey: .devices)
         days = try container.decodeIfPresent(Int.self, forKey: .days)
         lastMeasured = try container.decodeIfPresent(String.self, forKey: .lastMeasured)
+        // Absent from an older server's answer: every cell it sent was measured or empty.
+        estimated = try container.decodeIfPresent(Bool.self, forKey: .estimated) ?? false
+        interval80 = try container.decodeIfPresent([Double].self, forKey: .interval80)
+        effortRange = try container.decodeIfPresent([VocalEffort].self, forKey: .effortRange)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -110,6 +129,9 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         try container.encode(devices, forKey: .devices)
         try container.encode(days, forKey: .days)
         try container.encode(lastMeasured, forKey: .lastMeasured)
+        try container.encode(estimated, forKey: .estimated)
+        try container.encode(interval80, forKey: .interval80)
+        try container.encode(effortRange, forKey: .effortRange)
     }
 }
 
@@ -175,10 +197,13 @@ public struct QuietTimes: Codable, Sendable, Equatable {
         public var effortHearingLoss: VocalEffort
         public var intelligibility: Intelligibility
         public var confidence: Confidence
+        /// An hour nobody measured, estimated (ranked after measured hours of equal effort), with its 80 % interval.
+        public var estimated: Bool
+        public var interval80: [Double]?
 
         public init(
             weekday: Weekday, hour: Int, levelDB: Double, label: String, sil: Double, silEstimated: Bool, effort: VocalEffort,
-            effortHearingLoss: VocalEffort, intelligibility: Intelligibility, confidence: Confidence
+            effortHearingLoss: VocalEffort, intelligibility: Intelligibility, confidence: Confidence, estimated: Bool = false, interval80: [Double]? = nil
         ) {
             self.weekday = weekday
             self.hour = hour
@@ -190,13 +215,49 @@ public struct QuietTimes: Codable, Sendable, Equatable {
             self.effortHearingLoss = effortHearingLoss
             self.intelligibility = intelligibility
             self.confidence = confidence
+            self.estimated = estimated
+            self.interval80 = interval80
         }
 
         enum CodingKeys: String, CodingKey {
-            case weekday, hour, label, sil, effort, intelligibility, confidence
+            case weekday, hour, label, sil, effort, intelligibility, confidence, estimated
+            case interval80 = "interval_80"
             case levelDB = "level_db"
             case silEstimated = "sil_estimated"
             case effortHearingLoss = "effort_hearing_loss"
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            weekday = try container.decode(Weekday.self, forKey: .weekday)
+            hour = try container.decode(Int.self, forKey: .hour)
+            levelDB = try container.decode(Double.self, forKey: .levelDB)
+            label = try container.decode(String.self, forKey: .label)
+            sil = try container.decode(Double.self, forKey: .sil)
+            silEstimated = try container.decode(Bool.self, forKey: .silEstimated)
+            effort = try container.decode(VocalEffort.self, forKey: .effort)
+            effortHearingLoss = try container.decode(VocalEffort.self, forKey: .effortHearingLoss)
+            intelligibility = try container.decode(Intelligibility.self, forKey: .intelligibility)
+            confidence = try container.decode(Confidence.self, forKey: .confidence)
+            // Absent from an older server's answer: it listed measured hours only.
+            estimated = try container.decodeIfPresent(Bool.self, forKey: .estimated) ?? false
+            interval80 = try container.decodeIfPresent([Double].self, forKey: .interval80)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(weekday, forKey: .weekday)
+            try container.encode(hour, forKey: .hour)
+            try container.encode(levelDB, forKey: .levelDB)
+            try container.encode(label, forKey: .label)
+            try container.encode(sil, forKey: .sil)
+            try container.encode(silEstimated, forKey: .silEstimated)
+            try container.encode(effort, forKey: .effort)
+            try container.encode(effortHearingLoss, forKey: .effortHearingLoss)
+            try container.encode(intelligibility, forKey: .intelligibility)
+            try container.encode(confidence, forKey: .confidence)
+            try container.encode(estimated, forKey: .estimated)
+            try container.encode(interval80, forKey: .interval80)
         }
     }
 

@@ -149,7 +149,10 @@ public func buildRouter(
     let api = router.group("api/v1")
     let limiter = settings.rateLimit > 0 ? RateLimiter(perMinute: settings.rateLimit, buckets: store.rateBuckets) : nil
     DeviceController(repository: repository, settings: settings, limiter: limiter).addRoutes(to: api.group("devices"))
-    let venues = VenueController(repository: repository, settings: settings, limiter: limiter, answers: LoudnessAnswers(changes: store.changes))
+    let estimates = VenueEstimates(
+        repository: repository, changes: store.changes, parameters: settings.estimates, refitInterval: settings.estimateRefitInterval)
+    let venues = VenueController(
+        repository: repository, settings: settings, limiter: limiter, answers: LoudnessAnswers(changes: store.changes), estimates: estimates)
     venues.addRoutes(to: api.group("venues"))
     venues.addVersion2Routes(to: router.group("api/v2/venues"))
     let checkIns = CheckInController(repository: repository, settings: settings, limiter: limiter, uploads: UploadGate(capacity: settings.maxConcurrentUploads))
@@ -162,7 +165,7 @@ public func buildRouter(
     api.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
         .methodNotAllowed("openapi.yaml", allowing: [.get])
 
-    PublicController(repository: repository, settings: settings, templates: templates).addRoutes(to: router.group("venues"))
+    PublicController(repository: repository, settings: settings, templates: templates, estimates: estimates).addRoutes(to: router.group("venues"))
     if let password = settings.adminPassword {
         AdminController(store: repository, settings: settings, templates: templates, authenticator: AdminAuthenticator(password: password, failures: store.rateBuckets, trustedProxies: settings.trustedProxies))
             .addRoutes(to: router.group("admin"))

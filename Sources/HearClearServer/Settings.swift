@@ -10,7 +10,7 @@ import HearClearCore
 ///      "max_connections_per_address": 128, "retention_days": 365,
 ///      "trusted_proxies": ["127.0.0.1"], "listener_distance_m": 1, "hearing_loss_snr_db": 7,
 ///      "estimates": {"neighbour_hour_weight": 0.5, "similar_day_weight": 0.5, "profile_prior_checkins": 4,
-///                    "coverage": 0.8, "minimum_spread_db": 1}}
+///                    "minimum_spread_db": 1}, "estimates_refit_s": 60}
 public struct ServerSettings: Sendable, Equatable {
     public var scale: LabelScale
     /// The largest request body accepted, counted after decompression.
@@ -40,13 +40,15 @@ public struct ServerSettings: Sendable, Equatable {
     public var conversation: ConversationRules
     /// How the hours nobody measured are estimated (docs/analysis.md, "Estimates").
     public var estimates: EstimateParameters
+    /// How often at most the estimates are fitted again while check-ins keep changing.
+    public var estimateRefitInterval: Duration
 
     public init(
         scale: LabelScale = .standard, maxBodyBytes: Int = 4 * 1024 * 1024, defaultCalibrationDB: Double = Level.defaultCalibrationDB,
         adminPassword: String? = nil, rateLimit: Int = 60, maxConcurrentUploads: Int = 64, bodyTimeout: Duration = .seconds(30),
         headerTimeout: Duration = .seconds(10), maxConnectionsPerAddress: Int = 128,
         retentionDays: Int? = nil, trustedProxies: Set<String> = [], conversation: ConversationRules = .standard,
-        estimates: EstimateParameters = .standard
+        estimates: EstimateParameters = .standard, estimateRefitInterval: Duration = .seconds(60)
     ) {
         self.scale = scale
         self.maxBodyBytes = maxBodyBytes
@@ -61,6 +63,7 @@ public struct ServerSettings: Sendable, Equatable {
         self.trustedProxies = trustedProxies
         self.conversation = conversation
         self.estimates = estimates
+        self.estimateRefitInterval = estimateRefitInterval
     }
 
     struct File: Decodable {
@@ -78,6 +81,7 @@ public struct ServerSettings: Sendable, Equatable {
         var listenerDistanceM: Double?
         var hearingLossSNRDB: Double?
         var estimates: EstimateParameters?
+        var estimatesRefitS: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case scale
@@ -94,6 +98,7 @@ public struct ServerSettings: Sendable, Equatable {
             case listenerDistanceM = "listener_distance_m"
             case hearingLossSNRDB = "hearing_loss_snr_db"
             case estimates
+            case estimatesRefitS = "estimates_refit_s"
         }
     }
 
@@ -193,6 +198,10 @@ public struct ServerSettings: Sendable, Equatable {
             settings.conversation.hearingLossSNRDB = margin
         }
         if let estimates = file.estimates { settings.estimates = estimates }
+        if let seconds = file.estimatesRefitS {
+            guard seconds.isFinite, seconds >= 1, seconds <= 86_400 else { throw invalid("estimates_refit_s must be between 1 and 86400") }
+            settings.estimateRefitInterval = .milliseconds(Int64(seconds * 1000))
+        }
         return settings
     }
 }

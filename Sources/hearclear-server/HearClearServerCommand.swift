@@ -330,7 +330,7 @@ extension HearClearServerCommand {
                 print("\(source): \(evaluation.checkIns) counting check-in(s): too few to evaluate (each needs others at its venue, and at venues of its kind at its hour)")
                 throw ExitCode.failure
             }
-            let percent = Int((parameters.coverage * 100).rounded())
+            let percent = Int((HourEstimates.coverage * 100).rounded())
             print("\(source): \(evaluation.checkIns) check-ins in \(evaluation.folds) folds")
             print("\(evaluation.predicted) levels predicted; \(evaluation.unpredicted) left out (no other check-in at the venue, or none of its kind at that hour)")
             print("")

@@ -261,7 +261,9 @@ import Testing
     @Test func theConversationCommandsShowEffortAndRankVenues() async throws {
         let server = try await ServerProcess(database: try await ServerDatabase(.sqlite, named: "talk", in: folder))
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
-        #expect(try await hearclear("venue", "add", "hall", "--name", "Music Hall", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
+        let added = try await hearclear("venue", "add", "hall", "--name", "Music Hall", "--lat", "0", "--lng", "0", "--timezone", "UTC", "--kind", "bar")
+        #expect(added.output.contains("hall  Music Hall  (bar, UTC)"), "\(added.output)")
+        #expect(try await hearclear("venue", "add", "hall", "--name", "Music Hall", "--lat", "0", "--lng", "0", "--kind", "disco").errors.contains("bar"))
         let checkIn = try await hearclear(
             "checkin", "hall", "--file", "/usr/share/planetblupi/music/music000.ogg", "--duration", "30s", "--started-at", "2026-11-20T20:00:00Z")
         #expect(checkIn.status == 0, "\(checkIn.errors)")
@@ -269,7 +271,11 @@ import Testing
         let grid = try await hearclear("loudness", "hall", "--effort")
         #expect(grid.status == 0, "\(grid.errors)")
         let friday = try #require(grid.output.split(separator: "\n").first { $0.hasPrefix("Fri") })
-        #expect(Array(friday)[6 + 3 * 20 + 2] != "·" && Array(friday)[6 + 3 * 19 + 2] == "·", "\(grid.output)")
+        // 20:00 measured; 19:00 next to it estimated (a tilde); 03:00, far from any measurement, nothing.
+        #expect(Array(friday)[6 + 3 * 20 + 2] != "·" && Array(friday)[6 + 3 * 20 + 1] != "~", "\(grid.output)")
+        #expect(Array(friday)[6 + 3 * 19 + 1] == "~" && Array(friday)[6 + 3 * 3 + 2] == "·", "\(grid.output)")
+        let estimated = try await hearclear("loudness", "hall", "--at", "friday-19")
+        #expect(estimated.output.hasPrefix("Music Hall, Friday 19:00: no one has measured this hour yet; similar hours suggest about "), "\(estimated.output)")
         #expect(grid.output.contains("Legend: 1 relaxed voice"))
 
         let hour = try await hearclear("loudness", "hall", "--at", "friday-20")

@@ -100,9 +100,9 @@ import FoundationNetworking
         }
         #expect(result.output.contains("below the better baseline's"), "\(result.output)")
         let config = folder.appendingPathComponent("estimates.json")
-        try Data(#"{"estimates": {"coverage": 2}}"#.utf8).write(to: config)
+        try Data(#"{"estimates": {"similar_day_weight": 2}}"#.utf8).write(to: config)
         let refused = try await Executable.run("hearclear-server", ["evaluate", "--database", database.location, "--config", config.path])
-        #expect(refused.status != 0 && refused.errors.contains("coverage"), "\(refused.errors)")
+        #expect(refused.status != 0 && refused.errors.contains("similar_day_weight"), "\(refused.errors)")
     }
 
     @Test(arguments: StoreKind.allCases) func serveAnnouncesItselfAndAnswers(store: StoreKind) async throws {

@@ -38,6 +38,29 @@ import Testing
         #expect(colored.contains("\u{1B}[48;5;214m\u{1B}[30m  4"))
     }
 
+    /// An hour nobody measured, estimated: a tilde before its mark, unpainted, in the grid; in words,
+    /// "no one has measured", its interval, and the louder voice it may ask for; in a ranking, marked.
+    @Test func anEstimatedHourIsMarkedAsNobodyMeasuredIt() throws {
+        let estimated = ConversationCell(
+            cell: LoudnessCell(weekday: .friday, hour: 19, levelDB: 66.2, label: "moderate", checkins: 0, samples: 0), sil: 58.2, silEstimated: true,
+            effort: .raised, effortHearingLoss: .loud, intelligibility: .poor, estimated: true, interval80: [62.1, 70.3], effortRange: [.normal, .loud])
+        let loudness = Self.grid { day, hour in
+            if day == .friday && hour == 19 { return estimated }
+            if day == .friday && hour == 20 { return Self.cell(day, hour, level: 72, effort: .loud, hearingLoss: .notPossible) }
+            return ConversationCell(cell: LoudnessCell(weekday: day, hour: hour, levelDB: nil, label: nil, checkins: 0, samples: 0))
+        }
+        let colored = Terminal(colors: true).effortGrid(loudness, hearingLoss: false).split(separator: "\n")
+        #expect(colored[6].contains(" ~3\u{1B}[48;5;214m"), "\(colored[6])")
+        #expect(colored[9].contains("~ estimated (nobody measured that hour)"))
+        let words = Terminal(colors: false).cellSummary(estimated, at: try #require(WeekdayHour("friday-19")), unit: "dB(A)", venueName: "The Bar")
+        #expect(words.hasPrefix("The Bar, Friday 19:00: no one has measured this hour yet; similar hours suggest about 66.2 dB(A) (moderate)"), "\(words)")
+        #expect(words.contains("between 62.1 and 70.3 dB(A)") && words.contains("probably raised voice, possibly loud voice") && !words.contains("Confidence"))
+        let ranking = VenueRanking(
+            weekday: .friday, hour: 19, hearingLoss: false,
+            venues: [.init(id: "bar", name: "The Bar", latitude: 0, longitude: 0, timezone: "UTC", distanceM: 120, cell: estimated)])
+        #expect(Terminal(colors: false).ranking(ranking, unit: "dB(A)").contains("The Bar (bar), 120 m: ~3  raised voice, about 66.2 dB(A) (estimated: nobody measured that hour)"))
+    }
+
     @Test func theMusicGridShowsEachHoursShareInPercent() {
         let loudness = Self.grid { day, hour in
             var cell = ConversationCell(cell: LoudnessCell(weekday: day, hour: hour, levelDB: nil, label: nil, checkins: 0, samples: 0))

@@ -132,7 +132,15 @@ import Testing
             // The spread of the same seconds, and their Fast maxima.
             #expect(cell.l10 != nil && cell.l50.map { abs($0 - 65) <= 1 } == true && cell.l90 != nil && cell.lafmaxP90 != nil, "\(cell)")
             #expect((cell.l90 ?? 0) <= (cell.l50 ?? 0) && (cell.l50 ?? 0) <= (cell.l10 ?? 0) && (cell.l10 ?? 0) <= (cell.lafmaxP90 ?? 0))
-            #expect(answer.overall.effort == .loud && answer.grid[0].hours[19].sil == nil && answer.grid[0].hours[19].effort == nil)
+            #expect(answer.overall.effort == .loud && !cell.estimated && cell.interval80 == nil && cell.effortRange == nil)
+            // Monday 19:00, next to it, nobody measured: an estimate, which counts nothing.
+            let next = answer.grid[0].hours[19]
+            #expect(next.estimated && next.cell.checkins == 0 && next.cell.samples == 0 && next.cell.confidence == Confidence.none, "\(next)")
+            #expect(next.l10 == nil && next.devices == nil && next.lastMeasured == nil && next.silEstimated == true)
+            let interval = try #require(next.interval80)
+            #expect(interval[0] < next.cell.levelDB! && next.cell.levelDB! < interval[1] && next.effortRange?.count == 2)
+            // Sunday 04:00: nothing measured near it at any venue: no estimate.
+            #expect(answer.grid[6].hours[4].cell.levelDB == nil && !answer.grid[6].hours[4].estimated)
 
             let estimated = try await client.execute(uri: "/api/v2/venues/levels/loudness", method: .get) { response throws in
                 try decode(ConversationLoudness.self, response)
@@ -150,11 +158,37 @@ import Testing
                 #expect(response.status == .ok)
                 return try decode(QuietTimes.self, response)
             }
-            #expect(quiet.hours.count == 1 && quiet.hours[0].hour == 20 && quiet.hours[0].effort == .loud && quiet.weekday == .monday)
+            // The measured hour, and the estimated ones around it, marked and without confidence.
+            #expect(quiet.hours.filter { !$0.estimated }.map(\.hour) == [20] && quiet.hours[0].effort == .loud && quiet.weekday == .monday, "\(quiet)")
+            #expect(quiet.hours.filter(\.estimated).allSatisfy { (18...22).contains($0.hour) && $0.confidence == Confidence.none && $0.interval80 != nil })
             let tuesday = try await client.execute(uri: "/api/v2/venues/bands/quiet-times?weekday=tuesday", method: .get) { response throws in
                 try decode(QuietTimes.self, response)
             }
-            #expect(tuesday.hours.isEmpty)
+            // Tuesday is like Monday: its evening is estimated from Monday's.
+            #expect(!tuesday.hours.isEmpty && tuesday.hours.allSatisfy(\.estimated))
+        }
+    }
+
+    /// Asked for Friday 20:00: a bar measured then, and one measured only at 21:00, as quiet, whose
+    /// 20:00 is estimated (marked, with its interval) and ranks after the measured one of equal
+    /// effort; a bar never measured has no estimate and comes last.
+    @Test(arguments: StoreKind.allCases) func anUnmeasuredHourRanksByItsEstimateAfterMeasuredOnesOfEqualEffort(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
+            let token = try await client.registerDevice()
+            for (id, latitude) in [("measured", -33.8690), ("estimated", -33.8689), ("never", -33.8688)] {
+                #expect(try await client.putVenue(id, token: token, latitude: latitude, longitude: 151.2093, kind: .bar).status == .created)
+            }
+            for (venue, start) in [("measured", "2026-11-20T20:00:00Z"), ("estimated", "2026-11-20T21:00:00Z")] {
+                let checkIn = Self.withBands(makeCheckIn(venue: venue, start: start, level: -62), sil: 40)
+                #expect(try await client.execute(uri: "/api/v2/checkins", method: .post, headers: bearer(token), body: try json(CheckInV2(checkIn))).status == .created)
+            }
+            let ranking = try await client.execute(uri: "/api/v2/venues?near=-33.8688,151.2093&at=friday-20", method: .get) { response throws in
+                try decode(VenueRanking.self, response)
+            }
+            #expect(ranking.venues.map(\.id) == ["measured", "estimated", "never"])
+            #expect(ranking.venues.map(\.cell.estimated) == [false, true, false])
+            #expect(ranking.venues[0].cell.effort == ranking.venues[1].cell.effort && ranking.venues[1].cell.interval80 != nil)
+            #expect(ranking.venues[1].cell.cell.checkins == 0 && ranking.venues[2].cell.cell.levelDB == nil)
         }
     }
 
@@ -171,15 +205,16 @@ import Testing
 
     /// A small city around Sydney's CBD, asked for Friday 20:00 in each venue's own time zone: the
     /// hall is loud but speech-friendly (bands low), the room quiet but its bands a little higher;
-    /// the café on UTC is quiet; one venue has no data at that hour, one is too far.
+    /// the café on UTC is quiet; one venue has no data at that hour (a club, the only one, measured
+    /// only in the morning: no estimate either), one is too far.
     @Test(arguments: StoreKind.allCases) func venuesNearbyRankByEffortThenLevelEachInItsOwnTime(store: StoreKind) async throws {
         try await withApp(store: store) { client, _ in
             let token = try await client.registerDevice()
-            for (id, timezone, latitude) in [
-                ("a-hall", "Australia/Sydney", -33.8690), ("b-room", "Australia/Sydney", -33.8700), ("c-cafe", "UTC", -33.8720),
-                ("d-empty", "Australia/Sydney", -33.8680), ("e-far", "Australia/Sydney", -33.9200),
+            for (id, timezone, latitude, kind) in [
+                ("a-hall", "Australia/Sydney", -33.8690, nil), ("b-room", "Australia/Sydney", -33.8700, nil), ("c-cafe", "UTC", -33.8720, nil),
+                ("d-empty", "Australia/Sydney", -33.8680, VenueKind.club), ("e-far", "Australia/Sydney", -33.9200, nil),
             ] {
-                #expect(try await client.putVenue(id, token: token, timezone: timezone, latitude: latitude, longitude: 151.2093).status == .created)
+                #expect(try await client.putVenue(id, token: token, timezone: timezone, latitude: latitude, longitude: 151.2093, kind: kind).status == .created)
             }
             // Friday 2026-11-20, 20:00 in Sydney (UTC+11) is 09:00 UTC.
             let sydney = "2026-11-20T09:00:00Z", utc = "2026-11-20T20:00:00Z"

@@ -23,7 +23,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func aVenuePageSaysWhenYouCanTalkThere(store: StoreKind) async throws {
         try await withApp(store: store) { client, _ in
             let token = try await client.registerDevice()
-            _ = try await client.putVenue("bistro", token: token, timezone: "UTC", name: "Bistro <Quiet> & Co")
+            _ = try await client.putVenue("bistro", token: token, timezone: "UTC", name: "Bistro <Quiet> & Co", kind: .restaurant)
             // Friday (2026-11-20) 17:00 and 18:00 UTC are quiet enough for a normal voice (SIL 45),
             // 20:00 needs a loud one (SIL 60).
             for (hour, sil) in [(17, 45.0), (18, 45.0), (20, 60.0)] {
@@ -32,10 +32,19 @@ import Testing
             }
             let html = try await page(client, "/venues/bistro")
             #expect(html.contains("<title>Bistro &lt;Quiet&gt; &amp; Co · HearClear</title>"))
+            #expect(html.contains(#"<p class="overall">A restaurant · Overall <strong>"#))
             #expect(html.contains("On Fridays, at normal voice you will be understood at 1 m before 20:00; after that, expect to raise your voice (loud voice at 20:00)."))
             // Two grids of 24 hours × 7 weekdays, each cell with words for screen readers.
             #expect(html.components(separatedBy: "<td class=\"").count - 1 == 2 * 168)
             #expect(html.contains(#"<span class="visually-hidden">Friday 20:00: loud voice</span>"#))
+            // 19:00, between the measured hours, nobody measured: estimated, marked and said so.
+            #expect(html.contains(#"<td class="tone-"#) && html.contains(#" estimated"><span aria-hidden="true">~"#), "\(html)")
+            #expect(html.contains("Friday 19:00: no one has measured yet; similar hours suggest a "))
+            // The quietest times list estimated hours after the measured ones of the same voice.
+            let quiet = try #require(html.components(separatedBy: "<table class=\"quiet\">").last?.components(separatedBy: "</table>").first)
+            let rows = quiet.components(separatedBy: "<tr><th scope=\"row\">").dropFirst()
+            #expect(rows.prefix(2).allSatisfy { $0.contains("low confidence") && $0.contains("normal voice") }, "\(quiet)")
+            #expect(rows.dropFirst(2).contains { $0.contains("estimated: nobody measured this hour yet") && $0.contains("about ") }, "\(quiet)")
             #expect(html.contains(#"<span class="visually-hidden">Friday 17:00: 60.0 dB(A), quiet, low confidence</span>"#))
             #expect(html.contains(#"<th scope="row">Friday 17:00 <span class="confidence">low confidence</span></th>"#) && !html.contains("<script"))
             // The page explains confidence by the rule it uses (devices, days, age), not a count.

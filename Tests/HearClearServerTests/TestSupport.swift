@@ -161,10 +161,13 @@ extension TestClientProtocol {
         }
     }
 
-    func putVenue(_ id: String, token: String, timezone: String = "UTC", name: String = "The Quiet Table", latitude: Double = -33.8688, longitude: Double = 151.2093) async throws -> TestResponse {
+    func putVenue(
+        _ id: String, token: String, timezone: String = "UTC", name: String = "The Quiet Table", latitude: Double = -33.8688, longitude: Double = 151.2093,
+        kind: VenueKind? = nil
+    ) async throws -> TestResponse {
         try await execute(
             uri: "/api/v1/venues/\(id)", method: .put, headers: bearer(token),
-            body: try json(VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone)))
+            body: try json(VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone, kind: kind)))
     }
 
     func postCheckIn(_ checkIn: CheckIn, token: String) async throws -> TestResponse {

@@ -41,18 +41,34 @@ extension Loudness {
 }
 
 /// What v2's answers are made from besides the cells: the conversation rules, the evidence of each
-/// cell, and today (days since 1970-01-01), against which the evidence ages.
+/// cell, today (days since 1970-01-01), against which the evidence ages, and the estimates for the
+/// venue's weekday-hours nobody measured.
 struct AnswerContext {
     let scale: LabelScale
     let rules: ConversationRules
     let evidence: [LocalHour: CellEvidence]
     let today: Int
+    let estimate: (LocalHour) -> HourEstimates.Estimate?
 
-    init(scale: LabelScale, rules: ConversationRules, evidence: [LocalHour: CellEvidence], today: Int = AnswerContext.day()) {
+    init(
+        scale: LabelScale, rules: ConversationRules, evidence: [LocalHour: CellEvidence], today: Int = AnswerContext.day(),
+        estimate: @escaping (LocalHour) -> HourEstimates.Estimate? = { _ in nil }
+    ) {
         self.scale = scale
         self.rules = rules
         self.evidence = evidence
         self.today = today
+        self.estimate = estimate
+    }
+
+    /// The context of one venue's answers, with its estimates from `estimates`.
+    init(scale: LabelScale, rules: ConversationRules, evidence: [LocalHour: CellEvidence], today: Int = AnswerContext.day(), venueID: String, estimates: HourEstimates) {
+        self.init(scale: scale, rules: rules, evidence: evidence, today: today) { estimates.estimate(venue: venueID, at: $0) }
+    }
+
+    /// An estimate's interval as answers carry it, to the tenth of a dB.
+    static func interval(_ estimate: HourEstimates.Estimate) -> [Double] {
+        [Level.rounded(estimate.low), Level.rounded(estimate.high)]
     }
 
     /// Days since 1970-01-01, UTC.
@@ -70,7 +86,11 @@ extension ConversationCell {
     init(_ aggregate: LoudnessAggregate?, weekday: Weekday?, hour: Int?, context: AnswerContext) {
         var cell = LoudnessCell(aggregate, weekday: weekday, hour: hour, scale: context.scale)
         guard let aggregate, let conversation = context.rules.conversation(in: aggregate) else {
-            self.init(cell: cell)
+            if aggregate == nil, let weekday, let hour, let estimate = context.estimate(LocalHour(weekday: weekday.index, hour: hour)) {
+                self.init(estimate, weekday: weekday, hour: hour, context: context)
+            } else {
+                self.init(cell: cell)
+            }
             return
         }
         let evidence = context.evidence[aggregate.cell]
@@ -81,6 +101,20 @@ extension ConversationCell {
             l10: aggregate.spread.l10, l50: aggregate.spread.l50, l90: aggregate.spread.l90, lafmaxP90: aggregate.spread.fastMaxP90,
             cMinusA: aggregate.cMinusA.map(Level.rounded), speechShare: aggregate.sounds.speechShare.map(Self.hundredths),
             musicShare: aggregate.sounds.musicShare.map(Self.hundredths), devices: evidence?.devices, days: evidence?.days, lastMeasured: evidence?.lastMeasured)
+    }
+
+    /// The cell of a weekday-hour nobody measured, from its estimate: the level, label and
+    /// conversation measures of the central level, its interval and the efforts at its ends; no
+    /// check-in, sample, spread or evidence (an estimate never counts as a measurement).
+    init(_ estimate: HourEstimates.Estimate, weekday: Weekday, hour: Int, context: AnswerContext) {
+        let conversation = context.rules.conversation(estimatedLevel: estimate.level)
+        let ends = [estimate.low, estimate.high].map { context.rules.conversation(estimatedLevel: $0).effort }
+        self.init(
+            cell: LoudnessCell(
+                weekday: weekday, hour: hour, levelDB: Level.rounded(estimate.level), label: context.scale.label(for: estimate.level), checkins: 0,
+                samples: 0),
+            sil: Level.rounded(conversation.sil), silEstimated: true, effort: conversation.effort, effortHearingLoss: conversation.effortHearingLoss,
+            intelligibility: conversation.intelligibility, estimated: true, interval80: AnswerContext.interval(estimate), effortRange: ends)
     }
 
     static func hundredths(_ share: Double) -> Double { (share * 100).rounded() / 100 }
@@ -96,11 +130,20 @@ extension ConversationLoudness {
 }
 
 extension VenueRanking {
-    /// Venues found around a place, by their cell at one weekday and hour: those with data first,
-    /// easiest conversation first (the one order of `Conversation.isEasier`), then the nearer; those
-    /// without data after them, nearest first. At most `limit`.
-    static func ranked(_ summaries: [VenueSummary], hearingLoss: Bool, limit: Int, rules: ConversationRules) -> [VenueSummary] {
-        let ranked = summaries.map { summary in (summary, summary.aggregate.flatMap(rules.conversation(in:))) }
+    /// Venues found around a place, by their cell at one weekday and hour, measured or else
+    /// estimated: those with either first, easiest conversation first (the one order of
+    /// `Conversation.isEasier`, an estimate after a measured cell of equal effort), then the nearer;
+    /// those with neither after them, nearest first. At most `limit`.
+    static func ranked(
+        _ summaries: [VenueSummary], at cell: LocalHour, hearingLoss: Bool, limit: Int, rules: ConversationRules, estimates: HourEstimates
+    ) -> [VenueSummary] {
+        let ranked = summaries.map { summary in
+            (
+                summary,
+                summary.aggregate.flatMap(rules.conversation(in:))
+                    ?? estimates.estimate(venue: summary.id, at: cell).map { rules.conversation(estimatedLevel: $0.level) }
+            )
+        }
             .sorted { a, b in
                 switch (a.1, b.1) {
                 case (let x?, let y?):
@@ -116,11 +159,15 @@ extension VenueRanking {
     }
 
     /// The answer for venues already ranked, with the evidence of each.
-    init(_ ranked: [VenueSummary], at: WeekdayHour, hearingLoss: Bool, evidence: [String: VenueEvidence], scale: LabelScale, rules: ConversationRules) {
+    init(
+        _ ranked: [VenueSummary], at: WeekdayHour, hearingLoss: Bool, evidence: [String: VenueEvidence], scale: LabelScale, rules: ConversationRules,
+        estimates: HourEstimates
+    ) {
         self.init(
             weekday: at.weekday, hour: at.hour, hearingLoss: hearingLoss,
             venues: ranked.map { summary in
-                let context = AnswerContext(scale: scale, rules: rules, evidence: evidence[summary.id]?.cells ?? [:])
+                let context = AnswerContext(
+                    scale: scale, rules: rules, evidence: evidence[summary.id]?.cells ?? [:], venueID: summary.id, estimates: estimates)
                 return Entry(
                     id: summary.id, name: summary.venue.name, latitude: summary.venue.latitude, longitude: summary.venue.longitude,
                     timezone: summary.venue.timezone, distanceM: ((summary.distanceM ?? 0) * 10).rounded() / 10,
@@ -130,21 +177,37 @@ extension VenueRanking {
 }
 
 extension QuietTimes {
-    /// The venue's weekday-hours with data (of one weekday, or all), easiest conversation first.
+    /// The venue's weekday-hours with data (of one weekday, or all), measured or estimated, easiest
+    /// conversation first (an estimate after a measured hour of equal effort).
     init(venueID: String, weekday: Weekday?, aggregates: [LoudnessAggregate], context: AnswerContext) {
         let (scale, rules) = (context.scale, context.rules)
-        let hours = aggregates.compactMap { aggregate -> (Conversation, Hour)? in
-            guard aggregate.weekday < LoudnessAggregate.everyWeekday, aggregate.hour < LoudnessAggregate.everyHour,
-                weekday.map({ $0.index == aggregate.weekday }) ?? true,
-                let level = aggregate.levelDB, let conversation = rules.conversation(in: aggregate)
-            else { return nil }
+        var measured: [LocalHour: LoudnessAggregate] = [:]
+        for aggregate in aggregates where aggregate.weekday < LoudnessAggregate.everyWeekday && aggregate.hour < LoudnessAggregate.everyHour {
+            measured[aggregate.cell] = aggregate
+        }
+        let days = weekday.map { [$0.index] } ?? Array(0..<7)
+        let hours = days.flatMap { day in (0..<24).map { LocalHour(weekday: day, hour: $0) } }.compactMap { cell -> (Conversation, Hour)? in
+            let weekday = Weekday(index: cell.weekday)
+            if let aggregate = measured[cell] {
+                guard let level = aggregate.levelDB, let conversation = rules.conversation(in: aggregate) else { return nil }
+                return (
+                    conversation,
+                    Hour(
+                        weekday: weekday, hour: cell.hour, levelDB: Level.rounded(level), label: scale.label(for: level),
+                        sil: Level.rounded(conversation.sil), silEstimated: conversation.silEstimated, effort: conversation.effort,
+                        effortHearingLoss: conversation.effortHearingLoss, intelligibility: conversation.intelligibility,
+                        confidence: context.confidence(of: aggregate))
+                )
+            }
+            guard let estimate = context.estimate(cell) else { return nil }
+            let conversation = rules.conversation(estimatedLevel: estimate.level)
             return (
                 conversation,
                 Hour(
-                    weekday: Weekday(index: aggregate.weekday), hour: aggregate.hour, levelDB: Level.rounded(level), label: scale.label(for: level),
-                    sil: Level.rounded(conversation.sil), silEstimated: conversation.silEstimated, effort: conversation.effort,
-                    effortHearingLoss: conversation.effortHearingLoss, intelligibility: conversation.intelligibility,
-                    confidence: context.confidence(of: aggregate))
+                    weekday: weekday, hour: cell.hour, levelDB: Level.rounded(estimate.level), label: scale.label(for: estimate.level),
+                    sil: Level.rounded(conversation.sil), silEstimated: true, effort: conversation.effort,
+                    effortHearingLoss: conversation.effortHearingLoss, intelligibility: conversation.intelligibility, confidence: .none,
+                    estimated: true, interval80: AnswerContext.interval(estimate))
             )
         }
         self.init(

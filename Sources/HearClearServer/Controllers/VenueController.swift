@@ -11,6 +11,7 @@ struct VenueController {
     /// Per-device and per-address write limits; nil when they are off.
     let limiter: RateLimiter?
     let answers: LoudnessAnswers
+    let estimates: VenueEstimates
 
     static let defaultRadiusM = 1000.0
     static let maximumRadiusM = 100_000.0
@@ -94,10 +95,13 @@ struct VenueController {
         let limit = query.limit
         query.limit = Self.rankingCandidates
         query.cell = LocalHour(weekday: at.weekday.index, hour: at.hour)
-        let ranked = VenueRanking.ranked(try await repository.venues(matching: query), hearingLoss: hearingLoss, limit: limit, rules: settings.conversation)
+        let estimates = try await self.estimates.current()
+        let ranked = VenueRanking.ranked(
+            try await repository.venues(matching: query), at: query.cell, hearingLoss: hearingLoss, limit: limit, rules: settings.conversation,
+            estimates: estimates)
         return VenueRanking(
             ranked, at: at, hearingLoss: hearingLoss, evidence: try await repository.evidence(venueIDs: ranked.map(\.id)), scale: settings.scale,
-            rules: settings.conversation)
+            rules: settings.conversation, estimates: estimates)
     }
 
     /// The search of `parameters`, strict so that a misspelt parameter (radious=) is an error rather
@@ -159,10 +163,11 @@ struct VenueController {
             venueID: id, weekday: weekday, aggregates: try await aggregates(id, path: "/quiet-times", version: 2), context: try await answerContext(id))
     }
 
-    /// The rules and the venue's evidence for its v2 answers.
+    /// The rules, the venue's evidence and its estimates for its v2 answers.
     private func answerContext(_ id: String, today: Int = AnswerContext.day()) async throws -> AnswerContext {
         AnswerContext(
-            scale: settings.scale, rules: settings.conversation, evidence: try await repository.evidence(venueIDs: [id])[id]?.cells ?? [:], today: today)
+            scale: settings.scale, rules: settings.conversation, evidence: try await repository.evidence(venueIDs: [id])[id]?.cells ?? [:], today: today,
+            venueID: id, estimates: try await estimates.current())
     }
 
     /// A venue's cells; 404 for an unknown venue or one without a usable check-in.

@@ -9,6 +9,7 @@ struct PublicController {
     let repository: any Repository
     let settings: ServerSettings
     let templates: PageTemplates
+    let estimates: VenueEstimates
 
     static let templateNames = ["public_search", "public_venue", "public_measure", "public_error"]
     /// How far around typed coordinates the search looks, metres.
@@ -57,7 +58,9 @@ struct PublicController {
             throw APIError.notFound("There is no venue with the id “\(id)”. Find it by its name or where it is.")
         }
         let evidence = try await repository.evidence(venueIDs: [id])[id]?.cells ?? [:]
-        let page = PublicVenuePage(venue: venue, aggregates: aggregates, context: AnswerContext(scale: settings.scale, rules: settings.conversation, evidence: evidence))
+        let context = AnswerContext(
+            scale: settings.scale, rules: settings.conversation, evidence: evidence, venueID: id, estimates: try await estimates.current())
+        let page = PublicVenuePage(venue: venue, aggregates: aggregates, context: context)
         return try templates.render("public_venue", page, cache: "public, max-age=60")
     }
 }

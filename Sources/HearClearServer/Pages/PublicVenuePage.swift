@@ -8,16 +8,16 @@ import HearClearCore
 /// templates see what Mirror shows.
 struct PublicVenuePage {
     /// One cell of a grid: what it shows, what a screen reader says, and its colour (a `tone-N`
-    /// class of public.css, or `no-data`).
+    /// class of public.css, or `no-data`), marked `estimated` for an hour nobody measured.
     struct Cell {
         let text: String
         let spoken: String
         let tone: String
 
-        init(text: String, spoken: String, tone: Int?) {
-            self.text = text
+        init(text: String, spoken: String, tone: Int?, estimated: Bool = false) {
+            self.text = estimated ? "~" + text : text
             self.spoken = spoken
-            self.tone = Palette.className(ofTone: tone)
+            self.tone = Palette.className(ofTone: tone) + (estimated ? " estimated" : "")
         }
     }
 
@@ -47,6 +47,8 @@ struct PublicVenuePage {
     let title: String
     let venueID: String
     let timezone: String
+    /// What sort of place it is, when its owner or an operator said one that reads ("A pub"; not `other`).
+    let kind: String?
     let overall: String
     let checkins: Int
     let confidence: String
@@ -75,6 +77,7 @@ struct PublicVenuePage {
         title = venue.venue.name
         venueID = venue.id
         timezone = venue.venue.timezone
+        kind = venue.venue.kind.flatMap { $0 == .other ? nil : $0.rawValue }
         weekdays = Weekday.allCases.map { WeekdayName(short: String($0.rawValue.prefix(3)).capitalized, full: $0.rawValue.capitalized) }
         let overallCell = loudness.overall
         hasData = overallCell.cell.levelDB != nil
@@ -90,9 +93,15 @@ struct PublicVenuePage {
                     let cell = row.hours[hour].cell
                     let place = "\(row.weekday.rawValue.capitalized) \(Self.clock(hour))"
                     guard let level = cell.levelDB, let label = cell.label else { return Cell(text: "·", spoken: "\(place): no data", tone: nil) }
-                    return Cell(
-                        text: "\(Level.whole(level))", spoken: "\(place): \(Self.level(level)), \(label), \(cell.confidence.rawValue) confidence",
-                        tone: Palette.tone(forLabel: label, scale: scale))
+                    let tone = Palette.tone(forLabel: label, scale: scale)
+                    if let interval = row.hours[hour].interval80 {
+                        return Cell(
+                            text: "\(Level.whole(level))",
+                            spoken: "\(place): no one has measured yet; similar hours suggest about \(Self.level(level)), \(label) "
+                                + "(\(Self.range(interval[0], interval[1]) ?? ""))",
+                            tone: tone, estimated: true)
+                    }
+                    return Cell(text: "\(Level.whole(level))", spoken: "\(place): \(Self.level(level)), \(label), \(cell.confidence.rawValue) confidence", tone: tone)
                 })
         }
         levelLegend = scale.bands.map { band in
@@ -104,7 +113,13 @@ struct PublicVenuePage {
                 hour: Self.clock(hour),
                 cells: loudness.grid.map { row in
                     let place = "\(row.weekday.rawValue.capitalized) \(Self.clock(hour))"
-                    guard let effort = row.hours[hour].effort else { return Cell(text: "·", spoken: "\(place): no data", tone: nil) }
+                    let cell = row.hours[hour]
+                    guard let effort = cell.effort else { return Cell(text: "·", spoken: "\(place): no data", tone: nil) }
+                    if cell.estimated {
+                        return Cell(
+                            text: effort.mark, spoken: "\(place): no one has measured yet; similar hours suggest \(Self.voice(cell))", tone: Palette.tone(for: effort),
+                            estimated: true)
+                    }
                     return Cell(text: effort.mark, spoken: "\(place): \(effort.words)", tone: Palette.tone(for: effort))
                 })
         }
@@ -121,10 +136,11 @@ struct PublicVenuePage {
         for aggregate in aggregates { cells[aggregate.cell] = aggregate }
         return QuietTimes(venueID: id, weekday: nil, aggregates: aggregates, context: context).hours.prefix(count).map { hour in
             let spread = cells[LocalHour(weekday: hour.weekday.index, hour: hour.hour)]?.spread
+            let between = hour.interval80.flatMap { range($0[0], $0[1]).map { "about \($0)" } } ?? spread.flatMap { range($0.l90, $0.l10) } ?? "–"
             return QuietHour(
-                when: "\(hour.weekday.rawValue.capitalized) \(clock(hour.hour))", level: level(hour.levelDB),
-                range: spread.flatMap { range($0.l90, $0.l10) } ?? "–", effort: hour.effort.words,
-                tone: Palette.className(ofTone: Palette.tone(for: hour.effort)), confidence: hour.confidence.rawValue)
+                when: "\(hour.weekday.rawValue.capitalized) \(clock(hour.hour))", level: (hour.estimated ? "~" : "") + level(hour.levelDB), range: between,
+                effort: hour.effort.words, tone: Palette.className(ofTone: Palette.tone(for: hour.effort)),
+                confidence: hour.estimated ? "estimated: nobody measured this hour yet" : "\(hour.confidence.rawValue) confidence")
         }
     }
 
@@ -146,9 +162,19 @@ struct PublicVenuePage {
         return grouped.map { (list($0.days), $0.saying) }
     }
 
-    /// One weekday: until when a normal voice is enough, and what after; `nil` without data.
+    /// The voice an estimated hour asks for, with the louder one its interval allows: "a raised
+    /// voice, possibly a loud voice".
+    static func voice(_ cell: ConversationCell) -> String {
+        guard let effort = cell.effort else { return "nothing" }
+        func phrase(_ effort: VocalEffort) -> String { effort == .notPossible ? "that conversation is not possible" : "a \(effort.words)" }
+        guard let louder = cell.effortRange?.last, louder > effort else { return phrase(effort) }
+        return "\(phrase(effort)), possibly \(louder == .notPossible ? "not possible at all" : phrase(louder))"
+    }
+
+    /// One weekday: until when a normal voice is enough, and what after, over the hours measured
+    /// (estimates are shown apart); `nil` without a measured hour.
     static func saying(for row: ConversationLoudness.WeekdayRow, distance: String) -> String? {
-        let measured = row.hours.enumerated().compactMap { hour, cell in cell.effort.map { (hour: hour, effort: $0) } }
+        let measured = row.hours.enumerated().compactMap { hour, cell in cell.estimated ? nil : cell.effort.map { (hour: hour, effort: $0) } }
         guard let first = measured.first, let last = measured.last else { return nil }
         let hardest = measured.max { $0.effort < $1.effort }!
         let easy = measured.filter { $0.effort <= .normal }
