@@ -2,11 +2,13 @@ import Foundation
 import HearClearCore
 
 /// How loud every weekday-hour of a venue probably is, measured or not, and how sure that is
-/// (docs/analysis.md, "Estimates"). A check-in's level in an hour is modelled as
+/// (docs/analysis.md, "Estimates for the hours nobody measured"). A check-in's level in an hour is
+/// modelled as
 ///
 ///     level = venue + profile(kind, hour) + deviation(venue, hour) + noise
 ///
-/// - `venue`: the venue's own level, the mean of its check-ins once the profile is taken out;
+/// - `venue`: the venue's own level, the mean of its check-ins once the profile is taken out,
+///   leaning on its kind's as far as venues of a kind really differ;
 /// - `profile`: how venues of its kind differ from their own level at that weekday and hour,
 ///   smoothed over neighbouring and similar hours and shrunk towards every venue's profile where
 ///   the kind has few check-ins;

@@ -27,17 +27,24 @@ public struct Terminal: Sendable {
 
     /// The weekday × hour heatmap of a venue: each cell shows the level (whole dB) coloured by its
     /// label; without colours, the first letter of the label. Empty cells are dots.
-    public func heatmap(_ loudness: Loudness, scale: LabelScale, venueName: String? = nil) -> String {
+    /// `estimates`, API v2's answer when the server has it, fills the hours nobody measured with
+    /// their estimates: a tilde and the level (or the label's letter), never painted, so that they
+    /// do not read as measurements.
+    public func heatmap(_ loudness: Loudness, scale: LabelScale, venueName: String? = nil, estimates: ConversationLoudness? = nil) -> String {
         let labels = scale.bands.map(\.label)
         var lines: [String] = []
         let overall = loudness.overall.levelDB.map { String(format: "%.1f %@", $0, loudness.unit) } ?? "no data"
         lines.append("\(venueName ?? loudness.venueID): \(overall)\(loudness.overall.label.map { " (\($0))" } ?? ""), \(loudness.overall.checkins) check-ins")
         lines.append("      " + (0..<24).map { String(format: "%3d", $0) }.joined())
-        for row in loudness.grid {
+        for (day, row) in loudness.grid.enumerated() {
             var line = String(row.weekday.rawValue.prefix(3)).capitalized.padding(toLength: 6, withPad: " ", startingAt: 0)
-            for cell in row.hours {
+            for (hour, cell) in row.hours.enumerated() {
                 guard let level = cell.levelDB, let label = cell.label else {
-                    line += "  ·"
+                    if let estimate = estimates?.grid[day].hours[hour], estimate.estimated, let level = estimate.cell.levelDB, let label = estimate.cell.label {
+                        line += colors ? String(format: "~%2d", min(99, Level.whole(level))) : " ~" + String(label.prefix(1)).uppercased()
+                    } else {
+                        line += "  ·"
+                    }
                     continue
                 }
                 let band = labels.firstIndex(of: label) ?? 0
@@ -51,7 +58,8 @@ public struct Terminal: Sendable {
             let key = colors ? painted("   ", background: color(forBand: index, of: labels.count)) : String(band.label.prefix(1)).uppercased()
             return "\(key) \(band.label) \(range)"
         }
-        lines.append("Legend: " + legend.joined(separator: "  ") + "  · no data   (\(scale.unit), venue's local time)")
+        let estimated = estimates.map { _ in "  ~ estimated (nobody measured that hour)" } ?? ""
+        lines.append("Legend: " + legend.joined(separator: "  ") + estimated + "  · no data   (\(scale.unit), venue's local time)")
         return lines.joined(separator: "\n")
     }
 

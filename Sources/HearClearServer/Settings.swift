@@ -38,7 +38,7 @@ public struct ServerSettings: Sendable, Equatable {
     public var trustedProxies: Set<String>
     /// The listener's distance and the hearing-loss margin of the conversation answers (API v2).
     public var conversation: ConversationRules
-    /// How the hours nobody measured are estimated (docs/analysis.md, "Estimates").
+    /// How the hours nobody measured are estimated (docs/analysis.md, "Estimates for the hours nobody measured").
     public var estimates: EstimateParameters
     /// How often at most the estimates are fitted again while check-ins keep changing.
     public var estimateRefitInterval: Duration

@@ -290,7 +290,7 @@ extension HearClearServerCommand {
             discussion: """
                 Splits the counting check-ins into folds; predicts each fold's levels from the others, by the estimates and by two \
                 baselines (the venue's level at any hour; the same weekday and hour at venues of the same kind), and reports each \
-                one's mean absolute error and how many levels fell inside its interval (docs/analysis.md, "Estimates").
+                one's mean absolute error and how many levels fell inside its interval (docs/analysis.md, "Estimates for the hours nobody measured").
                 """)
 
         @Option(help: "Folds of check-ins (each predicted from the others).")

@@ -285,7 +285,9 @@ extension Hearclear {
                 return
             }
             let name = try? await client.venue(id: venueID).name
-            print(Terminal.standardOutput.heatmap(answer.loudness, scale: try await client.scale(), venueName: name))
+            // The hours nobody measured, estimated, from API v2: a server without it draws measured hours only.
+            let estimates = try? await client.conversationLoudness(venueID: venueID).loudness
+            print(Terminal.standardOutput.heatmap(answer.loudness, scale: try await client.scale(), venueName: name, estimates: estimates))
         }
     }
 

@@ -274,6 +274,9 @@ import Testing
         // 20:00 measured; 19:00 next to it estimated (a tilde); 03:00, far from any measurement, nothing.
         #expect(Array(friday)[6 + 3 * 20 + 2] != "·" && Array(friday)[6 + 3 * 20 + 1] != "~", "\(grid.output)")
         #expect(Array(friday)[6 + 3 * 19 + 1] == "~" && Array(friday)[6 + 3 * 3 + 2] == "·", "\(grid.output)")
+        let heatmap = try await hearclear("loudness", "hall")
+        let heatmapFriday = try #require(heatmap.output.split(separator: "\n").first { $0.hasPrefix("Fri") })
+        #expect(Array(heatmapFriday)[6 + 3 * 19 + 1] == "~" && heatmap.output.contains("~ estimated"), "\(heatmap.output)")
         let estimated = try await hearclear("loudness", "hall", "--at", "friday-19")
         #expect(estimated.output.hasPrefix("Music Hall, Friday 19:00: no one has measured this hour yet; similar hours suggest about "), "\(estimated.output)")
         #expect(grid.output.contains("Legend: 1 relaxed voice"))

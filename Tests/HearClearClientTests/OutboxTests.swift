@@ -235,6 +235,18 @@ func temporaryPaths() throws -> ClientPaths {
         #expect(lines[9].contains("V very loud above") && lines[9].contains("Q quiet ≤70"))
         let colored = Terminal(colors: true).heatmap(loudness, scale: .standard)
         #expect(colored.contains("\u{1B}[48;5;196m\u{1B}[30m 83"))
+
+        // With API v2's answer, Friday 20:00, nobody measured, is its estimate: a tilde, unpainted.
+        var estimates = ConversationLoudness(
+            venueID: "v1", unit: "dBA", overall: ConversationCell(cell: loudness.overall), byWeekday: [], byHour: [],
+            grid: loudness.grid.map { .init(weekday: $0.weekday, hours: $0.hours.map { ConversationCell(cell: $0) }) })
+        estimates.grid[4].hours[20] = ConversationCell(
+            cell: LoudnessCell(weekday: .friday, hour: 20, levelDB: 77.4, label: "loud", checkins: 0, samples: 0), estimated: true, interval80: [73, 81.8])
+        let filled = Terminal(colors: false).heatmap(loudness, scale: .standard, estimates: estimates).split(separator: "\n")
+        let friday = Array(filled[6]), from = 6 + 3 * 20
+        #expect(String(friday[from..<(from + 6)]) == " ~L  V", "\(filled[6])")
+        #expect(filled[9].contains("~ estimated (nobody measured that hour)"))
+        #expect(Terminal(colors: true).heatmap(loudness, scale: .standard, estimates: estimates).contains("~77\u{1B}[48;5;196m"))
     }
 
     @Test func theMeterLineShowsTimeBarPeakAndEvents() {
