@@ -198,8 +198,9 @@ public struct HourEstimates: Sendable {
 
     /// The estimate for a venue's weekday and hour (0–6, 0–23). `nil` for a venue without a
     /// counting check-in (a kind alone says nothing about a venue's own level), and for an hour
-    /// when neither it nor any venue of its kind was measured at or next to it: most likely an
-    /// hour they are closed, which an estimate would call quiet.
+    /// when no venue of its kind (itself included) was measured at any of its neighbours (within
+    /// two hours, or those hours on a similar weekday): most likely an hour they are closed, which
+    /// an estimate would call quiet.
     public func estimate(venue id: String, at hour: LocalHour) -> Estimate? {
         guard let venue = venues[id] else { return nil }
         let index = Self.index(of: hour)
