@@ -40,6 +40,9 @@ public struct HourEstimates: Sendable {
     }
 
     let parameters: EstimateParameters
+    /// Each hour of the week's neighbours (`neighbours(of:parameters:)`), worked out once per fit
+    /// rather than for each estimate an answer asks for.
+    let neighbours: [[(index: Int, weight: Double)]]
     let venues: [String: Venue]
     /// Per kind, 168 values (hour of the week, Monday 0:00 first), dB; and the check-ins behind each.
     let profiles: [VenueKind: [Double]]
@@ -80,6 +83,7 @@ public struct HourEstimates: Sendable {
     public init<Key>(observations: [HourObservation<Key>], parameters: EstimateParameters = .standard) {
         self.parameters = parameters
         let neighbours = (0..<Self.hoursOfWeek).map { Self.neighbours(of: $0, parameters: parameters) }
+        self.neighbours = neighbours
         let byVenue = Dictionary(grouping: observations, by: \.venue)
         var kinds: [String: VenueKind] = [:]
         for (venue, list) in byVenue { kinds[venue] = list[0].kind }
@@ -204,7 +208,7 @@ public struct HourEstimates: Sendable {
     public func estimate(venue id: String, at hour: LocalHour) -> Estimate? {
         guard let venue = venues[id] else { return nil }
         let index = Self.index(of: hour)
-        let neighbours = Self.neighbours(of: index, parameters: parameters)
+        let neighbours = self.neighbours[index]
         // Its own check-ins count among its kind's.
         let kindCounts = profileCounts[venue.kind] ?? Array(repeating: 0, count: Self.hoursOfWeek)
         guard neighbours.contains(where: { kindCounts[$0.index] > 0 }) else { return nil }
