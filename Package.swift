@@ -33,7 +33,10 @@ let package = Package(
         .target(name: "HearClearCore"),
         // The analysis rules (spikes, length, references, outlier verdicts, status, cells), once,
         // knowing no store: the stores fetch what a rule needs and save what it decides.
-        .target(name: "HearClearAnalysis", dependencies: ["HearClearCore"]),
+        // Also the samples blob both stores keep (SampleColumns), deflated by zlib.
+        .target(name: "HearClearAnalysis", dependencies: ["HearClearCore", "CZlib"]),
+        // zlib's C API (zlib1g-dev): the samples blob's compression.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The numbered SQL files of each store, shipped as resources so an installed binary finds them too.
         .target(
             name: "HearClearMigrations",

@@ -23,6 +23,10 @@ public enum Migrations {
     /// `hearclear-server rebuild` does, after the last migration.
     public static let deriveAgainAfter: [Store: Set<String>] = [.sqlite: ["0005_level_spread"], .postgres: ["0004_level_spread"]]
 
+    /// The migration that adds `checkin.sample_columns`: right after it, the server encodes each
+    /// check-in's `sample` rows into that blob (SQL cannot), before the next file drops `sample`.
+    public static let samplesIntoColumns: [Store: String] = [.sqlite: "0008_sample_columns", .postgres: "0007_sample_columns"]
+
     public static func files(for store: Store) throws -> [File] {
         guard let folder = Bundle.module.url(forResource: store.rawValue, withExtension: nil) else {
             throw Missing(description: "the migrations folder is missing from \(Bundle.module.bundlePath)")

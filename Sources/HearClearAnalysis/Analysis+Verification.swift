@@ -33,7 +33,7 @@ extension Analysis {
     public static func differences(checkIn id: String, stored: DerivedFacts, analysis: CheckInAnalysis) -> [String] {
         var differences: [String] = []
         if stored.droppedFlags.count != stored.samples {
-            differences.append("check-in \(id): \(stored.droppedFlags.count) sample rows, the check-in says \(stored.samples)")
+            differences.append("check-in \(id): \(stored.droppedFlags.count) samples stored, the check-in says \(stored.samples)")
         }
         if analysis.dropped != stored.droppedFlags || analysis.droppedSamples != stored.droppedSamples {
             differences.append("check-in \(id): dropped samples differ from the spike filter's")

@@ -229,6 +229,14 @@ struct Cases {
     /// The columns of a sample row, as both references write them: every measure of API v2.
     static let sampleColumns = "checkin_seq, t, avg, peak, dropped, fast_max, c_avg, " + LevelDetails.octaveNames.joined(separator: ", ")
 
+    /// The row table both references fill: a row per second, as the stores kept them before
+    /// migration 0008 (sqlite) / 0007 (postgres) moved the seconds into a blob on the check-in.
+    static func sampleTable(real: String, flag: String) -> String {
+        let details = (["fast_max", "c_avg"] + LevelDetails.octaveNames).map { "\($0) \(real), " }.joined()
+        return "CREATE TABLE sample (checkin_seq bigint NOT NULL, t \(real) NOT NULL, avg \(real) NOT NULL, peak \(real) NOT NULL, "
+            + "dropped \(flag) NOT NULL, \(details)PRIMARY KEY (checkin_seq, t))"
+    }
+
     /// A sample's values after its check-in's seq, in `sampleColumns`' order.
     static func sampleValues(_ sample: Sample, dropped: String) -> String {
         let details = sample.details.map { [$0.fastMax, $0.cAvg] + $0.octaves } ?? []
@@ -240,6 +248,7 @@ struct Cases {
         let database = folder.appendingPathComponent("raw.sqlite").path
         _ = try Measure.run(binaries.appendingPathComponent("hearclear-server").path, ["migrate", "--database", database])
         var sql = "PRAGMA journal_mode = WAL;\nPRAGMA synchronous = NORMAL;\nBEGIN;\n"
+        sql += Self.sampleTable(real: "REAL", flag: "INTEGER") + " WITHOUT ROWID;\n"
         sql += "INSERT INTO device VALUES ('d', x'00', 'bench', 'linux', 0, 0, 0);\n"
         for venue in 0..<200 { sql += "INSERT INTO venue (id, name, latitude, longitude, timezone, created_at, updated_at) VALUES ('v\(venue)', 'Venue \(venue)', 0, 0, 'Europe/Paris', 0, 0);\n" }
         for (index, checkIn) in checkIns.enumerated() {
@@ -269,7 +278,7 @@ struct Cases {
         let checkinFile = folder.appendingPathComponent("checkin.csv"), sampleFile = folder.appendingPathComponent("sample.csv")
         try Data(checkinRows.utf8).write(to: checkinFile)
         try Data(sampleRows.utf8).write(to: sampleFile)
-        var script = "BEGIN;\n"
+        var script = "BEGIN;\n" + Self.sampleTable(real: "double precision", flag: "boolean") + ";\n"
         script += "INSERT INTO device VALUES ('\(device)', '\\x00', 'bench', 'linux', false, now(), now());\n"
         script += "INSERT INTO venue (id, name, latitude, longitude, timezone, created_at, updated_at) SELECT 'v' || n, 'Venue ' || n, 0, 0, 'Europe/Paris', now(), now() FROM generate_series(0, 199) AS n;\n"
         script += "\\copy checkin (seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db, calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at) FROM '\(checkinFile.path)' WITH (FORMAT csv)\n"

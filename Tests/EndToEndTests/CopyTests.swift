@@ -35,7 +35,8 @@ import FoundationNetworking
         "SELECT id, venue_id FROM venue_alias ORDER BY id",
         "SELECT venue_id, actor, action FROM venue_change ORDER BY seq",
         "SELECT id, owner_device_id FROM venue ORDER BY id",
-        "SELECT COUNT(*) FROM sample",
+        // The samples blobs travel as they are: the same length, and absent for the same check-ins.
+        "SELECT id, samples, length(sample_columns) FROM checkin ORDER BY id",
         "SELECT COUNT(*) FROM event",
         "SELECT COUNT(*) FROM checkin_hour",
         "SELECT COUNT(*) FROM loudness",

@@ -202,7 +202,7 @@ import FoundationNetworking
         #expect(unexpected.withLock { $0 }.isEmpty, "answers other than 200, 201 and 503: \(unexpected.withLock { $0 })")
         #expect(acknowledged.withLock { $0.count } == total)
         #expect(try await PostgresCluster.psql(database, "SELECT COUNT(*), COUNT(DISTINCT id) FROM checkin") == ["\(total)|\(total)"])
-        #expect(try await PostgresCluster.psql(database, "SELECT COUNT(*) FROM sample") == ["\(total * 30)"])
+        #expect(try await PostgresCluster.psql(database, ServerDatabase.storedSeconds) == ["\(total * 30)"])
         let verified = try await Executable.run("hearclear-server", ["verify", "--database", database])
         #expect(verified.status == 0, "\(verified.output)")
         // The survivor still stops when asked, within its 10 s grace and a margin.

@@ -74,7 +74,7 @@ import FoundationNetworking
 
     func expectConsistent(_ database: ServerDatabase, checkIns: Int, samples: Int) async throws {
         #expect(try await database.query("SELECT COUNT(*), COUNT(DISTINCT id) FROM checkin") == "\(checkIns)|\(checkIns)")
-        #expect(try await database.query("SELECT COUNT(*) FROM sample") == "\(samples)")
+        #expect(try await database.query(ServerDatabase.storedSeconds) == "\(samples)")
         if database.kind == .sqlite { #expect(try await database.query("PRAGMA integrity_check") == "ok") }
         let verified = try await Executable.run("hearclear-server", ["verify", "--database", database.location])
         #expect(verified.status == 0, "\(verified.output)")

@@ -1,4 +1,6 @@
 import Foundation
+import HearClearAnalysis
+import HearClearCore
 import LoopbackHTTP
 import TestCluster
 
@@ -28,6 +30,24 @@ struct ServerDatabase: Sendable {
         case .sqlite: try await sqlite(location, sql)
         case .postgres: try await PostgresCluster.psql(location, sql).joined(separator: "\n")
         }
+    }
+
+    /// How many seconds the check-ins' samples blobs hold (pruned check-ins hold none), in SQL
+    /// for both stores; `verify` checks each blob against its check-in's count.
+    static let storedSeconds = "SELECT COALESCE(SUM(samples), 0) FROM checkin WHERE sample_columns IS NOT NULL"
+
+    /// Every stored second, check-in after check-in, read from the samples blobs with the
+    /// server's codec (which SampleColumnsTests checks on its own): SQL cannot read them.
+    func storedSamples() async throws -> [Sample] {
+        let hex = kind == .sqlite ? "hex(sample_columns)" : "encode(sample_columns, 'hex')"
+        return try await query("SELECT id || ' ' || interval_s || ' ' || \(hex) FROM checkin WHERE sample_columns IS NOT NULL ORDER BY seq")
+            .split(separator: "\n").flatMap { line in
+                let fields = line.split(separator: " ")
+                let bytes = stride(from: 0, to: fields[2].count, by: 2).map { offset in
+                    UInt8(fields[2].dropFirst(offset).prefix(2), radix: 16)!
+                }
+                return try SampleColumns.stored(Data(bytes), intervalS: Double(fields[1])!, checkIn: String(fields[0]))?.samples ?? []
+            }
     }
 
     /// A time column as Unix seconds, in this store's SQL.

@@ -98,7 +98,7 @@ extension AdminTests {
             #expect(try await post(client, "/admin/devices/\(device)/delete", form: "csrf=\(csrf)&confirm=1", cookie: cookie).headers[.location] == "/admin/devices")
             #expect(try await database.count("device") == 0)
             #expect(try await database.count("checkin") == 0)
-            #expect(try await database.count("sample") == 0)
+            #expect(try await database.storedSamples().count == 0)
             #expect(try await database.count("loudness") == 0)
             #expect(try await overall(client) == nil)
         }

@@ -46,8 +46,8 @@ import Testing
             changed.levels.oct500![3] -= 1
             #expect(try await post(changed, token: token, client: client).status == .conflict)
 
-            #expect(try await database.count("sample") == 120)
-            #expect(try await database.int("SELECT COUNT(*) FROM sample WHERE oct_4000 IS NOT NULL") == 120)
+            #expect(try await database.storedSamples().count == 120)
+            #expect(try await database.storedSamples().filter { $0.sample.details != nil }.count == 120)
             // Read back as stored, in the same columns.
             let readBack = try await client.execute(uri: "/api/v2/checkins/\(checkIn.id.wireString)", method: .get, headers: bearer(token)) { response throws in
                 #expect(response.status == .ok)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearClearAnalysis
 import HearClearCore
 import Hummingbird
 import HummingbirdTesting
@@ -120,9 +121,11 @@ import Testing
         let database = try await TemporaryDatabase(store)
         let device = try await database.registerDevice()
         _ = try await database.repository.saveVenue(id: "v1", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "UTC"), by: device, at: Date())
+        var first: UUID?
         for week in 0..<7 {
             let start = mondayEvening(weeksBefore: week)
             let checkIn = makeCheckIn(venue: "v1", start: start, level: week == 6 ? -30 : -50)
+            first = first ?? checkIn.id
             _ = try await database.repository.storeCheckIn(checkIn, contentHash: Data([UInt8(week)]), by: device, at: Date())
         }
         #expect(try await database.repository.verify() == [])
@@ -130,7 +133,6 @@ import Testing
             "UPDATE loudness SET energy = energy * 2 WHERE weekday = 7 AND hour = 24",
             "UPDATE checkin_hour SET samples = samples + 1 WHERE checkin_seq = 2",
             "UPDATE checkin SET status = 'accepted' WHERE status = 'outlier'",
-            "UPDATE sample SET dropped = TRUE WHERE t = 5",
             "UPDATE checkin SET level_db = level_db + 3 WHERE seq = 1",
         ]
         for statement in tampering {
@@ -139,5 +141,21 @@ import Testing
             try await database.repository.rebuild()
             #expect(try await database.repository.verify() == [], "\(statement)")
         }
+
+        // A dropped flag the spike filter does not give, inside the samples blob.
+        let checkIn = try #require(first)
+        try await database.tamperWithSamples(of: checkIn) { $0.dropped[5] = true }
+        #expect(try await database.repository.verify() == ["check-in \(checkIn.wireString): dropped samples differ from the spike filter's"])
+        try await database.repository.rebuild()
+        #expect(try await database.repository.verify() == [])
+
+        // A blob that cannot be read: verify names the check-in and goes on; rebuild refuses
+        // rather than derive from nothing, and changes nothing.
+        let cells = try await database.repository.loudness(venueID: "v1")
+        try await database.execute("UPDATE checkin SET sample_columns = \(database.blob(Data([1, 200, 1, 0]))) WHERE id = '\(checkIn.wireString)'")
+        let differences = try await database.repository.verify()
+        #expect(differences.count == 1 && differences[0].hasPrefix("check-in \(checkIn.wireString): samples blob"), "\(differences)")
+        await #expect(throws: SampleColumns.Unreadable.self) { try await database.repository.rebuild() }
+        #expect(try await database.repository.loudness(venueID: "v1") == cells)
     }
 }

@@ -81,7 +81,7 @@ import Testing
             }
             #expect(try await database.count("device") == 1)
             #expect(try await database.count("checkin") == 1)
-            #expect(try await database.count("sample") == 60)
+            #expect(try await database.storedSamples().count == 60)
             #expect(try await database.count("checkin_hour") == 1)
             // The aggregates are those of the remaining check-in alone (60 dB(A) at calibration 110).
             let overall = try await client.execute(uri: "/api/v1/venues/v1/loudness", method: .get) { try decode(Loudness.self, $0).overall }

@@ -24,7 +24,7 @@ import Testing
         // Two of the six started before the cutoff: three weeks before the latest.
         let cutoff = try #require(Timestamp.parse(mondayEvening(weeksBefore: 3)))
         #expect(try await database.repository.pruneSamples(startedBefore: cutoff, at: Date()) == 2)
-        #expect(try await database.count("sample") == 4 * 60)
+        #expect(try await database.storedSamples().count == 4 * 60)
         #expect(try await database.repository.pruneSamples(startedBefore: cutoff, at: Date()) == 0)
         #expect(try await database.repository.loudness(venueID: "v1")?.map(Self.key).sorted() == before.map(Self.key).sorted())
         #expect(try await database.repository.verify() == [])

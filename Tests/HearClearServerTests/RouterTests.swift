@@ -182,7 +182,7 @@ import Testing
             #expect(conflict.status == .conflict)
             #expect(try errorMessage(conflict).contains("different content"))
             #expect(try await database.count("checkin") == 1)
-            #expect(try await database.count("sample") == 300)
+            #expect(try await database.storedSamples().count == 300)
         }
     }
 
@@ -290,7 +290,7 @@ import Testing
             #expect(response.status == .unprocessableContent)
             #expect(try errorMessage(response) == spoiler.message)
             #expect(try await database.count("checkin") == 0)
-            #expect(try await database.count("sample") == 0)
+            #expect(try await database.storedSamples().count == 0)
         }
     }
 
@@ -324,7 +324,7 @@ import Testing
             }
             #expect(statuses.count == 50 && statuses.allSatisfy { $0 == .created })
             #expect(try await database.count("checkin") == 50)
-            #expect(try await database.count("sample") == 50 * 30)
+            #expect(try await database.storedSamples().count == 50 * 30)
             #expect(try await database.repository.verify() == [])
         }
     }

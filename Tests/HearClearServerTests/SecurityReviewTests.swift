@@ -83,7 +83,7 @@ import Testing
             #expect(tooMany.status == .unprocessableContent)
             #expect(try errorMessage(tooMany).contains("at most 86400 intervals"))
             #expect(try await database.count("checkin") == 0)
-            #expect(try await database.count("sample") == 0)
+            #expect(try await database.storedSamples().count == 0)
             var tenths = makeCheckIn(venue: "v1", start: "2026-11-16T20:00:00Z", seconds: 600)
             tenths.intervalS = 0.1
             tenths.samples = tenths.samples.enumerated().map { index, sample in Sample(t: Double(index) / 10, avg: sample.avg, peak: sample.peak) }

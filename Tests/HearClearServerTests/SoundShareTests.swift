@@ -45,7 +45,7 @@ import Testing
             let body = CheckInV2(checkIn)
             #expect(body.classes?.speech.prefix(31) == ArraySlice(Array(repeating: 60, count: 30) + [10]))
             #expect(try await post(body, token: first, client: client).status == .created)
-            #expect(try await database.int("SELECT COUNT(*) FROM sample WHERE music = 80") == 90)
+            #expect(try await database.storedSamples().filter { $0.sample.classes?.percent.music == 80 }.count == 90)
             // Read back as stored: the classes and the event's class with the levels.
             let readBack = try await client.execute(uri: "/api/v2/checkins/\(checkIn.id.wireString)", method: .get, headers: bearer(first)) { response in
                 try decode(CheckInV2.self, response)

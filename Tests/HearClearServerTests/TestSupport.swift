@@ -1,12 +1,14 @@
 import CompressNIO
 import Foundation
 import GRDB
+import HearClearAnalysis
 import HearClearCore
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
 import TestCluster
+import Testing
 
 @testable import HearClearServer
 
@@ -21,6 +23,8 @@ final class TemporaryDatabase: Sendable {
     private let folder: URL?
     /// The PostgreSQL database's URL; nil for SQLite.
     let url: String?
+    /// Where it is, to open it a second time.
+    let location: DatabaseLocation
 
     init(_ kind: StoreKind = .sqlite) async throws {
         self.kind = kind
@@ -30,12 +34,14 @@ final class TemporaryDatabase: Sendable {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             self.folder = folder
             url = nil
-            opened = try await OpenedStore.open(.sqlite(path: folder.appendingPathComponent("test.sqlite").path), logger: quietLogger)
+            location = .sqlite(path: folder.appendingPathComponent("test.sqlite").path)
+            opened = try await OpenedStore.open(location, logger: quietLogger)
         case .postgres:
             let url = try await PostgresCluster.newDatabase()
             self.url = url
             folder = nil
-            opened = try await OpenedStore.open(.postgres(try PostgresAddress(url: url)), logger: quietLogger)
+            location = .postgres(try PostgresAddress(url: url))
+            opened = try await OpenedStore.open(location, logger: quietLogger)
         }
         repository = opened.store
     }
@@ -67,6 +73,45 @@ final class TemporaryDatabase: Sendable {
     func blob(_ data: Data) -> String {
         let hex = data.map { String(format: "%02x", $0) }.joined()
         return kind == .sqlite ? "x'\(hex)'" : "'\\x\(hex)'::bytea"
+    }
+
+    /// Every check-in's stored samples with their dropped flags, check-in after check-in (by
+    /// `seq`), decoded from the blobs; pruned check-ins have none.
+    func storedSamples() async throws -> [(sample: Sample, dropped: Bool)] {
+        try await strings(
+            kind == .sqlite
+                ? "SELECT id || ' ' || interval_s || ' ' || hex(sample_columns) FROM checkin WHERE sample_columns IS NOT NULL ORDER BY seq"
+                : "SELECT id || ' ' || interval_s || ' ' || encode(sample_columns, 'hex') FROM checkin WHERE sample_columns IS NOT NULL ORDER BY seq"
+        ).flatMap { line -> [(sample: Sample, dropped: Bool)] in
+            let fields = line.split(separator: " ")
+            let columns = try SampleColumns.stored(Self.bytes(hex: fields[2]), intervalS: Double(fields[1])!, checkIn: String(fields[0]))!
+            return zip(columns.samples, columns.dropped).map { ($0, $1) }
+        }
+    }
+
+    /// Changes a check-in's stored samples (or its dropped flags) behind the store's back.
+    func tamperWithSamples(of checkIn: UUID, _ change: (inout SampleColumns) -> Void) async throws {
+        let line = try #require(
+            try await string(
+                kind == .sqlite
+                    ? "SELECT interval_s || ' ' || hex(sample_columns) FROM checkin WHERE id = '\(checkIn.wireString)'"
+                    : "SELECT interval_s || ' ' || encode(sample_columns, 'hex') FROM checkin WHERE id = '\(checkIn.wireString)'"))
+        let fields = line.split(separator: " ")
+        let interval = Double(fields[0])!
+        var columns = try SampleColumns(decoding: Self.bytes(hex: fields[1]), intervalS: interval)
+        change(&columns)
+        try await execute("UPDATE checkin SET sample_columns = \(blob(columns.encoded(intervalS: interval))) WHERE id = '\(checkIn.wireString)'")
+    }
+
+    private static func bytes(hex: Substring) -> Data {
+        var data = Data(capacity: hex.count / 2)
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            data.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return data
     }
 
     func registerDevice(model: String = "Test Mic") async throws -> UUID {

@@ -74,7 +74,7 @@ public enum DeploymentCopy {
         }
         try await connection.query(
             """
-            TRUNCATE device, venue, venue_alias, checkin, sample, event, checkin_hour, loudness, calibration, venue_change, rate_bucket
+            TRUNCATE device, venue, venue_alias, checkin, event, checkin_hour, loudness, calibration, venue_change, rate_bucket
             RESTART IDENTITY
             """, logger: logger)
     }
@@ -116,10 +116,6 @@ public enum DeploymentCopy {
                 let range = [after + 1, checkIns.last?.seq ?? after]
                 return (
                     checkIns,
-                    try Row.fetchAll(
-                        db,
-                        sql: "SELECT checkin_seq, t, avg, peak, dropped, \(SQLiteRepository.sampleDetailColumns), speech, music FROM sample WHERE checkin_seq BETWEEN ? AND ?",
-                        arguments: StatementArguments(range)),
                     try Row.fetchAll(db, sql: "SELECT checkin_seq, t, peak, duration_s, class FROM event WHERE checkin_seq BETWEEN ? AND ?", arguments: StatementArguments(range)),
                     try Row.fetchAll(
                         db,
@@ -127,32 +123,10 @@ public enum DeploymentCopy {
                         arguments: StatementArguments(range))
                 )
             }
-            let (checkIns, samples, events, hours) = batch
+            let (checkIns, events, hours) = batch
             guard let newest = checkIns.last?.seq else { break }
             try await insert(checkIns, on: connection, logger: logger)
-            // Arrays bound as parameters cannot hold NULLs: samples with details and samples without go
-            // apart, an unclassified second's classes travel as −1 and an event's as an empty text.
-            let plain = samples.filter { ($0["fast_max"] as Double?) == nil }, detailed = samples.filter { ($0["fast_max"] as Double?) != nil }
-            func classes(_ rows: [Row], _ column: String) -> [Int] { rows.map { ($0[column] as Int?) ?? -1 } }
-            try await connection.query(
-                """
-                INSERT INTO sample (checkin_seq, t, avg, peak, dropped, speech, music)
-                SELECT checkin_seq, t, avg, peak, dropped, NULLIF(speech, -1), NULLIF(music, -1)
-                FROM unnest(\(plain.map { $0["checkin_seq"] as Int64 }), \(plain.map { $0["t"] as Double }),
-                    \(plain.map { $0["avg"] as Double }), \(plain.map { $0["peak"] as Double }), \(plain.map { $0["dropped"] as Bool }),
-                    \(classes(plain, "speech")), \(classes(plain, "music"))) AS u(checkin_seq, t, avg, peak, dropped, speech, music)
-                """, logger: logger)
-            try await connection.query(
-                """
-                INSERT INTO sample (checkin_seq, t, avg, peak, dropped, \(unescaped: PostgresRepository.sampleDetailColumns), speech, music)
-                SELECT checkin_seq, t, avg, peak, dropped, \(unescaped: PostgresRepository.sampleDetailColumns), NULLIF(speech, -1), NULLIF(music, -1)
-                FROM unnest(\(detailed.map { $0["checkin_seq"] as Int64 }), \(detailed.map { $0["t"] as Double }),
-                    \(detailed.map { $0["avg"] as Double }), \(detailed.map { $0["peak"] as Double }), \(detailed.map { $0["dropped"] as Bool }),
-                    \(detailed.map { $0["fast_max"] as Double }), \(detailed.map { $0["c_avg"] as Double }), \(detailed.map { $0["oct_500"] as Double }),
-                    \(detailed.map { $0["oct_1000"] as Double }), \(detailed.map { $0["oct_2000"] as Double }), \(detailed.map { $0["oct_4000"] as Double }),
-                    \(classes(detailed, "speech")), \(classes(detailed, "music")))
-                    AS u(checkin_seq, t, avg, peak, dropped, \(unescaped: PostgresRepository.sampleDetailColumns), speech, music)
-                """, logger: logger)
+            // An event's unclassified class travels as an empty text (arrays bound as parameters cannot hold NULLs).
             try await connection.query(
                 """
                 INSERT INTO event (checkin_seq, t, peak, duration_s, class)
@@ -173,7 +147,7 @@ public enum DeploymentCopy {
                     \(hours.map { $0["classified_samples"] as Int32 }), \(hours.map { $0["speech_samples"] as Int32 }), \(hours.map { $0["music_samples"] as Int32 }))
                 """, logger: logger)
             summary.checkIns += checkIns.count
-            summary.samples += samples.count
+            summary.samples += checkIns.filter { $0.sampleColumns != nil }.map(\.samples).reduce(0, +)
             last = newest
         }
         try await connection.query(
@@ -212,26 +186,29 @@ public enum DeploymentCopy {
         return summary
     }
 
-    /// Check-ins with their own `seq`; nullable columns as text ('' for NULL).
+    /// Check-ins with their own `seq`, their samples blob as it is (both stores write the same
+    /// format); nullable columns as text ('' for NULL), a pruned check-in's blob as no bytes.
     private static func insert(_ checkIns: [CheckInRecord], on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query(
             """
             INSERT INTO checkin (seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
                 calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, marked_outlier,
-                samples_pruned_at)
+                samples_pruned_at, sample_columns)
             OVERRIDING SYSTEM VALUE
             SELECT seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db, calibration_source,
                 samples, dropped_samples, NULLIF(level_db, '')::double precision, home_weekday, home_hour, status, received_at,
-                marked_outlier, to_timestamp(NULLIF(samples_pruned_at, '')::double precision)
+                marked_outlier, to_timestamp(NULLIF(samples_pruned_at, '')::double precision), NULLIF(sample_columns, ''::bytea)
             FROM unnest(\(checkIns.map { $0.seq ?? 0 }), \(checkIns.map(\.id)), \(checkIns.map(\.venueId)), \(checkIns.map(\.deviceId)),
                 \(checkIns.map { ByteBuffer(bytes: $0.contentHash) }), \(checkIns.map(\.startedAt)), \(checkIns.map(\.intervalS)),
                 \(checkIns.map(\.weighting.rawValue)), \(checkIns.map(\.calibrationDb)), \(checkIns.map(\.calibrationSource.rawValue)),
                 \(checkIns.map { Int32($0.samples) }), \(checkIns.map { Int32($0.droppedSamples) }),
                 \(checkIns.map { $0.levelDb.map { "\($0)" } ?? "" }), \(checkIns.map { Int16($0.homeWeekday) }),
                 \(checkIns.map { Int16($0.homeHour) }), \(checkIns.map(\.status.rawValue)), \(checkIns.map(\.receivedAt)),
-                \(checkIns.map(\.markedOutlier)), \(checkIns.map { $0.samplesPrunedAt.map(Self.timestamp) ?? "" }))
+                \(checkIns.map(\.markedOutlier)), \(checkIns.map { $0.samplesPrunedAt.map(Self.timestamp) ?? "" }),
+                \(checkIns.map { ByteBuffer(bytes: $0.sampleColumns ?? Data()) }))
                 AS c(seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db, calibration_source,
-                    samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, marked_outlier, samples_pruned_at)
+                    samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, marked_outlier, samples_pruned_at,
+                    sample_columns)
             """, logger: logger)
     }
 

@@ -93,6 +93,9 @@ public enum PostgresMigrator {
                         for statement in statements(of: file.sql) {
                             try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                         }
+                        if file.name == Migrations.samplesIntoColumns[.postgres] {
+                            try await PostgresRepository.moveSamplesIntoColumns(on: connection, logger: logger)
+                        }
                         try await connection.query("INSERT INTO hearclear_migration (name, applied_at) VALUES (\(file.name), \(Date()))", logger: logger)
                     }
                     logger.notice("applied migration \(file.name)")

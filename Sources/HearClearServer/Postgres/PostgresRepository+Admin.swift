@@ -134,7 +134,7 @@ extension PostgresRepository: AdminStore {
             let events = try await Self.events(of: seq, on: connection, logger: logger)
             return CheckInDetail(
                 listing: listing, timezone: timezone, intervalS: interval, calibrationDB: calibration, calibrationSource: source,
-                samples: try await Self.samples(of: seq, on: connection, logger: logger), events: events,
+                samples: try await Self.storedSamples(of: seq, on: connection, logger: logger).map { zip($0.samples, $0.dropped).map { ($0, $1) } } ?? [], events: events,
                 verdict: candidates.first { $0.key == seq }.flatMap { Analysis.outlierVerdict(for: $0, among: candidates) })
         }
     }

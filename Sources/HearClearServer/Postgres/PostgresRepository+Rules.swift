@@ -76,36 +76,6 @@ extension PostgresRepository {
             """, logger: logger)
     }
 
-    /// A check-in's samples with the spike filter's flags; the details and classes where the samples carry them.
-    static func storeSamples(_ samples: [Sample], dropped: [Bool], checkIn seq: Int64, on connection: PostgresConnection, logger: Logger) async throws {
-        // Arrays bound as parameters cannot hold NULLs: rows with details and rows without go apart,
-        // and an unclassified second travels as −1.
-        let plain = samples.indices.filter { samples[$0].details == nil }
-        func speech(_ index: Int) -> Int { samples[index].classes?.percent.speech ?? -1 }
-        func music(_ index: Int) -> Int { samples[index].classes?.percent.music ?? -1 }
-        if !plain.isEmpty {
-            try await connection.query(
-                """
-                INSERT INTO sample (checkin_seq, t, avg, peak, dropped, speech, music)
-                SELECT \(seq), t, avg, peak, dropped, NULLIF(speech, -1), NULLIF(music, -1)
-                FROM unnest(\(plain.map { samples[$0].t }), \(plain.map { samples[$0].avg }), \(plain.map { samples[$0].peak }), \(plain.map { dropped[$0] }),
-                    \(plain.map(speech)), \(plain.map(music))) AS u(t, avg, peak, dropped, speech, music)
-                """, logger: logger)
-        }
-        let detailed = samples.indices.compactMap { index in samples[index].details.map { (index, $0) } }
-        if !detailed.isEmpty {
-            try await connection.query(
-                """
-                INSERT INTO sample (checkin_seq, t, avg, peak, dropped, \(unescaped: sampleDetailColumns), speech, music)
-                SELECT \(seq), t, avg, peak, dropped, \(unescaped: sampleDetailColumns), NULLIF(speech, -1), NULLIF(music, -1)
-                FROM unnest(\(detailed.map { samples[$0.0].t }), \(detailed.map { samples[$0.0].avg }), \(detailed.map { samples[$0.0].peak }),
-                    \(detailed.map { dropped[$0.0] }), \(detailed.map(\.1.fastMax)), \(detailed.map(\.1.cAvg)), \(detailed.map { $0.1.octaves[0] }),
-                    \(detailed.map { $0.1.octaves[1] }), \(detailed.map { $0.1.octaves[2] }), \(detailed.map { $0.1.octaves[3] }),
-                    \(detailed.map { speech($0.0) }), \(detailed.map { music($0.0) })) AS u(t, avg, peak, dropped, \(unescaped: sampleDetailColumns), speech, music)
-                """, logger: logger)
-        }
-    }
-
     /// A check-in's loud events, an unclassified one's class travelling as an empty text.
     static func storeEvents(_ events: [LoudEvent], checkIn seq: Int64, on connection: PostgresConnection, logger: Logger) async throws {
         guard !events.isEmpty else { return }
@@ -127,7 +97,6 @@ extension PostgresRepository {
     }
 
     /// The details' columns of `sample`, in the order of `LevelDetails`' levels.
-    static let sampleDetailColumns = (["fast_max", "c_avg"] + LevelDetails.octaveNames).joined(separator: ", ")
 
     /// The columns of `DetailEnergies`, `LevelSpread` and `SoundCounts` in `checkin_hour` and `loudness`.
     static let sumColumnNames = DetailEnergies.columns + LevelSpread.columns + SoundCounts.columns
@@ -252,18 +221,14 @@ extension PostgresRepository {
         try await decide(venueID: venueID, sumAgain: true, on: connection, logger: logger)
     }
 
-    /// A check-in's samples in time order, with their stored `dropped` flags.
-    static func samples(of seq: Int64, on connection: PostgresConnection, logger: Logger) async throws -> [(sample: Sample, dropped: Bool)] {
-        var samples: [(sample: Sample, dropped: Bool)] = []
-        for try await (t, avg, peak, dropped, fastMax, c, o500, o1000, o2000, o4000, speech, music) in try await connection.query(
-            "SELECT t, avg, peak, dropped, \(unescaped: sampleDetailColumns), speech, music FROM sample WHERE checkin_seq = \(seq) ORDER BY t", logger: logger
-        ).decode((Double, Double, Double, Bool, Double?, Double?, Double?, Double?, Double?, Double?, Int?, Int?).self) {
-            let octaves = [o500, o1000, o2000, o4000].compactMap { $0 }
-            let details = fastMax.flatMap { fastMax in c.map { LevelDetails(fastMax: fastMax, cAvg: $0, octaves: octaves) } }
-            let classes = speech.flatMap { speech in music.map { SoundClasses(percent: speech, $0) } }
-            samples.append((Sample(t: t, avg: avg, peak: peak, details: octaves.count == 4 ? details : nil, classes: classes), dropped))
-        }
-        return samples
+    /// A check-in's samples with their dropped flags; nil once retention dropped them (or no such check-in).
+    static func storedSamples(of seq: Int64, on connection: PostgresConnection, logger: Logger) async throws -> SampleColumns? {
+        guard
+            let (id, interval, blob) = try await connection.query(
+                "SELECT id, interval_s, sample_columns FROM checkin WHERE seq = \(seq)", logger: logger
+            ).decode((UUID, Double, Data?).self).first(where: { _ in true })
+        else { return nil }
+        return try SampleColumns.stored(blob, intervalS: interval, checkIn: id.wireString)
     }
 
     /// Places a venue's check-ins in their local hours again and recomputes their levels, from
@@ -279,7 +244,7 @@ extension PostgresRepository {
         ).decode((Int64, Date, Double, Bool).self).reduce(into: [(Int64, Date, Double, Bool)]()) { $0.append($1) }
         for (seq, startedAt, calibration, pruned) in rows where !pruned {
             let analysis = CheckInAnalysis(
-                samples: try await samples(of: seq, on: connection, logger: logger).map(\.sample), startedAt: startedAt, calibrationDB: calibration, clock: clock)
+                samples: try await storedSamples(of: seq, on: connection, logger: logger)?.samples ?? [], startedAt: startedAt, calibrationDB: calibration, clock: clock)
             try await connection.query("DELETE FROM checkin_hour WHERE checkin_seq = \(seq)", logger: logger)
             try await storeHours(analysis.hours, checkIn: seq, venueID: venueID, on: connection, logger: logger)
             try await connection.query(

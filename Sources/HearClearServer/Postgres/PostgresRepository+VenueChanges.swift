@@ -125,9 +125,8 @@ extension PostgresRepository {
                     "SELECT seq FROM checkin WHERE started_at < \(cutoff) AND samples_pruned_at IS NULL ORDER BY seq LIMIT 500", logger: logger
                 ).decode(Int64.self).reduce(into: [Int64]()) { $0.append($1) }
                 guard !seqs.isEmpty else { return 0 }
-                try await connection.query("DELETE FROM sample WHERE checkin_seq = ANY(\(seqs))", logger: logger)
                 try await connection.query("DELETE FROM event WHERE checkin_seq = ANY(\(seqs))", logger: logger)
-                try await connection.query("UPDATE checkin SET samples_pruned_at = \(now) WHERE seq = ANY(\(seqs))", logger: logger)
+                try await connection.query("UPDATE checkin SET samples_pruned_at = \(now), sample_columns = NULL WHERE seq = ANY(\(seqs))", logger: logger)
                 return seqs.count
             }
             pruned += batch

@@ -22,12 +22,22 @@ extension PostgresRepository {
                 ).decode((Int64, UUID, Date, Double, Int, Int, Double?, CheckInStatus, Int, Int).self).reduce(into: [(Int64, UUID, Date, Double, Int, Int, Double?, CheckInStatus, Int, Int)]()) { $0.append($1) }
                 if let clock = VenueClock(timeZoneIdentifier: timezone) {
                     for (seq, id, startedAt, calibration, samples, dropped, level, status, weekday, hour) in checkIns {
-                        let rows = try await Self.samples(of: seq, on: connection, logger: logger)
+                        let columns: SampleColumns
+                        do {
+                            guard let stored = try await Self.storedSamples(of: seq, on: connection, logger: logger) else {
+                                differences.append("check-in \(id.wireString): its samples are missing, yet retention has not dropped them")
+                                continue
+                            }
+                            columns = stored
+                        } catch let error as SampleColumns.Unreadable {
+                            differences.append(error.description)
+                            continue
+                        }
                         let hours = try await Self.contributions(venueID: venue, checkIns: [seq], on: connection, logger: logger)
                         let stored = DerivedFacts(
-                            samples: samples, droppedFlags: rows.map(\.dropped), droppedSamples: dropped, levelDB: level, status: status,
+                            samples: samples, droppedFlags: columns.dropped, droppedSamples: dropped, levelDB: level, status: status,
                             home: LocalHour(weekday: weekday, hour: hour), hours: Dictionary(hours.map { ($0.hour, $0.share) }, uniquingKeysWith: { first, _ in first }))
-                        let analysis = CheckInAnalysis(samples: rows.map(\.sample), startedAt: startedAt, calibrationDB: calibration, clock: clock)
+                        let analysis = CheckInAnalysis(samples: columns.samples, startedAt: startedAt, calibrationDB: calibration, clock: clock)
                         differences += Analysis.differences(checkIn: id.wireString, stored: stored, analysis: analysis)
                     }
                 } else {
@@ -57,17 +67,12 @@ extension PostgresRepository {
         for (venue, timezone) in venues {
             guard let clock = VenueClock(timeZoneIdentifier: timezone) else { continue }
             let checkIns = try await connection.query(
-                "SELECT seq, started_at, calibration_db, marked_outlier FROM checkin WHERE venue_id = \(venue) AND samples_pruned_at IS NULL",
+                "SELECT seq, started_at, interval_s, calibration_db, marked_outlier FROM checkin WHERE venue_id = \(venue) AND samples_pruned_at IS NULL",
                 logger: logger
-            ).decode((Int64, Date, Double, Bool).self).reduce(into: [(Int64, Date, Double, Bool)]()) { $0.append($1) }
-            for (seq, startedAt, calibration, marked) in checkIns {
-                let samples = try await Self.samples(of: seq, on: connection, logger: logger).map(\.sample)
+            ).decode((Int64, Date, Double, Double, Bool).self).reduce(into: [(Int64, Date, Double, Double, Bool)]()) { $0.append($1) }
+            for (seq, startedAt, interval, calibration, marked) in checkIns {
+                let samples = try await Self.storedSamples(of: seq, on: connection, logger: logger)?.samples ?? []
                 let analysis = CheckInAnalysis(samples: samples, startedAt: startedAt, calibrationDB: calibration, clock: clock)
-                try await connection.query(
-                    """
-                    UPDATE sample s SET dropped = u.dropped FROM unnest(\(samples.map(\.t)), \(analysis.dropped)) AS u(t, dropped)
-                    WHERE s.checkin_seq = \(seq) AND s.t = u.t
-                    """, logger: logger)
                 try await connection.query("DELETE FROM checkin_hour WHERE checkin_seq = \(seq)", logger: logger)
                 try await Self.storeHours(analysis.hours, checkIn: seq, venueID: venue, on: connection, logger: logger)
                 // The outlier rule decides below, for the whole venue.
@@ -75,6 +80,7 @@ extension PostgresRepository {
                 try await connection.query(
                     """
                     UPDATE checkin SET samples = \(samples.count), dropped_samples = \(analysis.droppedSamples), level_db = \(analysis.levelDB),
+                        sample_columns = \(SampleColumns(samples: samples, dropped: analysis.dropped).encoded(intervalS: interval)),
                         home_weekday = \(analysis.homeHour.weekday), home_hour = \(analysis.homeHour.hour), status = \(status)
                     WHERE seq = \(seq)
                     """, logger: logger)

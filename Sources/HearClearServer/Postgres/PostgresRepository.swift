@@ -249,10 +249,11 @@ public struct PostgresRepository: Repository {
                 let seq = try await connection.query(
                     """
                     INSERT INTO checkin (id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
-                        calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at)
+                        calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, sample_columns)
                     VALUES (\(checkIn.id), \(venueID), \(device), \(contentHash), \(checkIn.startedAt), \(checkIn.intervalS),
                         \(checkIn.weighting), \(calibration), \(source), \(checkIn.samples.count), \(analysis.droppedSamples),
-                        \(analysis.levelDB), \(analysis.homeHour.weekday), \(analysis.homeHour.hour), \(status), \(now))
+                        \(analysis.levelDB), \(analysis.homeHour.weekday), \(analysis.homeHour.hour), \(status), \(now),
+                        \(SampleColumns(samples: checkIn.samples, dropped: analysis.dropped).encoded(intervalS: checkIn.intervalS)))
                     ON CONFLICT (id) DO NOTHING RETURNING seq
                     """, logger: logger
                 ).decode(Int64.self).first(where: { _ in true })
@@ -261,7 +262,6 @@ public struct PostgresRepository: Repository {
                 return existing.contentHash == contentHash && existing.device == device ? .replayed(existing.stored) : .conflict
             }
             // One statement per table: the rows travel as arrays.
-            try await Self.storeSamples(checkIn.samples, dropped: analysis.dropped, checkIn: seq, on: connection, logger: logger)
             try await Self.storeEvents(checkIn.events, checkIn: seq, on: connection, logger: logger)
             try await Self.storeHours(analysis.hours, checkIn: seq, venueID: venueID, on: connection, logger: logger)
             if !analysis.isTooShort {
@@ -286,7 +286,7 @@ public struct PostgresRepository: Repository {
             let events = try await Self.events(of: seq, on: connection, logger: logger)
             return CheckIn(
                 id: id, venueID: venueID, startedAt: startedAt, intervalS: interval, weighting: weighting,
-                calibrationDB: source == .checkIn ? calibration : nil, samples: try await Self.samples(of: seq, on: connection, logger: logger).map(\.sample),
+                calibrationDB: source == .checkIn ? calibration : nil, samples: try await Self.storedSamples(of: seq, on: connection, logger: logger)?.samples ?? [],
                 events: events)
         }
     }

@@ -109,6 +109,8 @@ struct CheckInRecord: SQLiteRecord {
     var markedOutlier = false
     /// When retention dropped its samples; its per-hour sums and level stay.
     var samplesPrunedAt: Date?
+    /// Its samples and their dropped flags, as `SampleColumns` encodes them; nil once pruned.
+    var sampleColumns: Data?
 
     enum Columns {
         static let id = Column("id")
@@ -116,6 +118,11 @@ struct CheckInRecord: SQLiteRecord {
     }
 
     var home: LocalHour { LocalHour(weekday: homeWeekday, hour: homeHour) }
+
+    /// Its samples with their dropped flags; nil once retention dropped them.
+    func storedSamples() throws(SampleColumns.Unreadable) -> SampleColumns? {
+        try SampleColumns.stored(sampleColumns, intervalS: intervalS, checkIn: id.wireString)
+    }
 
     var stored: StoredCheckIn {
         StoredCheckIn(id: id, venueID: venueId, samples: samples, droppedSamples: droppedSamples, levelDB: levelDb, status: status)

@@ -26,6 +26,7 @@ public enum SQLiteDatabase {
         for file in try Migrations.files(for: .sqlite) {
             migrator.registerMigration(file.name) { db in
                 try db.execute(sql: file.sql)
+                if file.name == Migrations.samplesIntoColumns[.sqlite] { try SQLiteRepository.moveSamplesIntoColumns(in: db) }
             }
         }
         return migrator

@@ -111,7 +111,7 @@ extension SQLiteRepository: AdminStore {
                 let record = try CheckInRecord.filter(CheckInRecord.Columns.id == id.wireString).fetchOne(db), let seq = record.seq,
                 let venue = try VenueRecord.fetchOne(db, key: record.venueId)
             else { return nil }
-            let samples = try Self.samples(of: seq, in: db)
+            let samples: [(sample: Sample, dropped: Bool)] = try record.storedSamples().map { zip($0.samples, $0.dropped).map { ($0, $1) } } ?? []
             let events = try Self.events(of: seq, in: db)
             let candidates = try Self.statusCandidates(venueID: record.venueId, homeHour: record.homeHour, in: db)
             return CheckInDetail(

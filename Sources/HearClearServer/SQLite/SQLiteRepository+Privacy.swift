@@ -35,11 +35,9 @@ extension SQLiteRepository {
                 let seqs = try SQLRequest<Int64>(
                     "SELECT seq FROM checkin WHERE started_at < \(cutoff.timeIntervalSince1970) AND samples_pruned_at IS NULL LIMIT 500"
                 ).fetchAll(db)
-                let deleteSamples = try db.cachedStatement(sql: "DELETE FROM sample WHERE checkin_seq = ?")
                 let deleteEvents = try db.cachedStatement(sql: "DELETE FROM event WHERE checkin_seq = ?")
-                let mark = try db.cachedStatement(sql: "UPDATE checkin SET samples_pruned_at = ? WHERE seq = ?")
+                let mark = try db.cachedStatement(sql: "UPDATE checkin SET samples_pruned_at = ?, sample_columns = NULL WHERE seq = ?")
                 for seq in seqs {
-                    try deleteSamples.execute(arguments: [seq])
                     try deleteEvents.execute(arguments: [seq])
                     try mark.execute(arguments: [now.timeIntervalSince1970, seq])
                 }

@@ -130,24 +130,17 @@ public struct SQLiteRepository: Repository {
             try Self.touch(device: device, at: now, in: db)
             let calibration = try checkIn.calibrationDB ?? serverCalibration(forDevice: device, in: db)
             let analysis = CheckInAnalysis(checkIn: checkIn, calibrationDB: calibration, clock: clock)
+            let samples = SampleColumns(samples: checkIn.samples, dropped: analysis.dropped)
             var record = CheckInRecord(
                 seq: nil, id: checkIn.id, venueId: venue.id, deviceId: device, contentHash: contentHash, startedAt: checkIn.startedAt,
                 intervalS: checkIn.intervalS, weighting: checkIn.weighting, calibrationDb: calibration,
                 calibrationSource: checkIn.calibrationDB == nil ? .server : .checkIn,
                 samples: checkIn.samples.count, droppedSamples: analysis.droppedSamples,
                 levelDb: analysis.levelDB, homeWeekday: analysis.homeHour.weekday, homeHour: analysis.homeHour.hour,
-                status: Analysis.status(keptSamples: analysis.keptSamples, markedOutlier: false, verdict: nil), receivedAt: now)
+                status: Analysis.status(keptSamples: analysis.keptSamples, markedOutlier: false, verdict: nil), receivedAt: now,
+                sampleColumns: samples.encoded(intervalS: checkIn.intervalS))
             try record.insert(db)
             guard let seq = record.seq else { throw DatabaseError(message: "the check-in was stored without a row id") }
-
-            let insertSample = try db.cachedStatement(
-                sql: "INSERT INTO sample (checkin_seq, t, avg, peak, dropped, \(Self.sampleDetailColumns), speech, music) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-            for (index, sample) in checkIn.samples.enumerated() {
-                let details: [Double?] = sample.details.map { [$0.fastMax, $0.cAvg] + $0.octaves } ?? Array(repeating: nil, count: 6)
-                let percent = sample.classes?.percent
-                try insertSample.execute(
-                    arguments: StatementArguments([seq, sample.t, sample.avg, sample.peak, analysis.dropped[index]] + details + [percent?.speech, percent?.music]))
-            }
             let insertEvent = try db.cachedStatement(
                 sql: "INSERT INTO event (checkin_seq, t, peak, duration_s, class) VALUES (?, ?, ?, ?, ?)")
             for event in checkIn.events {
@@ -158,7 +151,9 @@ public struct SQLiteRepository: Repository {
             if !analysis.isTooShort {
                 try Self.decide(venueID: venue.id, homeHour: analysis.homeHour.hour, joined: (seq, record.status), in: db)
             }
-            return .created(try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE seq = ?"), arguments: [seq])?.stored ?? record.stored)
+            // The outlier rule may have decided this check-in's status too.
+            record.status = try CheckInStatus.fetchOne(db.cachedStatement(sql: "SELECT status FROM checkin WHERE seq = ?"), arguments: [seq]) ?? record.status
+            return .created(record.stored)
         }
         // Told after the commit, so no cache keeps an answer computed from the old rows as new.
         if case .created(let checkIn) = stored { changes.touch(checkIn.venueID) }
@@ -173,7 +168,7 @@ public struct SQLiteRepository: Repository {
             let events = try Self.events(of: seq, in: db)
             return CheckIn(
                 id: id, venueID: record.venueId, startedAt: record.startedAt, intervalS: record.intervalS, weighting: record.weighting,
-                calibrationDB: record.calibrationSource == .checkIn ? record.calibrationDb : nil, samples: try Self.samples(of: seq, in: db).map(\.sample),
+                calibrationDB: record.calibrationSource == .checkIn ? record.calibrationDb : nil, samples: try record.storedSamples()?.samples ?? [],
                 events: events)
         }
     }
@@ -355,27 +350,13 @@ public struct SQLiteRepository: Repository {
             }
             guard let clock = clocks[record.venueId] else { continue }
             let analysis = CheckInAnalysis(
-                samples: try samples(of: seq, in: db).map(\.sample), startedAt: record.startedAt, calibrationDB: record.calibrationDb, clock: clock)
+                samples: try record.storedSamples()?.samples ?? [], startedAt: record.startedAt, calibrationDB: record.calibrationDb, clock: clock)
             try db.execute(literal: "DELETE FROM checkin_hour WHERE checkin_seq = \(seq)")
             try storeHours(analysis.hours, checkIn: seq, venueID: record.venueId, in: db)
             record.levelDb = analysis.levelDB
             record.homeWeekday = analysis.homeHour.weekday
             record.homeHour = analysis.homeHour.hour
             try record.update(db)
-        }
-    }
-
-    /// A check-in's samples in time order, with their stored `dropped` flags.
-    static func samples(of seq: Int64, in db: GRDB.Database) throws -> [(sample: Sample, dropped: Bool)] {
-        try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT t, avg, peak, dropped, \(sampleDetailColumns), speech, music FROM sample WHERE checkin_seq = ? ORDER BY t"),
-            arguments: [seq]
-        ).map { row in
-            let details = (row["fast_max"] as Double?).map { fastMax in
-                LevelDetails(fastMax: fastMax, cAvg: row["c_avg"], octaves: LevelDetails.octaveNames.map { row[$0] })
-            }
-            let classes = (row["speech"] as Int?).flatMap { speech in (row["music"] as Int?).map { SoundClasses(percent: speech, $0) } }
-            return (Sample(t: row["t"], avg: row["avg"], peak: row["peak"], details: details, classes: classes), row["dropped"])
         }
     }
 
@@ -420,9 +401,6 @@ public struct SQLiteRepository: Repository {
                     [seq, venueID, hour.weekday, hour.hour, share.samples, share.energy] + sumValues(details: share.details, spread: share.spread, sounds: share.sounds)))
         }
     }
-
-    /// The details' columns of `sample`, in the order of `LevelDetails`' levels.
-    static let sampleDetailColumns = (["fast_max", "c_avg"] + LevelDetails.octaveNames).joined(separator: ", ")
 
     /// The columns of `DetailEnergies`, `LevelSpread` and `SoundCounts` in `checkin_hour` and `loudness`.
     static let sumColumnNames = DetailEnergies.columns + LevelSpread.columns + SoundCounts.columns

@@ -13,8 +13,9 @@ extension SQLiteRepository {
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             var differences = integrity == ["ok"] ? [] : integrity.map { "integrity: \($0)" }
             var clocks: [String: VenueClock] = [:]
-            for record in try CheckInRecord.filter(sql: "samples_pruned_at IS NULL").order(Column("seq")).fetchAll(db) {
-                guard let seq = record.seq else { continue }
+            // One check-in at a time: each holds its samples.
+            for seq in try Int64.fetchAll(db, sql: "SELECT seq FROM checkin WHERE samples_pruned_at IS NULL ORDER BY seq") {
+                guard let record = try CheckInRecord.fetchOne(db, key: seq) else { continue }
                 if clocks[record.venueId] == nil {
                     clocks[record.venueId] = try VenueRecord.fetchOne(db, key: record.venueId).flatMap { VenueClock(timeZoneIdentifier: $0.timezone) }
                 }
@@ -22,13 +23,23 @@ extension SQLiteRepository {
                     differences.append("check-in \(record.id.wireString): its venue \(record.venueId) is missing or has no valid time zone")
                     continue
                 }
-                let samples = try Self.samples(of: seq, in: db)
+                let samples: SampleColumns
+                do {
+                    guard let stored = try record.storedSamples() else {
+                        differences.append("check-in \(record.id.wireString): its samples are missing, yet retention has not dropped them")
+                        continue
+                    }
+                    samples = stored
+                } catch let error as SampleColumns.Unreadable {
+                    differences.append(error.description)
+                    continue
+                }
                 let hours = try Self.contributions(venueID: record.venueId, checkIns: [seq], in: db)
                 let stored = DerivedFacts(
-                    samples: record.samples, droppedFlags: samples.map(\.dropped), droppedSamples: record.droppedSamples,
+                    samples: record.samples, droppedFlags: samples.dropped, droppedSamples: record.droppedSamples,
                     levelDB: record.levelDb, status: record.status, home: record.home,
                     hours: Dictionary(hours.map { ($0.hour, $0.share) }, uniquingKeysWith: { first, _ in first }))
-                let analysis = CheckInAnalysis(samples: samples.map(\.sample), startedAt: record.startedAt, calibrationDB: record.calibrationDb, clock: clock)
+                let analysis = CheckInAnalysis(samples: samples.samples, startedAt: record.startedAt, calibrationDB: record.calibrationDb, clock: clock)
                 differences += Analysis.differences(checkIn: record.id.wireString, stored: stored, analysis: analysis)
             }
             for venue in try String.fetchAll(db, sql: "SELECT id FROM venue ORDER BY id") {
@@ -49,20 +60,18 @@ extension SQLiteRepository {
 
     /// What `rebuild` does, inside a transaction of the caller's (also a migration's that adds a derived column).
     static func deriveAgain(in db: GRDB.Database) throws {
-        let setDropped = try db.cachedStatement(sql: "UPDATE sample SET dropped = ? WHERE checkin_seq = ? AND t = ?")
         var clocks: [String: VenueClock] = [:]
-        // Check-ins whose samples retention dropped keep what was derived from them.
-        for var record in try CheckInRecord.filter(sql: "samples_pruned_at IS NULL").fetchAll(db) {
-            guard let seq = record.seq else { continue }
+        // Check-ins whose samples retention dropped keep what was derived from them. One at a
+        // time: each holds its samples.
+        for seq in try Int64.fetchAll(db, sql: "SELECT seq FROM checkin WHERE samples_pruned_at IS NULL ORDER BY seq") {
+            guard var record = try CheckInRecord.fetchOne(db, key: seq) else { continue }
             if clocks[record.venueId] == nil {
                 clocks[record.venueId] = try VenueRecord.fetchOne(db, key: record.venueId).flatMap { VenueClock(timeZoneIdentifier: $0.timezone) }
             }
             guard let clock = clocks[record.venueId] else { continue }
-            let samples = try Self.samples(of: seq, in: db).map(\.sample)
+            let samples = try record.storedSamples()?.samples ?? []
             let analysis = CheckInAnalysis(samples: samples, startedAt: record.startedAt, calibrationDB: record.calibrationDb, clock: clock)
-            for (index, sample) in samples.enumerated() {
-                try setDropped.execute(arguments: [analysis.dropped[index], seq, sample.t])
-            }
+            record.sampleColumns = SampleColumns(samples: samples, dropped: analysis.dropped).encoded(intervalS: record.intervalS)
             try db.execute(literal: "DELETE FROM checkin_hour WHERE checkin_seq = \(seq)")
             try Self.storeHours(analysis.hours, checkIn: seq, venueID: record.venueId, in: db)
             record.samples = samples.count

@@ -1,0 +1,108 @@
+// The byte-level pieces of the samples blob: varints, zigzag deltas, bitmaps, doubles. Written by
+// hand because no library here has them (Foundation has no varint; protobuf would be a whole
+// dependency for four functions).
+
+extension SampleColumns {
+    struct ByteWriter {
+        var bytes: [UInt8] = []
+
+        mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+        /// LEB128: seven bits a byte, low bits first.
+        mutating func varint(_ value: UInt64) {
+            var value = value
+            while value >= 0x80 {
+                bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+                value >>= 7
+            }
+            bytes.append(UInt8(value))
+        }
+
+        /// Each value as the zigzag varint of its difference from the one before (from 0 for the
+        /// first): a level moving by less than 6.4 dB a second takes one byte.
+        mutating func deltas(_ values: [Int]) {
+            var previous = 0
+            for value in values {
+                let delta = Int64(value &- previous)
+                varint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
+                previous = value
+            }
+        }
+
+        mutating func double(_ value: Double) {
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+
+        mutating func bitmap(_ bits: [Bool]) {
+            for start in stride(from: 0, to: bits.count, by: 8) {
+                var byte: UInt8 = 0
+                for (offset, bit) in bits[start..<min(start + 8, bits.count)].enumerated() where bit { byte |= 1 << offset }
+                bytes.append(byte)
+            }
+        }
+    }
+
+    /// Reads what `ByteWriter` wrote; every read checks its bounds, as a blob may be damaged.
+    struct ByteReader {
+        private let bytes: [UInt8]
+        private var position = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var isAtEnd: Bool { position == bytes.count }
+        var remaining: Int { bytes.count - position }
+        var rest: ArraySlice<UInt8> { bytes[position...] }
+
+        private static let truncated = Unreadable(description: "samples blob ends in the middle of its columns")
+
+        mutating func byte() throws(Unreadable) -> UInt8 {
+            guard position < bytes.count else { throw Self.truncated }
+            defer { position += 1 }
+            return bytes[position]
+        }
+
+        mutating func varint() throws(Unreadable) -> UInt64 {
+            var value: UInt64 = 0
+            for shift in stride(from: 0, to: 64, by: 7) {
+                let byte = try byte()
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+            }
+            throw Unreadable(description: "samples blob holds a number longer than 64 bits")
+        }
+
+        /// A count of things still to read: never more than bytes are left, so a damaged count
+        /// cannot ask for memory the blob could not fill.
+        mutating func count() throws(Unreadable) -> Int {
+            let value = try varint()
+            guard value <= UInt64(remaining) * 8 else { throw Self.truncated }
+            return Int(value)
+        }
+
+        mutating func deltas(count: Int) throws(Unreadable) -> [Int] {
+            var values: [Int] = []
+            values.reserveCapacity(min(count, remaining))
+            var previous = 0
+            for _ in 0..<count {
+                let zigzag = try varint()
+                previous = previous &+ Int(truncatingIfNeeded: Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+                values.append(previous)
+            }
+            return values
+        }
+
+        mutating func double() throws(Unreadable) -> Double {
+            guard remaining >= 8 else { throw Self.truncated }
+            var bits: UInt64 = 0
+            for offset in 0..<8 { bits |= UInt64(bytes[position + offset]) << (8 * offset) }
+            position += 8
+            return Double(bitPattern: bits)
+        }
+
+        mutating func bitmap(count: Int) throws(Unreadable) -> [Bool] {
+            guard remaining >= (count + 7) / 8 else { throw Self.truncated }
+            defer { position += (count + 7) / 8 }
+            return (0..<count).map { index in bytes[position + index / 8] & (1 << (index % 8)) != 0 }
+        }
+    }
+}

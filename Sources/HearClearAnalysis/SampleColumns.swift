@@ -1,0 +1,254 @@
+import CZlib
+import Foundation
+import HearClearCore
+
+/// A check-in's samples as both stores keep them: one blob per check-in, its seconds as columns
+/// (docs/storage.md, "The samples blob"). No query reads seconds across check-ins, and a row per
+/// second cost ~85 bytes where these columns cost under ten.
+///
+/// A blob is a format byte, the payload's length (varint) and the payload, deflated by zlib. The
+/// payload holds, in order: the number of samples; a byte of flags (`t` listed, details, classes,
+/// each for all samples or for those a bitmap names); `t` only when the samples are not at 0,
+/// interval, 2·interval, …; each level column; the classes; the dropped samples' indices.
+///
+/// A level column is either fixed-point, in tenths of a dB (what API v2 carries, so every level it
+/// brings), hundredths or thousandths, whichever is the coarsest that holds every level of the
+/// column exactly, each level as the difference from the interval's `avg` when `avg` has the same
+/// step (they move together), delta-coded along the check-in as zigzag varints; or, when no such
+/// step holds them all (API v1 brings any precision), the IEEE doubles as they came. Nothing is
+/// rounded: decoding gives back exactly what was stored.
+public struct SampleColumns: Sendable, Equatable {
+    public var samples: [Sample]
+    /// The spike filter's verdict per sample, as the check-in was analysed.
+    public var dropped: [Bool]
+
+    /// The format this code writes; it reads every format it ever wrote.
+    public static let formatVersion: UInt8 = 1
+    /// The most samples a blob may claim: a day of seconds is 86,400, and a claim beyond this
+    /// would be a corrupt blob asking for memory.
+    static let largestPayload = 64 << 20
+
+    public init(samples: [Sample], dropped: [Bool]) {
+        precondition(samples.count == dropped.count, "one dropped flag per sample")
+        self.samples = samples
+        self.dropped = dropped
+    }
+
+    /// Why a blob cannot be read: it is not one this code wrote, or it was damaged.
+    public struct Unreadable: Error, CustomStringConvertible, Equatable {
+        public let description: String
+    }
+
+    private struct Flags: OptionSet {
+        let rawValue: UInt8
+        static let timesListed = Flags(rawValue: 1)
+        static let details = Flags(rawValue: 2)
+        static let detailsInPart = Flags(rawValue: 4)
+        static let classes = Flags(rawValue: 8)
+        static let classesInPart = Flags(rawValue: 16)
+    }
+
+    /// A level column in whole steps of 10^−decimals dB.
+    private struct FixedPoint {
+        /// 1, 2 or 3; the column's kind byte (0 is a column of doubles).
+        var decimals: Int
+        var steps: [Int]
+
+        var scale: Double { [1, 10, 100, 1000][decimals] }
+
+        /// The coarsest step that holds every level exactly, if one does (and every level is finite and sane).
+        init?(_ levels: [Double]) {
+            guard levels.allSatisfy({ $0.isFinite && abs($0) < 1e6 }) else { return nil }
+            for decimals in 1...3 {
+                let scale: Double = [1, 10, 100, 1000][decimals]
+                let steps = levels.map { Int(($0 * scale).rounded()) }
+                if zip(steps, levels).allSatisfy({ Double($0) / scale == $1 }) {
+                    (self.decimals, self.steps) = (decimals, steps)
+                    return
+                }
+            }
+            return nil
+        }
+
+        init(decimals: Int, steps: [Int]) {
+            (self.decimals, self.steps) = (decimals, steps)
+        }
+
+        var levels: [Double] { steps.map { Double($0) / scale } }
+
+        /// Picks the steps of `indices` (the samples with details, say).
+        func picking(_ indices: [Int]) -> FixedPoint { FixedPoint(decimals: decimals, steps: indices.map { steps[$0] }) }
+    }
+
+    // MARK: Encoding
+
+    /// The blob of these samples, taken at `intervalS` seconds apart unless their `t` say otherwise.
+    public func encoded(intervalS: Double) -> Data {
+        var payload = ByteWriter()
+        payload.varint(UInt64(samples.count))
+        let timesListed = !samples.indices.allSatisfy { samples[$0].t == Double($0) * intervalS }
+        let withDetails = samples.map { $0.details != nil }
+        let withClasses = samples.map { $0.classes != nil }
+        var flags: Flags = timesListed ? .timesListed : []
+        flags.formUnion(Self.presence(withDetails, all: .details, part: [.details, .detailsInPart]))
+        flags.formUnion(Self.presence(withClasses, all: .classes, part: [.classes, .classesInPart]))
+        payload.byte(flags.rawValue)
+        if timesListed { samples.forEach { payload.double($0.t) } }
+
+        let averages = FixedPoint(samples.map(\.avg))
+        Self.write(samples.map(\.avg), reference: nil, to: &payload)
+        Self.write(samples.map(\.peak), reference: averages, to: &payload)
+        if flags.contains(.details) {
+            if flags.contains(.detailsInPart) { payload.bitmap(withDetails) }
+            let detailed = samples.indices.filter { withDetails[$0] }
+            let reference = averages?.picking(detailed)
+            let levels = detailed.map { Self.columnLevels(of: samples[$0].details!) }
+            for column in 0..<Self.detailColumns {
+                Self.write(levels.map { $0[column] }, reference: reference, to: &payload)
+            }
+        }
+        if flags.contains(.classes) {
+            if flags.contains(.classesInPart) { payload.bitmap(withClasses) }
+            let percents = samples.compactMap { $0.classes?.percent }
+            payload.deltas(percents.map(\.speech))
+            payload.deltas(percents.map(\.music))
+        }
+        let droppedIndices = dropped.indices.filter { dropped[$0] }
+        payload.varint(UInt64(droppedIndices.count))
+        var previous = 0
+        for index in droppedIndices {
+            payload.varint(UInt64(index - previous))
+            previous = index
+        }
+
+        var blob = ByteWriter()
+        blob.byte(Self.formatVersion)
+        blob.varint(UInt64(payload.bytes.count))
+        blob.bytes.append(contentsOf: Self.deflated(payload.bytes))
+        return Data(blob.bytes)
+    }
+
+    /// The levels of `LevelDetails` in the order their columns are written.
+    private static func columnLevels(of details: LevelDetails) -> [Double] { [details.fastMax, details.cAvg] + details.octaves }
+    private static let detailColumns = 2 + LevelDetails.octaveNames.count
+
+    private static func presence(_ present: [Bool], all: Flags, part: Flags) -> Flags {
+        guard present.contains(true) else { return [] }
+        return present.allSatisfy { $0 } ? all : part
+    }
+
+    private static func write(_ levels: [Double], reference: FixedPoint?, to payload: inout ByteWriter) {
+        guard let column = FixedPoint(levels) else {
+            payload.byte(0)
+            levels.forEach { payload.double($0) }
+            return
+        }
+        payload.byte(UInt8(column.decimals))
+        guard let reference, reference.decimals == column.decimals else { return payload.deltas(column.steps) }
+        payload.deltas(zip(column.steps, reference.steps).map { $0 - $1 })
+    }
+
+    private static func deflated(_ bytes: [UInt8]) -> [UInt8] {
+        var length = compressBound(uLong(bytes.count))
+        var output = [UInt8](repeating: 0, count: Int(length))
+        // Level 6, zlib's default: a check-in hour deflates in about a millisecond.
+        let status = compress2(&output, &length, bytes, uLong(bytes.count), 6)
+        precondition(status == Z_OK, "zlib failed to deflate \(bytes.count) bytes (\(status))")
+        return Array(output.prefix(Int(length)))
+    }
+
+    // MARK: Decoding
+
+    /// A stored check-in's samples: nil once retention dropped them (no blob), and when its blob
+    /// cannot be read, an error that names the check-in.
+    public static func stored(_ blob: Data?, intervalS: Double, checkIn id: String) throws(Unreadable) -> SampleColumns? {
+        guard let blob else { return nil }
+        do {
+            return try SampleColumns(decoding: blob, intervalS: intervalS)
+        } catch {
+            throw Unreadable(description: "check-in \(id): \(error.description)")
+        }
+    }
+
+    /// The samples of a blob `encoded(intervalS:)` wrote with the same interval.
+    public init(decoding blob: Data, intervalS: Double) throws(Unreadable) {
+        var header = ByteReader(Array(blob))
+        let version = try header.byte()
+        guard version == Self.formatVersion else {
+            throw Unreadable(description: "samples blob of format \(version), which this release cannot read (it reads format \(Self.formatVersion))")
+        }
+        let length = try header.varint()
+        guard length <= UInt64(Self.largestPayload) else { throw Unreadable(description: "samples blob claims \(length) bytes, more than any check-in holds") }
+        var payload = ByteReader(try Self.inflated(Array(header.rest), length: Int(length)))
+
+        let count = try payload.count()
+        let flags = Flags(rawValue: try payload.byte())
+        var times = (0..<count).map { Double($0) * intervalS }
+        if flags.contains(.timesListed) {
+            for index in times.indices { times[index] = try payload.double() }
+        }
+        let (averages, averageSteps) = try Self.readColumn(count: count, reference: nil, from: &payload)
+        let peaks = try Self.readColumn(count: count, reference: averageSteps, from: &payload).levels
+
+        var details = [LevelDetails?](repeating: nil, count: count)
+        if flags.contains(.details) {
+            let present = flags.contains(.detailsInPart) ? try payload.bitmap(count: count) : Array(repeating: true, count: count)
+            let detailed = present.indices.filter { present[$0] }
+            let reference = averageSteps?.picking(detailed)
+            var columns: [[Double]] = []
+            for _ in 0..<Self.detailColumns { columns.append(try Self.readColumn(count: detailed.count, reference: reference, from: &payload).levels) }
+            for (position, index) in detailed.enumerated() {
+                details[index] = LevelDetails(fastMax: columns[0][position], cAvg: columns[1][position], octaves: columns[2...].map { $0[position] })
+            }
+        }
+        var classes = [SoundClasses?](repeating: nil, count: count)
+        if flags.contains(.classes) {
+            let present = flags.contains(.classesInPart) ? try payload.bitmap(count: count) : Array(repeating: true, count: count)
+            let classified = present.indices.filter { present[$0] }
+            let speech = try payload.deltas(count: classified.count), music = try payload.deltas(count: classified.count)
+            for (position, index) in classified.enumerated() {
+                guard (0...100).contains(speech[position]), (0...100).contains(music[position]) else {
+                    throw Unreadable(description: "samples blob holds a class probability outside 0…100 %")
+                }
+                classes[index] = SoundClasses(percent: speech[position], music[position])
+            }
+        }
+        var dropped = [Bool](repeating: false, count: count)
+        var index: UInt64 = 0
+        for _ in 0..<(try payload.count()) {
+            index = index &+ (try payload.varint())
+            guard index < UInt64(count) else { throw Unreadable(description: "samples blob drops a sample it does not hold") }
+            dropped[Int(index)] = true
+        }
+        guard payload.isAtEnd else { throw Unreadable(description: "samples blob has \(payload.remaining) bytes after its columns") }
+        self.init(
+            samples: (0..<count).map { Sample(t: times[$0], avg: averages[$0], peak: peaks[$0], details: details[$0], classes: classes[$0]) },
+            dropped: dropped)
+    }
+
+    private static func readColumn(count: Int, reference: FixedPoint?, from payload: inout ByteReader) throws(Unreadable) -> (levels: [Double], steps: FixedPoint?) {
+        let kind = try payload.byte()
+        switch kind {
+        case 0:
+            var levels: [Double] = []
+            levels.reserveCapacity(min(count, payload.remaining / 8))
+            for _ in 0..<count { levels.append(try payload.double()) }
+            return (levels, nil)
+        case 1...3:
+            var steps = try payload.deltas(count: count)
+            if let reference, reference.decimals == Int(kind) { steps = zip(steps, reference.steps).map { $0 &+ $1 } }
+            let column = FixedPoint(decimals: Int(kind), steps: steps)
+            return (column.levels, column)
+        default:
+            throw Unreadable(description: "samples blob has a column of an unknown kind (\(kind))")
+        }
+    }
+
+    private static func inflated(_ bytes: [UInt8], length: Int) throws(Unreadable) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: max(length, 1))
+        var written = uLong(output.count)
+        let status = uncompress(&output, &written, bytes, uLong(bytes.count))
+        guard status == Z_OK, Int(written) == length else { throw Unreadable(description: "samples blob does not inflate to the \(length) bytes it claims (zlib \(status))") }
+        return Array(output.prefix(length))
+    }
+}
