@@ -26,7 +26,7 @@ import Testing
     }
 
     func answer(_ answers: LoudnessAnswers, make: @escaping @Sendable () async throws -> Document) async throws -> String {
-        var gzipped = try await answers.gzipped(venueID: "v1", document: "loudness", make: make)
+        var gzipped = try await answers.answer(venueID: "v1", document: "loudness", make: make).gzipped
         var plain = try gzipped.decompress(with: .gzip())
         return plain.readString(length: plain.readableBytes) ?? ""
     }

@@ -133,7 +133,7 @@ struct VenueController {
 
     @Sendable func loudness(_ request: Request, context: APIRequestContext) async throws -> Response {
         let id = try venueID(context)
-        return try await answers.answer(venueID: id, acceptsGzip: request.acceptsGzip) {
+        return try await answers.answer(venueID: id, request: request, context: context) {
             Loudness(venueID: id, aggregates: try await aggregates(id, path: "/loudness"), scale: settings.scale)
         }
     }
@@ -142,7 +142,7 @@ struct VenueController {
         let id = try venueID(context)
         // Confidence ages with the days, so a cached answer is kept for the day it was made at most.
         let today = AnswerContext.day()
-        return try await answers.answer(venueID: id, document: "v2 loudness \(today)", acceptsGzip: request.acceptsGzip) {
+        return try await answers.answer(venueID: id, document: "v2 loudness \(today)", request: request, context: context) {
             ConversationLoudness(venueID: id, aggregates: try await aggregates(id, path: "/loudness", version: 2), context: try await answerContext(id, today: today))
         }
     }

@@ -50,8 +50,11 @@ struct PageTemplates: Sendable {
 
     /// A page as a response.
     func render(_ template: String, _ model: Any, status: HTTPResponse.Status = .ok, scripts: Scripts = .none, cache: String = "no-store") throws -> Response {
-        let html = try html(template, model)
-        return Response(
+        try render(html: try html(template, model), status: status, scripts: scripts, cache: cache)
+    }
+
+    private func render(html: String, status: HTTPResponse.Status = .ok, scripts: Scripts, cache: String?) throws -> Response {
+        var response = Response(
             status: status,
             headers: [
                 .contentType: "text/html; charset=utf-8",
@@ -60,10 +63,21 @@ struct PageTemplates: Sendable {
                     "default-src 'none'; style-src 'self'; img-src 'self'; \(scripts.policy); form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
                 // Only the measuring page may ask for the microphone, and no page for anything else.
                 Self.permissionsPolicy: "microphone=\(scripts == .measuring ? "(self)" : "()"), camera=(), geolocation=(self)",
-                .cacheControl: cache,
                 .init("Referrer-Policy")!: "same-origin",
             ],
             body: .init(byteBuffer: ByteBuffer(string: html)))
+        if let cache { response.headers[.cacheControl] = cache }
+        return response
+    }
+
+    /// A public page, which caches may keep for a minute (`PublicCaching`): 304 when the request
+    /// already holds this very page.
+    func renderPublic(_ template: String, _ model: Any, scripts: Scripts = .none, request: Request, context: some RequestContext) async throws -> Response {
+        let html = try html(template, model)
+        return try await PublicCaching.response(eTag: PublicCaching.entityTag(of: Array(html.utf8)), request: request, context: context) {
+            // PublicCaching adds the cache's headers.
+            try render(html: html, scripts: scripts, cache: nil)
+        }
     }
 
     static let permissionsPolicy = HTTPField.Name("Permissions-Policy")!

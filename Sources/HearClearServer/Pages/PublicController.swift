@@ -17,15 +17,15 @@ struct PublicController {
 
     func addRoutes(to parent: RouterGroup<APIRequestContext>) {
         let group = parent.add(middleware: HTMLErrorMiddleware(templates: templates))
-        group.get { request, _ in try await search(request) }
+        group.get { request, context in try await search(request, context: context) }
             .methodNotAllowed("", allowing: [.get])
-        group.get(":venue_id") { _, context in try await venue(context) }
+        group.get(":venue_id") { request, context in try await venue(request, context: context) }
             .methodNotAllowed(":venue_id", allowing: [.get])
-        group.get(":venue_id/measure") { _, context in try await measure(context) }
+        group.get(":venue_id/measure") { request, context in try await measure(request, context: context) }
             .methodNotAllowed(":venue_id/measure", allowing: [.get])
     }
 
-    func search(_ request: Request) async throws -> Response {
+    func search(_ request: Request, context: some RequestContext) async throws -> Response {
         let parameters = try request.formQuery()
         let q = parameters["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let near = parameters["near"]?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -36,11 +36,12 @@ struct PublicController {
         }
         let found = problem == nil && (!q.isEmpty || !near.isEmpty) ? try await repository.venues(matching: query) : []
         let page = VenueSearchPage(q: q, near: near, found: found, problem: problem, scale: settings.scale)
-        return try templates.render("public_search", page, status: problem == nil ? .ok : .badRequest, scripts: .own, cache: "public, max-age=60")
+        guard problem == nil else { return try templates.render("public_search", page, status: .badRequest, scripts: .own) }
+        return try await templates.renderPublic("public_search", page, scripts: .own, request: request, context: context)
     }
 
     /// "Measure here": the venue must exist (a merged one sends the browser to where it went).
-    func measure(_ context: some RequestContext) async throws -> Response {
+    func measure(_ request: Request, context: some RequestContext) async throws -> Response {
         let id = try context.parameters.require("venue_id")
         guard VenueID.isValid(id), let venue = try await repository.venue(id: id) else {
             if VenueID.isValid(id), let target = try await repository.mergedVenue(id: id) {
@@ -48,19 +49,19 @@ struct PublicController {
             }
             throw APIError.notFound("There is no venue with the id “\(id)”. Find it by its name or where it is.")
         }
-        return try templates.render("public_measure", PublicMeasurePage(venue: venue), scripts: .measuring, cache: "public, max-age=60")
+        return try await templates.renderPublic("public_measure", PublicMeasurePage(venue: venue), scripts: .measuring, request: request, context: context)
     }
 
-    func venue(_ context: some RequestContext) async throws -> Response {
+    func venue(_ request: Request, context: some RequestContext) async throws -> Response {
         let id = try context.parameters.require("venue_id")
         guard VenueID.isValid(id), let venue = try await repository.venue(id: id), let aggregates = try await repository.loudness(venueID: id) else {
             if VenueID.isValid(id), let target = try await repository.mergedVenue(id: id) { return Response.redirect(to: "/venues/\(target)", type: .permanent) }
             throw APIError.notFound("There is no venue with the id “\(id)”. Find it by its name or where it is.")
         }
         let evidence = try await repository.evidence(venueIDs: [id])[id]?.cells ?? [:]
-        let context = AnswerContext(
+        let answerContext = AnswerContext(
             scale: settings.scale, rules: settings.conversation, evidence: evidence, venueID: id, estimates: try await estimates.current())
-        let page = PublicVenuePage(venue: venue, aggregates: aggregates, context: context)
-        return try templates.render("public_venue", page, cache: "public, max-age=60")
+        let page = PublicVenuePage(venue: venue, aggregates: aggregates, context: answerContext)
+        return try await templates.renderPublic("public_venue", page, request: request, context: context)
     }
 }
