@@ -21,7 +21,7 @@ struct Bench: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the results as Markdown here (docs/benchmarks.md).", valueName: "path"))
     var markdown: String?
 
-    @Option(help: ArgumentHelp("Run only these cases (ingest, query, meter, wire, memory), to profile one.", valueName: "case"))
+    @Option(help: ArgumentHelp("Run only these cases (ingest, growth, query, meter, wire, memory), to profile one.", valueName: "case"))
     var only: [String] = []
 
     @Option(help: ArgumentHelp("A PostgreSQL cluster's postgres database (scripts/test-postgres.sh start): also measure ingest and loudness answers on PostgreSQL.", valueName: "url"))
@@ -35,12 +35,15 @@ struct Bench: AsyncParsableCommand {
         let cases = Cases(size: size == .full ? .full : .tiny, work: URL(fileURLWithPath: work), binaries: binaries, postgres: postgres)
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         var results: [CaseResult] = []
-        for name in ["ingest", "query", "meter", "wire", "memory"] where only.isEmpty || only.contains(name) {
+        for name in ["ingest", "growth", "query", "meter", "wire", "memory"] where only.isEmpty || only.contains(name) {
             FileHandle.standardError.write(Data("running \(name)…\n".utf8))
             switch name {
             case "ingest":
                 results.append(try await cases.ingest())
                 if let postgres { results.append(try await cases.ingest(.postgres(admin: postgres))) }
+            case "growth":
+                results.append(try await cases.growth())
+                if let postgres { results.append(try await cases.growth(.postgres(admin: postgres))) }
             case "query": results += try await cases.query()
             case "meter": results.append(try cases.meter())
             case "wire": results.append(try cases.wireSize())

@@ -33,7 +33,7 @@ import Testing
             ["--size", "tiny", "--work", folder.appendingPathComponent("work").path, "--json", json.path, "--markdown", markdown.path, "--postgres", cluster])
         #expect(run.status == 0, "\(run.errors)")
         let document = try JSONDecoder().decode(Document.self, from: Data(contentsOf: json))
-        #expect(document.cases.map(\.name) == ["Ingest", "Ingest (PostgreSQL)", "Query", "Query (PostgreSQL)", "Meter", "Wire size", "Memory over time"])
+        #expect(document.cases.map(\.name) == ["Ingest", "Ingest (PostgreSQL)", "Growth", "Growth (PostgreSQL)", "Query", "Query (PostgreSQL)", "Meter", "Wire size", "Memory over time"])
         for result in document.cases {
             #expect(!result.goals.isEmpty, "\(result.name)")
             #expect(result.metrics.allSatisfy { $0.value.isFinite && $0.value >= 0 }, "\(result.name): \(result.metrics.map { "\($0.name)=\($0.value)" })")

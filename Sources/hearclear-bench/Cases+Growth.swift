@@ -1,0 +1,162 @@
+import Foundation
+import HearClearAnalysis
+import HearClearClient
+import HearClearCore
+import HearClearServer
+import LoopbackHTTP
+import Logging
+
+extension Cases {
+    /// What one step of the growth case measured, with `storedCheckIns` already stored.
+    struct GrowthStep {
+        let storedCheckIns: Int
+        let ingestRate: Double
+        let ingestP99: Double
+        let loudnessRate: Double
+        let loudnessP99: Double
+        /// On disk per stored second, indexes included; nil for the empty store.
+        let bytesPerSecond: Double?
+    }
+
+    /// Ingest and loudness answers on an empty store, then with `size.growthCheckIns` check-ins
+    /// stored, and what a stored second costs on disk. The store is filled through its own save
+    /// path (`storeCheckIn`, as the API stores), not HTTP, to keep the run short.
+    func growth(_ store: Store = .sqlite) async throws -> CaseResult {
+        let run = try folder("growth")
+        let location = try database(store, named: "growth", in: run)
+        // The venues the first uploads reach, which have check-ins at every step.
+        let read = min(size.growthUploads, size.growthVenues)
+        let script = try loudnessScript(venues: read, in: run)
+        var random = SplitMix64(seed: 5)
+        var stored = 0
+        var steps: [GrowthStep] = []
+        for target in [0] + size.growthCheckIns {
+            stored = try await fill(location, from: stored, to: target, random: &random)
+            let bytes = stored == 0 ? nil : try storedBytes(store, location) / Double(stored * Self.growthSeconds)
+            let server = try await ServerProcess.hearclear(
+                database: location, binaries: binaries, environment: ["HEARCLEAR_RATE_LIMIT": "0"], logFile: run.appendingPathComponent("growth.log"))
+            let token = try registerDevice(port: server.port)
+            let bodies = try (stored..<stored + size.growthUploads).map { number in
+                try APIClient.uploadBody(CheckInV2(nextCheckIn(&random, number: number)))
+            }
+            let load = try upload(bodies, token: token, port: server.port)
+            stored += bodies.count
+            try warm(port: server.port, venues: read)
+            let answers = try wrk(port: server.port, script: script)
+            await server.stop()
+            // Said as each step ends: the last steps of a full run take most of an hour.
+            FileHandle.standardError.write(
+                Data(
+                    "growth: \(target) stored: \(Int(load.rate)) check-ins/s, loudness \(Int(answers.rate)) req/s (p99 \(answers.p99) ms)\(bytes.map { ", \(String(format: "%.1f", $0)) B per stored second" } ?? "")\n"
+                        .utf8))
+            steps.append(
+                GrowthStep(
+                    storedCheckIns: target, ingestRate: load.rate, ingestP99: load.p99, loudnessRate: answers.rate, loudnessP99: answers.p99,
+                    bytesPerSecond: bytes))
+        }
+        return growthResult(store, steps: steps)
+    }
+
+    /// Seconds in each check-in of the growth case, as in the ingest case.
+    static let growthSeconds = 300
+
+    /// The check-in stored as number `number`: venues in turn, a check-in every 10 minutes of local time.
+    func nextCheckIn(_ random: inout SplitMix64, number: Int) -> CheckIn {
+        Self.checkIn(
+            &random, venue: "v\(number % size.growthVenues)", seconds: Self.growthSeconds,
+            start: Date(timeIntervalSince1970: 1_600_000_000 + Double(number) * 600))
+    }
+
+    /// Stores check-ins `from` ..< `to` through the store's own save path, four at a time; the
+    /// venues first, into an empty store.
+    func fill(_ location: String, from: Int, to: Int, random: inout SplitMix64) async throws -> Int {
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        let opened = try await OpenedStore.open(try DatabaseLocation(location), logger: logger)
+        defer { opened.close() }
+        let repository = opened.store
+        let device = try await repository.registerDevice(DeviceRegistration(model: "bench fill", platform: "linux"), tokenHash: Data(UUID().uuidString.utf8), at: Date())
+        if from == 0 {
+            for venue in 0..<size.growthVenues {
+                _ = try await repository.saveVenue(
+                    id: "v\(venue)", VenueUpsert(name: "Venue \(venue)", latitude: 0, longitude: 0, timezone: "Europe/Paris"), by: device, at: Date())
+            }
+        }
+        let checkIns = (from..<to).map { nextCheckIn(&random, number: $0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    for checkIn in stride(from: worker, to: checkIns.count, by: 4).map({ checkIns[$0] }) {
+                        _ = try await repository.storeCheckIn(checkIn, contentHash: Data(checkIn.id.wireString.utf8), by: device, at: Date())
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        return to
+    }
+
+    /// Registers a device through the API; the growth case's venues exist already.
+    func registerDevice(port: Int) throws -> String {
+        let connection = try LoopbackConnection(port: port)
+        let registered = try connection.exchange(Self.request("POST", "/api/v1/devices", token: nil, body: Data(#"{"model": "bench", "platform": "linux"}"#.utf8)))
+        guard registered.status == 201, let credentials = try? JSONDecoder().decode(DeviceCredentials.self, from: registered.body) else {
+            throw Measure.Failure(description: "cannot register a device (\(registered.status))")
+        }
+        return credentials.token
+    }
+
+    /// The store's bytes on disk, indexes included: the SQLite file (its WAL checkpointed away when
+    /// the last connection closed), or every table of the PostgreSQL database with its indexes and TOAST.
+    func storedBytes(_ store: Store, _ location: String) throws -> Double {
+        switch store {
+        case .sqlite:
+            let files = [location, location + "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int }
+            return Double(files.reduce(0, +))
+        case .postgres:
+            let run = try Measure.run(
+                "/usr/bin/psql",
+                [location, "-X", "-q", "-A", "-t", "-c", "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'"])
+            guard run.status == 0, let bytes = Double(run.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw Measure.Failure(description: "cannot measure the size of \(location): \(run.output)")
+            }
+            return bytes
+        }
+    }
+
+    func growthResult(_ store: Store, steps: [GrowthStep]) -> CaseResult {
+        let empty = steps[0], largest = steps[steps.count - 1]
+        let ingestRatio = largest.ingestRate / empty.ingestRate, answerRatio = largest.loudnessRate / empty.loudnessRate
+        let bytes = largest.bytesPerSecond ?? 0
+        let (name, bytesTarget) = if case .sqlite = store { ("Growth", 10.0) } else { ("Growth (PostgreSQL)", 16.0) }
+        var metrics: [CaseResult.Metric] = []
+        for step in steps {
+            let at = "at \(step.storedCheckIns) stored"
+            metrics += [
+                .init(name: "check-ins/s \(at)", value: step.ingestRate, unit: "1/s"), .init(name: "ingest p99 \(at)", value: step.ingestP99, unit: "ms"),
+                .init(name: "loudness req/s \(at)", value: step.loudnessRate, unit: "1/s"), .init(name: "loudness p99 \(at)", value: step.loudnessP99, unit: "ms"),
+            ]
+            if let perSecond = step.bytesPerSecond { metrics.append(.init(name: "bytes per stored second \(at)", value: perSecond, unit: "B")) }
+        }
+        return CaseResult(
+            name: name,
+            reference: "the same server and load on the same store when it was empty, in the same run",
+            metrics: metrics,
+            goals: [
+                .init(
+                    description: "ingest at \(largest.storedCheckIns) stored ÷ on an empty store", value: ingestRatio, target: "≥ 0.80", met: ingestRatio >= 0.8,
+                    whenMissed: "A check-in's writes touch its venue's rows only (its cells, its check-ins of the same home hour for the outlier rule), through indexes; what grows is the B-trees' depth and the pages the cache no longer holds."),
+                .init(
+                    description: "loudness req/s at \(largest.storedCheckIns) stored ÷ on an empty store", value: answerRatio, target: "≥ 0.90",
+                    met: answerRatio >= 0.9,
+                    whenMissed: "Answers come from the answer cache, and on a miss from at most 200 rows of the venue's cells; more venues make more misses while the cache warms."),
+                .init(
+                    description: "bytes on disk per stored second at \(largest.storedCheckIns) stored", value: bytes, target: "≤ \(Int(bytesTarget))",
+                    met: bytes <= bytesTarget,
+                    whenMissed: "Each check-in also keeps its row, its per-hour sums and their indexes, and each venue its cells: a fixed cost per check-in and per venue on top of its samples blob (docs/storage.md)."),
+            ],
+            note:
+                "filled through the store's own save path, four check-ins at a time, with check-ins of \(Self.growthSeconds) seconds (every series and the classes) over \(size.growthVenues) venues; at each step \(size.growthUploads) more are uploaded as in the ingest case (rate limit off), then the loudness of the first \(min(size.growthUploads, size.growthVenues)) venues (those the first uploads reached) is asked once to warm the cache and wrk asks for them in turn (-t2 -c32)"
+        )
+    }
+}
