@@ -42,6 +42,19 @@ public struct CheckInV2: Codable, Sendable, Equatable {
             [("fast_max", fastMax), ("c_avg", cAvg), ("oct_500", oct500), ("oct_1000", oct1000), ("oct_2000", oct2000), ("oct_4000", oct4000)]
         }
 
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            t = try container.doubles(forKey: .t)
+            avg = try container.integers(forKey: .avg) ?? container.decode([Int].self, forKey: .avg)
+            peak = try container.integers(forKey: .peak) ?? container.decode([Int].self, forKey: .peak)
+            fastMax = try container.integers(forKey: .fastMax)
+            cAvg = try container.integers(forKey: .cAvg)
+            oct500 = try container.integers(forKey: .oct500)
+            oct1000 = try container.integers(forKey: .oct1000)
+            oct2000 = try container.integers(forKey: .oct2000)
+            oct4000 = try container.integers(forKey: .oct4000)
+        }
+
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(t, forKey: .t)
@@ -65,6 +78,12 @@ public struct CheckInV2: Codable, Sendable, Equatable {
         public init(speech: [Int], music: [Int]) {
             self.speech = speech
             self.music = music
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            speech = try container.integers(forKey: .speech) ?? container.decode([Int].self, forKey: .speech)
+            music = try container.integers(forKey: .music) ?? container.decode([Int].self, forKey: .music)
         }
     }
 
@@ -171,5 +190,29 @@ extension LevelDetails {
     /// 1 − e^(−T/τ) of its level, −0.0015 dB for one second but −4.8 dB for a tenth of one.
     public static func lowestFastMax(avg: Double, interval: Double) -> Double {
         avg + 10 * log10(1 - exp(-interval / fastTimeConstant))
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// Whole numbers, element by element through the container's own `decode(Int.self)`: decoded
+    /// as `[Int]`, each element went through the generic `Decodable` path, which cost most of an
+    /// upload's decoding (docs/profiling.md, "Ingest"). Nil when the key is absent or null, as
+    /// `decodeIfPresent`.
+    func integers(forKey key: Key) throws -> [Int]? {
+        try elements(forKey: key) { try $0.decode(Int.self) }
+    }
+
+    /// As `integers(forKey:)`, for numbers with a fraction.
+    func doubles(forKey key: Key) throws -> [Double]? {
+        try elements(forKey: key) { try $0.decode(Double.self) }
+    }
+
+    private func elements<Element>(forKey key: Key, _ element: (inout any UnkeyedDecodingContainer) throws -> Element) throws -> [Element]? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        var array: any UnkeyedDecodingContainer = try nestedUnkeyedContainer(forKey: key)
+        var elements: [Element] = []
+        elements.reserveCapacity(array.count ?? 0)
+        while !array.isAtEnd { elements.append(try element(&array)) }
+        return elements
     }
 }
