@@ -54,13 +54,15 @@ public struct SampleColumns: Sendable, Equatable {
         var decimals: Int
         var steps: [Int]
 
-        var scale: Double { [1, 10, 100, 1000][decimals] }
+        var scale: Double { Self.scale(decimals) }
+
+        static func scale(_ decimals: Int) -> Double { [1, 10, 100, 1000][decimals] }
 
         /// The coarsest step that holds every level exactly, if one does (and every level is finite and sane).
         init?(_ levels: [Double]) {
             guard levels.allSatisfy({ $0.isFinite && abs($0) < 1e6 }) else { return nil }
             for decimals in 1...3 {
-                let scale: Double = [1, 10, 100, 1000][decimals]
+                let scale = Self.scale(decimals)
                 let steps = levels.map { Int(($0 * scale).rounded()) }
                 if zip(steps, levels).allSatisfy({ Double($0) / scale == $1 }) {
                     (self.decimals, self.steps) = (decimals, steps)

@@ -96,16 +96,6 @@ extension Cases {
         return to
     }
 
-    /// Registers a device through the API; the growth case's venues exist already.
-    func registerDevice(port: Int) throws -> String {
-        let connection = try LoopbackConnection(port: port)
-        let registered = try connection.exchange(Self.request("POST", "/api/v1/devices", token: nil, body: Data(#"{"model": "bench", "platform": "linux"}"#.utf8)))
-        guard registered.status == 201, let credentials = try? JSONDecoder().decode(DeviceCredentials.self, from: registered.body) else {
-            throw Measure.Failure(description: "cannot register a device (\(registered.status))")
-        }
-        return credentials.token
-    }
-
     /// The store's bytes on disk, indexes included: the SQLite file (its WAL checkpointed away when
     /// the last connection closed), or every table of the PostgreSQL database with its indexes and TOAST.
     func storedBytes(_ store: Store, _ location: String) throws -> Double {

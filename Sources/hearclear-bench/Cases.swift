@@ -96,20 +96,28 @@ struct Cases {
         return Array((head + "\r\n").utf8) + Array(body)
     }
 
-    /// Registers a device and creates the venues through the API; returns the token.
-    func prepare(server: ServerProcess, venues: Int) throws -> String {
-        let connection = try LoopbackConnection(port: server.port)
-        let registered = try connection.exchange(Self.request("POST", "/api/v1/devices", token: nil, body: Data(#"{"model": "bench", "platform": "linux"}"#.utf8)))
+    /// Registers a device through the API; returns its token.
+    func registerDevice(port: Int, model: String = "bench") throws -> String {
+        let connection = try LoopbackConnection(port: port)
+        let body = try JSONEncoder().encode(DeviceRegistration(model: model, platform: "linux"))
+        let registered = try connection.exchange(Self.request("POST", "/api/v1/devices", token: nil, body: body))
         guard registered.status == 201, let credentials = try? JSONDecoder().decode(DeviceCredentials.self, from: registered.body) else {
             throw Measure.Failure(description: "cannot register a device (\(registered.status))")
         }
+        return credentials.token
+    }
+
+    /// Registers a device and creates the venues through the API; returns the token.
+    func prepare(server: ServerProcess, venues: Int) throws -> String {
+        let token = try registerDevice(port: server.port)
+        let connection = try LoopbackConnection(port: server.port)
         for venue in 0..<venues {
             let json = try JSONEncoder().encode(VenueUpsert(name: "Venue \(venue)", latitude: 0, longitude: 0, timezone: "Europe/Paris"))
-            guard try connection.exchange(Self.request("PUT", "/api/v1/venues/v\(venue)", token: credentials.token, body: json)).status == 201 else {
+            guard try connection.exchange(Self.request("PUT", "/api/v1/venues/v\(venue)", token: token, body: json)).status == 201 else {
                 throw Measure.Failure(description: "cannot create venue \(venue)")
             }
         }
-        return credentials.token
+        return token
     }
 
     func folder(_ name: String) throws -> URL {
@@ -466,15 +474,8 @@ struct Cases {
     /// each from a device of its own (the server keeps its default rate limits: 60 writes a minute
     /// per device, 600 per address).
     func whileCheckInsLand<Result>(port: Int, venues: Int, _ measure: () throws -> Result) throws -> Result {
+        let tokens = try (0..<Self.checkInsPerSecond).map { device in try registerDevice(port: port, model: "bench \(device)") }
         let connection = try LoopbackConnection(port: port)
-        let tokens = try (0..<Self.checkInsPerSecond).map { device in
-            let registered = try connection.exchange(
-                Self.request("POST", "/api/v1/devices", token: nil, body: Data(#"{"model": "bench \#(device)", "platform": "linux"}"#.utf8)))
-            guard registered.status == 201, let credentials = try? JSONDecoder().decode(DeviceCredentials.self, from: registered.body) else {
-                throw Measure.Failure(description: "cannot register a device (\(registered.status))")
-            }
-            return credentials.token
-        }
         var random = SplitMix64(seed: 3)
         // Measured a month ago: the server refuses check-ins from the future.
         let start = Date().addingTimeInterval(-30 * 86_400)

@@ -43,10 +43,7 @@ struct ServerDatabase: Sendable {
         return try await query("SELECT id || ' ' || interval_s || ' ' || \(hex) FROM checkin WHERE sample_columns IS NOT NULL ORDER BY seq")
             .split(separator: "\n").flatMap { line in
                 let fields = line.split(separator: " ")
-                let bytes = stride(from: 0, to: fields[2].count, by: 2).map { offset in
-                    UInt8(fields[2].dropFirst(offset).prefix(2), radix: 16)!
-                }
-                return try SampleColumns.stored(Data(bytes), intervalS: Double(fields[1])!, checkIn: String(fields[0]))?.samples ?? []
+                return try SampleColumns.stored(Data(hexDigits: fields[2]), intervalS: Double(fields[1])!, checkIn: String(fields[0]))?.samples ?? []
             }
     }
 

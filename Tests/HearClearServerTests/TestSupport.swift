@@ -84,7 +84,7 @@ final class TemporaryDatabase: Sendable {
                 : "SELECT id || ' ' || interval_s || ' ' || encode(sample_columns, 'hex') FROM checkin WHERE sample_columns IS NOT NULL ORDER BY seq"
         ).flatMap { line -> [(sample: Sample, dropped: Bool)] in
             let fields = line.split(separator: " ")
-            let columns = try SampleColumns.stored(Self.bytes(hex: fields[2]), intervalS: Double(fields[1])!, checkIn: String(fields[0]))!
+            let columns = try SampleColumns.stored(Data(hexDigits: fields[2]), intervalS: Double(fields[1])!, checkIn: String(fields[0]))!
             return zip(columns.samples, columns.dropped).map { ($0, $1) }
         }
     }
@@ -98,20 +98,9 @@ final class TemporaryDatabase: Sendable {
                     : "SELECT interval_s || ' ' || encode(sample_columns, 'hex') FROM checkin WHERE id = '\(checkIn.wireString)'"))
         let fields = line.split(separator: " ")
         let interval = Double(fields[0])!
-        var columns = try SampleColumns(decoding: Self.bytes(hex: fields[1]), intervalS: interval)
+        var columns = try SampleColumns(decoding: Data(hexDigits: fields[1]), intervalS: interval)
         change(&columns)
         try await execute("UPDATE checkin SET sample_columns = \(blob(columns.encoded(intervalS: interval))) WHERE id = '\(checkIn.wireString)'")
-    }
-
-    private static func bytes(hex: Substring) -> Data {
-        var data = Data(capacity: hex.count / 2)
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            data.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return data
     }
 
     func registerDevice(model: String = "Test Mic") async throws -> UUID {
