@@ -196,7 +196,7 @@ struct Cases {
             case .sqlite:
                 (
                     "Ingest", "the sqlite3 shell's .import of the same seconds as CSV into a bare row table (WITHOUT ROWID, WAL, one transaction): storing a row per second", 1.0,
-                    "A check-in is one row and its seconds one blob now (docs/storage.md), but each upload is also inflated, decoded from JSON by Foundation's general-purpose JSONDecoder, validated, hashed, run through the spike filter, and stored with its per-hour sums, the outlier decisions of its hour and the venue's cells in a transaction of its own; the load generator shares the two cores. Not done yet: a decoder specialised for the columnar body, and group commit of concurrent uploads (profile first: docs/profiling.md).",
+                    "A check-in is one row and its seconds one blob (docs/storage.md), and concurrent uploads share a write transaction; but each upload is also inflated, decoded from JSON by Foundation's general-purpose JSONDecoder, validated, hashed, run through the spike filter and analysed, and stored with its per-hour sums, the outlier decisions of its hour and the venue's cells. The server's CPU on two cores shared with the load generator is what limits, spread with no function above 4 % (docs/profiling.md); not done yet: a decoder specialised for the columnar body, binary histograms.",
                     "\(loaded); hearclear-server at its default settings (log level info, access log to a file) but for the rate limit, off"
                 )
             case .postgres:

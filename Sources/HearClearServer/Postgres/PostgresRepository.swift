@@ -236,12 +236,13 @@ public struct PostgresRepository: Repository {
                 venueID = target
                 venue = try await Self.venueRow(target, locking: true, on: connection, logger: logger)
             }
-            guard let venue, let clock = VenueClock(timeZoneIdentifier: venue.timezone) else { return .unknownVenue }
+            guard let venue else { return .unknownVenue }
 
             try await Self.touch(device: device, at: now, on: connection, logger: logger)
             var calibration = checkIn.calibrationDB ?? 0
             if checkIn.calibrationDB == nil { calibration = try await serverCalibration(forDevice: device, on: connection) }
-            let analysis = CheckInAnalysis(checkIn: checkIn, calibrationDB: calibration, clock: clock)
+            guard let prepared = PreparedCheckIn(checkIn, calibrationDB: calibration, timezone: venue.timezone) else { return .unknownVenue }
+            let analysis = prepared.analysis
             let status = Analysis.status(keptSamples: analysis.keptSamples, markedOutlier: false, verdict: nil)
             let source: CalibrationSource = checkIn.calibrationDB == nil ? .server : .checkIn
             // The same id posted to another server at the same moment: it waits for that commit and inserts nothing.
@@ -253,7 +254,7 @@ public struct PostgresRepository: Repository {
                     VALUES (\(checkIn.id), \(venueID), \(device), \(contentHash), \(checkIn.startedAt), \(checkIn.intervalS),
                         \(checkIn.weighting), \(calibration), \(source), \(checkIn.samples.count), \(analysis.droppedSamples),
                         \(analysis.levelDB), \(analysis.homeHour.weekday), \(analysis.homeHour.hour), \(status), \(now),
-                        \(SampleColumns(samples: checkIn.samples, dropped: analysis.dropped).encoded(intervalS: checkIn.intervalS)))
+                        \(prepared.sampleColumns))
                     ON CONFLICT (id) DO NOTHING RETURNING seq
                     """, logger: logger
                 ).decode(Int64.self).first(where: { _ in true })

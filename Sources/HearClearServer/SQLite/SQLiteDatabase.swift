@@ -10,6 +10,12 @@ public enum SQLiteDatabase {
         configuration.prepareDatabase { db in
             // Safe with WAL: a power cut can lose the last commits but never corrupts the file.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Each stored check-in is a savepoint of a shared transaction (`GroupCommit`): its undo
+            // journal stays in memory instead of spilling to a temporary file on every write.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            // A check-in's row with its seconds is a few KB: on SQLite's default 4 KB pages each
+            // filled a page alone. Only a new file takes it; an existing one keeps its page size.
+            try db.execute(sql: "PRAGMA page_size = 16384")
         }
         do {
             return try DatabasePool(path: path, configuration: configuration)

@@ -12,11 +12,14 @@ public struct SQLiteRepository: Repository {
     let defaultCalibrationDB: Double
     /// Told after each commit that may change a venue's answers.
     let changes: VenueChangeFeed
+    /// Where check-ins are written, so that concurrent uploads share a transaction.
+    let groupCommit: GroupCommit
 
     public init(pool: DatabasePool, defaultCalibrationDB: Double = Level.defaultCalibrationDB, changes: VenueChangeFeed = VenueChangeFeed()) {
         self.pool = pool
         self.defaultCalibrationDB = defaultCalibrationDB
         self.changes = changes
+        groupCommit = GroupCommit(writer: pool)
     }
 
     // MARK: Devices
@@ -112,25 +115,24 @@ public struct SQLiteRepository: Repository {
     public func storeCheckIn(_ checkIn: CheckIn, contentHash: Data, by device: UUID, at now: Date) async throws -> CheckInOutcome {
         let start = ContinuousClock.now
         defer { ServerMetrics.storeCheckInTransaction.recordSeconds((ContinuousClock.now - start).inSeconds) }
-        let stored = try await pool.write { db -> CheckInOutcome in
+        // Analysed and encoded on this request's thread from what a read sees now; the write checks
+        // that it still applies.
+        let prepared = try await pool.read { db in try target(of: checkIn, by: device, in: db) }.flatMap { venue, calibration in
+            PreparedCheckIn(checkIn, calibrationDB: calibration, timezone: venue.timezone)
+        }
+        let stored = try await groupCommit.write { db -> CheckInOutcome in
             if let existing = try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE id = ?"), arguments: [checkIn.id.wireString]) {
                 guard existing.contentHash == contentHash, existing.deviceId == device else { return .conflict }
                 return .replayed(existing.stored)
             }
-            let findVenue = try db.cachedStatement(sql: "SELECT * FROM venue WHERE id = ?")
-            var venue = try VenueRecord.fetchOne(findVenue, arguments: [checkIn.venueID])
-            if venue == nil,
-                let target = try String.fetchOne(db.cachedStatement(sql: "SELECT venue_id FROM venue_alias WHERE id = ?"), arguments: [checkIn.venueID])
-            {
-                // A venue merged into another: the check-in counts there.
-                venue = try VenueRecord.fetchOne(findVenue, arguments: [target])
+            guard let (venue, calibration) = try target(of: checkIn, by: device, in: db) else { return .unknownVenue }
+            let stillApplies = prepared.map { $0.matches(calibrationDB: calibration, timezone: venue.timezone) } ?? false
+            guard let made = stillApplies ? prepared : PreparedCheckIn(checkIn, calibrationDB: calibration, timezone: venue.timezone) else {
+                return .unknownVenue
             }
-            guard let venue, let clock = VenueClock(timeZoneIdentifier: venue.timezone) else { return .unknownVenue }
 
             try Self.touch(device: device, at: now, in: db)
-            let calibration = try checkIn.calibrationDB ?? serverCalibration(forDevice: device, in: db)
-            let analysis = CheckInAnalysis(checkIn: checkIn, calibrationDB: calibration, clock: clock)
-            let samples = SampleColumns(samples: checkIn.samples, dropped: analysis.dropped)
+            let analysis = made.analysis
             var record = CheckInRecord(
                 seq: nil, id: checkIn.id, venueId: venue.id, deviceId: device, contentHash: contentHash, startedAt: checkIn.startedAt,
                 intervalS: checkIn.intervalS, weighting: checkIn.weighting, calibrationDb: calibration,
@@ -138,7 +140,7 @@ public struct SQLiteRepository: Repository {
                 samples: checkIn.samples.count, droppedSamples: analysis.droppedSamples,
                 levelDb: analysis.levelDB, homeWeekday: analysis.homeHour.weekday, homeHour: analysis.homeHour.hour,
                 status: Analysis.status(keptSamples: analysis.keptSamples, markedOutlier: false, verdict: nil), receivedAt: now,
-                sampleColumns: samples.encoded(intervalS: checkIn.intervalS))
+                sampleColumns: made.sampleColumns)
             try record.insert(db)
             guard let seq = record.seq else { throw DatabaseError(message: "the check-in was stored without a row id") }
             let insertEvent = try db.cachedStatement(
@@ -158,6 +160,21 @@ public struct SQLiteRepository: Repository {
         // Told after the commit, so no cache keeps an answer computed from the old rows as new.
         if case .created(let checkIn) = stored { changes.touch(checkIn.venueID) }
         return stored
+    }
+
+    /// The venue a check-in counts at (the one it names, or the one that was merged into) and the
+    /// calibration that applies to it; nil for a venue nobody created.
+    private func target(of checkIn: CheckIn, by device: UUID, in db: GRDB.Database) throws -> (VenueRecord, Double)? {
+        let findVenue = try db.cachedStatement(sql: "SELECT * FROM venue WHERE id = ?")
+        var venue = try VenueRecord.fetchOne(findVenue, arguments: [checkIn.venueID])
+        if venue == nil,
+            let target = try String.fetchOne(db.cachedStatement(sql: "SELECT venue_id FROM venue_alias WHERE id = ?"), arguments: [checkIn.venueID])
+        {
+            // A venue merged into another: the check-in counts there.
+            venue = try VenueRecord.fetchOne(findVenue, arguments: [target])
+        }
+        guard let venue else { return nil }
+        return (venue, try checkIn.calibrationDB ?? serverCalibration(forDevice: device, in: db))
     }
 
     public func uploadedCheckIn(id: UUID, by device: UUID) async throws -> CheckIn? {
