@@ -134,7 +134,9 @@ enum Validation {
             throw APIError.unprocessable("levels.avg[\(index)] \(levels.avg[index]) is above levels.peak[\(index)] \(levels.peak[index])")
         }
         if let fastMax = levels.fastMax {
-            for index in 0..<count {
+            // Not the last interval: a meter stopped mid-interval sends what it measured of it, over
+            // as little as a few samples, where the detector's rise has no bound.
+            for index in 0..<count - 1 {
                 let lowest = CheckInV2.tenths(LevelDetails.lowestFastMax(avg: Double(levels.avg[index]) / 10, interval: body.intervalS)) - 1
                 guard fastMax[index] >= lowest else {
                     throw APIError.unprocessable(

@@ -109,6 +109,21 @@ import Testing
         ("times out of order", { $0.t = (0..<120).map(Double.init); $0.t?[3] = 1 }, "levels.t[3] must be greater"),
     ]
 
+    /// A meter stopped mid-interval sends that last, partial interval too (the CLI's and the
+    /// browser's alike): measured over a fraction of a second, its average can pass its Fast maximum
+    /// by more than a whole interval allows, while the detector is still rising.
+    @Test func aLastPartialIntervalMayHaveItsFastMaximumUnderItsAverage() async throws {
+        try await withApp(store: .sqlite) { client, database in
+            let token = try await client.registerDevice()
+            _ = try await client.putVenue("v1", token: token)
+            var body = CheckInV2(Self.detailedCheckIn(venue: "v1"))
+            let last = body.levels.avg.count - 1
+            body.levels.fastMax?[last] = body.levels.avg[last] - 6
+            #expect(try await post(body, token: token, client: client).status == .created)
+            #expect(try await database.count("checkin") == 1)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func badColumnsAreRefusedNamingTheArrayAndIndex(store: StoreKind) async throws {
         try await withApp(store: store) { client, database in
             let token = try await client.registerDevice()
