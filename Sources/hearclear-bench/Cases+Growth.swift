@@ -82,16 +82,19 @@ extension Cases {
                     id: "v\(venue)", VenueUpsert(name: "Venue \(venue)", latitude: 0, longitude: 0, timezone: "Europe/Paris"), by: device, at: Date())
             }
         }
-        let checkIns = (from..<to).map { nextCheckIn(&random, number: $0) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for worker in 0..<4 {
-                group.addTask {
-                    for checkIn in stride(from: worker, to: checkIns.count, by: 4).map({ checkIns[$0] }) {
-                        _ = try await repository.storeCheckIn(checkIn, contentHash: Data(checkIn.id.wireString.utf8), by: device, at: Date())
+        // Made a few thousand at a time: a million check-ins of 300 seconds at once would not fit in memory.
+        for chunk in stride(from: from, to: to, by: 4_000) {
+            let checkIns = (chunk..<min(chunk + 4_000, to)).map { nextCheckIn(&random, number: $0) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<4 {
+                    group.addTask {
+                        for checkIn in stride(from: worker, to: checkIns.count, by: 4).map({ checkIns[$0] }) {
+                            _ = try await repository.storeCheckIn(checkIn, contentHash: Data(checkIn.id.wireString.utf8), by: device, at: Date())
+                        }
                     }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
         }
         return to
     }
