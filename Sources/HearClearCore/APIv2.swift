@@ -116,14 +116,34 @@ public struct CheckInV2: Codable, Sendable, Equatable {
         case levels, classes, events
     }
 
+    /// What surrounds the columns: the header and the loud events. `init(scanning:)` decodes it from
+    /// the body without its columns, so both readings of a body share it.
+    struct Envelope: Decodable {
+        var header: CheckInHeader
+        var events: [LoudEvent]
+
+        enum CodingKeys: String, CodingKey {
+            case events
+        }
+
+        init(from decoder: any Decoder) throws {
+            header = try CheckInHeader(from: decoder)
+            events = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent([LoudEvent].self, forKey: .events) ?? []
+        }
+    }
+
+    init(_ envelope: Envelope, levels: Levels, classes: Classes?) {
+        let header = envelope.header
+        self.init(
+            id: header.id, venueID: header.venueID, startedAt: header.startedAt, intervalS: header.intervalS, weighting: header.weighting,
+            calibrationDB: header.calibrationDB, levels: levels, classes: classes, events: envelope.events)
+    }
+
     public init(from decoder: any Decoder) throws {
-        let header = try CheckInHeader(from: decoder)
-        (id, venueID, startedAt, intervalS, weighting, calibrationDB) =
-            (header.id, header.venueID, header.startedAt, header.intervalS, header.weighting, header.calibrationDB)
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        levels = try container.decode(Levels.self, forKey: .levels)
-        classes = try container.decodeIfPresent(Classes.self, forKey: .classes)
-        events = try container.decodeIfPresent([LoudEvent].self, forKey: .events) ?? []
+        self.init(
+            try Envelope(from: decoder), levels: try container.decode(Levels.self, forKey: .levels),
+            classes: try container.decodeIfPresent(Classes.self, forKey: .classes))
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -1,5 +1,6 @@
 import CompressNIO
 import Foundation
+import HearClearCore
 import Hummingbird
 import NIOCore
 
@@ -98,6 +99,9 @@ extension Request {
 enum JSONBody {
     /// Decodes JSON, telling malformed documents and wrong types (400) from unacceptable values (422).
     static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        // The common form of a body that has a quick reading; any other goes to JSONDecoder, which
+        // also says what is wrong.
+        if let scanned = (type as? any ScannedJSON.Type)?.scanned(data) as? Value { return scanned }
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
