@@ -37,8 +37,21 @@ import Testing
         #expect(histogram.stored == "-3:2,140:7,141:1")
         #expect(try LevelHistogram(stored: histogram.stored) == histogram)
         #expect(try LevelHistogram(stored: nil) == .empty && (try LevelHistogram(stored: "")) == .empty)
-        for malformed in ["140", "140:x", "140:0", "140:1,140:2", "140:1,", "a:1"] {
+        for malformed in [
+            "140", "140:x", "140:0", "140:1,140:2", "140:1,", "a:1", "-:1", "1:-1", "1:2:3", "1::2", " 1:2", "1:2,,3:4", "+1:2",
+            "12345678901234567890:1", "1:99999999999999999999",
+        ] {
             #expect(throws: LevelHistogram.Malformed.self) { try LevelHistogram(stored: malformed) }
+        }
+        // Written byte by byte, the text is what interpolation writes, and reads back.
+        var random = SplitMix64(seed: 7)
+        for _ in 0..<200 {
+            let counts = Dictionary((0..<Int.random(in: 0..<40, using: &random)).map { _ in
+                (Int.random(in: -300..<300, using: &random), Int.random(in: 1...100_000, using: &random))
+            }) { first, _ in first }
+            let histogram = LevelHistogram(counts: counts)
+            #expect(histogram.stored == counts.keys.sorted().map { "\($0):\(counts[$0]!)" }.joined(separator: ","))
+            #expect(try LevelHistogram(stored: histogram.stored) == histogram)
         }
         #expect(histogram.shifted(byDB: 3).counts == [3: 2, 146: 7, 147: 1])
         #expect(histogram.shifted(byDB: 0.2).counts == histogram.counts)
