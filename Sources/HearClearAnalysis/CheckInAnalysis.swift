@@ -23,6 +23,15 @@ public struct CheckInAnalysis: Sendable {
             self.sounds = sounds
         }
 
+        /// One kept sample more, whose calibrated level has `energy`.
+        mutating func add(_ sample: Sample, energy: Double, calibrationDB: Double) {
+            samples += 1
+            self.energy += energy
+            if let details = sample.details { self.details.add(details, calibrationDB: calibrationDB) }
+            spread.add(levelDB: sample.avg + calibrationDB, fastMaxDB: sample.details.map { $0.fastMax + calibrationDB })
+            if let classes = sample.classes { sounds.add(classes) }
+        }
+
         /// Equal counts and histograms, and energies equal within the error of summing in another order.
         public func matches(_ other: HourShare) -> Bool {
             samples == other.samples && Analysis.equalWithinRounding(energy, other.energy) && details.matches(other.details) && spread == other.spread
@@ -60,14 +69,8 @@ public struct CheckInAnalysis: Sendable {
             energy += sampleEnergy
             let hour = localHours[index]
             if hours[hour] == nil { firstSeen.append(hour) }
-            var share = hours[hour] ?? HourShare(samples: 0, energy: 0)
-            share.samples += 1
-            share.energy += sampleEnergy
-            let details = samples[index].details
-            if let details { share.details.add(details, calibrationDB: calibrationDB) }
-            share.spread.add(levelDB: levels[index] + calibrationDB, fastMaxDB: details.map { $0.fastMax + calibrationDB })
-            if let classes = samples[index].classes { share.sounds.add(classes) }
-            hours[hour] = share
+            // In place: a share taken out and put back copied its histograms every second.
+            hours[hour, default: HourShare(samples: 0, energy: 0)].add(samples[index], energy: sampleEnergy, calibrationDB: calibrationDB)
         }
         keptSamples = kept
         levelDB = kept > 0 ? Level.level(energy: energy / Double(kept)) : nil

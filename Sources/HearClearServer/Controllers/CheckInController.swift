@@ -105,7 +105,9 @@ struct CheckInController {
             add(sample.peak)
             // Only v2 check-ins have details and classes: v1 ones hash as they always did.
             if let details = sample.details {
-                for level in [details.fastMax, details.cAvg] + details.octaves { add(level) }
+                add(details.fastMax)
+                add(details.cAvg)
+                for level in details.octaves { add(level) }
             }
             if let classes = sample.classes {
                 add("classes")
