@@ -196,7 +196,7 @@ struct Cases {
             case .sqlite:
                 (
                     "Ingest", "the sqlite3 shell's .import of the same seconds as CSV into a bare row table (WITHOUT ROWID, WAL, one transaction): storing a row per second", 1.0,
-                    "A check-in is one row and its seconds one blob (docs/storage.md), and concurrent uploads share a write transaction; but each upload is also inflated, decoded from JSON by Foundation's general-purpose JSONDecoder, validated, hashed, run through the spike filter and analysed, and stored with its per-hour sums, the outlier decisions of its hour and the venue's cells. The server's CPU on two cores shared with the load generator is what limits, spread with no function above 4 % (docs/profiling.md); not done yet: a decoder specialised for the columnar body, binary histograms.",
+                    "A check-in is one row and its seconds one blob (docs/storage.md), concurrent uploads share a write transaction and the columns are read straight from the JSON; but each upload is also inflated, validated, hashed, run through the spike filter and analysed, and stored with its per-hour sums, the outlier decisions of its hour and the venue's cells. The server's CPU on two cores is what limits, spread with no function above 3 % (docs/profiling.md), and runs of the same build differ by a tenth: at the goal, a run may fall either side of it.",
                     "\(loaded); hearclear-server at its default settings (log level info, access log to a file) but for the rate limit, off"
                 )
             case .postgres:
