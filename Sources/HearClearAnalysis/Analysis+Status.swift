@@ -85,3 +85,10 @@ extension Analysis {
         }
     }
 }
+
+extension Array {
+    /// The status a check-in was given by these changes; nil when they left it alone.
+    public func status<Key>(of checkIn: Key) -> CheckInStatus? where Element == StatusChange<Key> {
+        last { $0.key == checkIn }?.to
+    }
+}

@@ -167,10 +167,12 @@ extension PostgresRepository {
     /// Applies the status rule to a venue's check-ins (those with one home hour, or all), saves the
     /// statuses that change, and brings the venue's cells in step; `joined` is a check-in stored
     /// in this transaction. With `sumAgain`, the cells are summed from scratch whatever changed.
+    /// Returns the statuses it changed.
+    @discardableResult
     static func decide(
         venueID: String, homeHour: Int? = nil, joined: (Int64, CheckInStatus)? = nil, sumAgain: Bool = false, on connection: PostgresConnection,
         logger: Logger
-    ) async throws {
+    ) async throws -> [StatusChange<Int64>] {
         let changes = Analysis.statusChanges(among: try await statusCandidates(venueID: venueID, homeHour: homeHour, on: connection, logger: logger))
         if !changes.isEmpty {
             try await connection.query(
@@ -183,7 +185,7 @@ extension PostgresRepository {
         let cells: [LoudnessAggregate]
         switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined.map { (key: $0.0, status: $0.1) }) {
         case .add(let checkIns):
-            guard !checkIns.isEmpty else { return }
+            guard !checkIns.isEmpty else { return changes }
             // What the check-ins that start to count add (their cells as if they were all there is)
             // to the stored cells they touch: histograms add bin by bin, which SQL cannot do. The
             // venue's row lock, taken by every writer, keeps another server from writing in between.
@@ -197,8 +199,8 @@ extension PostgresRepository {
             try await connection.query("DELETE FROM loudness WHERE venue_id = \(venueID)", logger: logger)
             cells = Analysis.cells(from: try await contributions(venueID: venueID, on: connection, logger: logger)).values.sorted { $0.cell < $1.cell }
         }
-        guard !cells.isEmpty else { return }
-        try await write(cells, of: venueID, on: connection, logger: logger)
+        if !cells.isEmpty { try await write(cells, of: venueID, on: connection, logger: logger) }
+        return changes
     }
 
     /// Writes a venue's cells as they now are, over those stored.

@@ -265,12 +265,17 @@ public struct PostgresRepository: Repository {
             // One statement per table: the rows travel as arrays.
             try await Self.storeEvents(checkIn.events, checkIn: seq, on: connection, logger: logger)
             try await Self.storeHours(analysis.hours, checkIn: seq, venueID: venueID, on: connection, logger: logger)
+            var finalStatus = status
             if !analysis.isTooShort {
-                try await Self.decide(venueID: venueID, homeHour: analysis.homeHour.hour, joined: (seq, status), on: connection, logger: logger)
+                // The outlier rule may decide this check-in's status too.
+                let changes = try await Self.decide(venueID: venueID, homeHour: analysis.homeHour.hour, joined: (seq, status), on: connection, logger: logger)
+                finalStatus = changes.status(of: seq) ?? status
             }
-            guard let stored = try await Self.storedCheckIn(id: checkIn.id, on: connection, logger: logger) else { return .conflict }
             try await announcement.venues([venueID])
-            return .created(stored.stored)
+            return .created(
+                StoredCheckIn(
+                    id: checkIn.id, venueID: venueID, samples: checkIn.samples.count, droppedSamples: analysis.droppedSamples, levelDB: analysis.levelDB,
+                    status: finalStatus))
         }
     }
 

@@ -151,10 +151,10 @@ public struct SQLiteRepository: Repository {
             try Self.storeHours(analysis.hours, checkIn: seq, venueID: venue.id, in: db)
 
             if !analysis.isTooShort {
-                try Self.decide(venueID: venue.id, homeHour: analysis.homeHour.hour, joined: (seq, record.status), in: db)
+                // The outlier rule may decide this check-in's status too.
+                let changes = try Self.decide(venueID: venue.id, homeHour: analysis.homeHour.hour, joined: (seq, record.status), in: db)
+                record.status = changes.status(of: seq) ?? record.status
             }
-            // The outlier rule may have decided this check-in's status too.
-            record.status = try CheckInStatus.fetchOne(db.cachedStatement(sql: "SELECT status FROM checkin WHERE seq = ?"), arguments: [seq]) ?? record.status
             return .created(record.stored)
         }
         // Told after the commit, so no cache keeps an answer computed from the old rows as new.
@@ -299,7 +299,11 @@ public struct SQLiteRepository: Repository {
     /// Applies the status rule to a venue's check-ins (those with one home hour, or all), saves the
     /// statuses that change, and brings the venue's cells in step; `joined` is a check-in stored
     /// in this transaction. With `sumAgain`, the cells are summed from scratch whatever changed.
-    static func decide(venueID: String, homeHour: Int? = nil, joined: (Int64, CheckInStatus)? = nil, sumAgain: Bool = false, in db: GRDB.Database) throws {
+    /// Returns the statuses it changed.
+    @discardableResult
+    static func decide(
+        venueID: String, homeHour: Int? = nil, joined: (Int64, CheckInStatus)? = nil, sumAgain: Bool = false, in db: GRDB.Database
+    ) throws -> [StatusChange<Int64>] {
         let changes = Analysis.statusChanges(among: try statusCandidates(venueID: venueID, homeHour: homeHour, in: db))
         let setStatus = try db.cachedStatement(sql: "UPDATE checkin SET status = ? WHERE seq = ?")
         for change in changes {
@@ -309,7 +313,7 @@ public struct SQLiteRepository: Repository {
         let cells: [LoudnessAggregate]
         switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined.map { (key: $0.0, status: $0.1) }) {
         case .add(let checkIns):
-            guard !checkIns.isEmpty else { return }
+            guard !checkIns.isEmpty else { return changes }
             // What the check-ins that start to count add (their cells as if they were all there is)
             // to the stored cells they touch: histograms add bin by bin, which SQL cannot do.
             let additions = Analysis.cells(from: try contributions(venueID: venueID, checkIns: checkIns, in: db))
@@ -346,6 +350,7 @@ public struct SQLiteRepository: Repository {
                     [venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy]
                         + Self.sumValues(details: cell.details, spread: cell.spread, sounds: cell.sounds)))
         }
+        return changes
     }
 
     /// Decides every status of a venue again and sums its cells from scratch: after a ban, a
