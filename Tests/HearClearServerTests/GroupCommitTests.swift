@@ -105,5 +105,7 @@ struct GroupCommitTests {
         let database = try await TemporaryDatabase(.sqlite)
         #expect(try await database.int("PRAGMA page_size") == 16_384)
         #expect(try await database.int("PRAGMA temp_store") == 2)
+        // The writer keeps the pages every upload reaches in memory as the file grows.
+        #expect(try await database.int("PRAGMA cache_size") == -SQLiteDatabase.writerCacheKiB)
     }
 }
