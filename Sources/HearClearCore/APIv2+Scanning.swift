@@ -42,7 +42,6 @@ extension CheckInV2: ScannedJSON {
     }
 }
 
-
 /// A body with a quicker reading than `JSONDecoder`'s for its common form; see `CheckInV2.scanned`.
 public protocol ScannedJSON {
     static func scanned(_ body: Data) -> Self?

@@ -116,7 +116,7 @@ public struct CheckInV2: Codable, Sendable, Equatable {
         case levels, classes, events
     }
 
-    /// What surrounds the columns: the header and the loud events. `init(scanning:)` decodes it from
+    /// What surrounds the columns: the header and the loud events. `scanned(_:)` decodes it from
     /// the body without its columns, so both readings of a body share it.
     struct Envelope: Decodable {
         var header: CheckInHeader

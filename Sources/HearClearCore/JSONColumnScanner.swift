@@ -135,7 +135,12 @@ struct JSONColumnScanner {
         let digits = index - start
         // JSON has no leading zeros, and a fraction or an exponent is not an integer here.
         guard digits > 0, digits <= Self.longestInteger, bytes[start] != UInt8(ascii: "0") || digits == 1 else { return nil }
-        guard index == bytes.count || ![UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) else { return nil }
+        if index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: break
+            }
+        }
         return negative ? -value : value
     }
 
