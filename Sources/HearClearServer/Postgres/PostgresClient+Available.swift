@@ -65,7 +65,7 @@ extension PostgresConnection {
     /// PostgreSQL rolls back a transaction whose connection has gone by itself), and throwing the
     /// error itself rather than a wrapper.
     func inTransaction<Result: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await query("BEGIN", logger: logger)
+        try await run(PostgresRepository.Statement.Begin(), logger: logger)
         let result: Result
         do {
             result = try await body(self)
@@ -73,7 +73,7 @@ extension PostgresConnection {
             if !isClosed { _ = try? await query("ROLLBACK", logger: logger) }
             throw error
         }
-        try await query("COMMIT", logger: logger)
+        try await run(PostgresRepository.Statement.Commit(), logger: logger)
         return result
     }
 }

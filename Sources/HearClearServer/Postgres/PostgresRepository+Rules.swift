@@ -23,30 +23,27 @@ struct PostgresCheckInRow: Sendable {
 // SQLite store's, in PostgreSQL's SQL.
 extension PostgresRepository {
     static func touch(device: UUID, at now: Date, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
-            "UPDATE device SET last_seen_at = \(now) WHERE id = \(device) AND last_seen_at <= \(now.addingTimeInterval(-Device.lastSeenResolution))",
-            logger: logger)
+        try await connection.run(Statement.Touch(device: device, now: now), logger: logger)
     }
 
     static func alias(of id: String, on connection: PostgresConnection, logger: Logger) async throws -> String? {
-        try await connection.query("SELECT venue_id FROM venue_alias WHERE id = \(id)", logger: logger).decode(String.self).first { _ in true }
+        try await connection.execute(Statement.Alias(id: id), logger: logger).first { _ in true }
     }
 
     /// A venue's row; `locking` takes its row lock until the transaction ends, which orders every
     /// analysis of the venue's check-ins across servers.
     static func venueRow(_ id: String, locking: Bool, on connection: PostgresConnection, logger: Logger) async throws -> PostgresVenueRow? {
-        let lock = locking ? "FOR UPDATE" : ""
-        return try await connection.query(
-            "SELECT id, name, latitude, longitude, timezone, kind, owner_device_id FROM venue WHERE id = \(id) \(unescaped: lock)", logger: logger
-        ).decode((String, String, Double, Double, String, VenueKind?, UUID?).self).first { _ in true }.map {
+        let row =
+            locking
+            ? try await connection.execute(Statement.LockedVenue(id: id), logger: logger).first { _ in true }
+            : try await connection.execute(Statement.Venue(id: id), logger: logger).first { _ in true }
+        return row.map {
             PostgresVenueRow(id: $0.0, venue: VenueUpsert(name: $0.1, latitude: $0.2, longitude: $0.3, timezone: $0.4, kind: $0.5), owner: $0.6)
         }
     }
 
     static func storedCheckIn(id: UUID, on connection: PostgresConnection, logger: Logger) async throws -> PostgresCheckInRow? {
-        try await connection.query(
-            "SELECT content_hash, device_id, venue_id, samples, dropped_samples, level_db, status FROM checkin WHERE id = \(id)", logger: logger
-        ).decode((Data, UUID, String, Int, Int, Double?, CheckInStatus).self).first { _ in true }.map {
+        try await connection.execute(Statement.StoredCheckIn(id: id), logger: logger).first { _ in true }.map {
             PostgresCheckInRow(
                 contentHash: $0.0, device: $0.1,
                 stored: StoredCheckIn(id: id, venueID: $0.2, samples: $0.3, droppedSamples: $0.4, levelDB: $0.5, status: $0.6))
@@ -56,36 +53,19 @@ extension PostgresRepository {
     /// The calibration the server applies to a device's check-ins that bring none: its model's
     /// offset from the calibration table, else the store's default.
     func serverCalibration(forDevice device: UUID, on connection: PostgresConnection) async throws -> Double {
-        try await connection.query(
-            "SELECT c.offset_db FROM calibration c JOIN device d ON d.model = c.model WHERE d.id = \(device)", logger: logger
-        ).decode(Double.self).first { _ in true } ?? defaultCalibrationDB
+        try await connection.execute(Statement.ServerCalibration(device: device), logger: logger).first { _ in true } ?? defaultCalibrationDB
     }
 
     static func storeHours(
         _ hours: [LocalHour: CheckInAnalysis.HourShare], checkIn seq: Int64, venueID: String, on connection: PostgresConnection, logger: Logger
     ) async throws {
-        let rows = hours.sorted { $0.key < $1.key }
-        let details = rows.map(\.value.details)
-        let spreads = rows.map(\.value.spread), sounds = rows.map(\.value.sounds)
-        try await connection.query(
-            """
-            INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(unescaped: sumColumns))
-            SELECT \(seq), \(venueID), * FROM unnest(\(rows.map { $0.key.weekday }), \(rows.map { $0.key.hour }), \(rows.map { $0.value.samples }), \(rows.map { $0.value.energy }),
-                \(details.map(\.samples)), \(details.map(\.c)), \(details.map { $0.octaves[0] }), \(details.map { $0.octaves[1] }), \(details.map { $0.octaves[2] }), \(details.map { $0.octaves[3] }),
-                \(spreads.map(\.levels.stored)), \(spreads.map(\.fastMaxima.stored)), \(sounds.map(\.classified)), \(sounds.map(\.speech)), \(sounds.map(\.music)))
-            """, logger: logger)
+        try await connection.run(Statement.InsertHours(checkIn: seq, venueID: venueID, hours: hours), logger: logger)
     }
 
     /// A check-in's loud events, an unclassified one's class travelling as an empty text.
     static func storeEvents(_ events: [LoudEvent], checkIn seq: Int64, on connection: PostgresConnection, logger: Logger) async throws {
         guard !events.isEmpty else { return }
-        try await connection.query(
-            """
-            INSERT INTO event (checkin_seq, t, peak, duration_s, class)
-            SELECT \(seq), t, peak, duration_s, NULLIF(class, '')
-            FROM unnest(\(events.map(\.t)), \(events.map(\.peak)), \(events.map(\.durationS)), \(events.map { $0.sound?.rawValue ?? "" }))
-                AS u(t, peak, duration_s, class)
-            """, logger: logger)
+        try await connection.run(Statement.InsertEvents(checkIn: seq, events: events), logger: logger)
     }
 
     /// A check-in's loud events in time order.
@@ -96,72 +76,27 @@ extension PostgresRepository {
             }
     }
 
-    /// The details' columns of `sample`, in the order of `LevelDetails`' levels.
-
     /// The columns of `DetailEnergies`, `LevelSpread` and `SoundCounts` in `checkin_hour` and `loudness`.
     static let sumColumnNames = DetailEnergies.columns + LevelSpread.columns + SoundCounts.columns
     static let sumColumns = sumColumnNames.joined(separator: ", ")
 
     /// A venue's check-ins as the status rule sees them: all, or those with one home hour.
     static func statusCandidates(venueID: String, homeHour: Int? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [StatusCandidate<Int64>] {
-        var candidates: [StatusCandidate<Int64>] = []
-        for try await (seq, kept, level, weekday, hour, status, marked, banned) in try await connection.query(
-            """
-            SELECT c.seq, c.samples - c.dropped_samples, c.level_db, c.home_weekday, c.home_hour, c.status, c.marked_outlier, d.banned
-            FROM checkin c JOIN device d ON d.id = c.device_id
-            WHERE c.venue_id = \(venueID) AND (\(homeHour)::smallint IS NULL OR c.home_hour = \(homeHour))
-            """, logger: logger
-        ).decode((Int64, Int, Double?, Int, Int, CheckInStatus, Bool, Bool).self) {
-            candidates.append(
-                StatusCandidate(
-                    key: seq, keptSamples: kept, levelDB: level, home: LocalHour(weekday: weekday, hour: hour), status: status, markedOutlier: marked,
-                    deviceBanned: banned))
-        }
-        return candidates
+        try await connection.execute(Statement.StatusCandidates(venueID: venueID, homeHour: homeHour), logger: logger).reduce(into: []) { $0.append($1) }
     }
 
     /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
     static func contributions(venueID: String, checkIns: [Int64]? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [HourContribution<Int64>] {
-        var contributions: [HourContribution<Int64>] = []
-        for try await (seq, weekday, hour, samples, energy, status, banned, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima, classified, speech, music)
-            in try await connection.query(
-            """
-            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned, \(unescaped: sumColumnNames.map { "h.\($0)" }.joined(separator: ", "))
-            FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
-            WHERE h.venue_id = \(venueID) AND (\(checkIns)::bigint[] IS NULL OR h.checkin_seq = ANY(\(checkIns)))
-            """, logger: logger
-        ).decode((Int64, Int, Int, Int, Double, CheckInStatus, Bool, Int, Double, Double, Double, Double, Double, String?, String?, Int, Int, Int).self) {
-            let details = DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000])
-            contributions.append(
-                HourContribution(
-                    checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour),
-                    share: CheckInAnalysis.HourShare(
-                        samples: samples, energy: energy, details: details, spread: try LevelSpread(stored: [levels, fastMaxima]),
-                        sounds: SoundCounts(classified: classified, speech: speech, music: music)),
-                    status: status, deviceBanned: banned))
-        }
-        return contributions
+        try await connection.execute(Statement.Contributions(venueID: venueID, checkIns: checkIns), logger: logger).reduce(into: []) { $0.append($1) }
     }
 
     /// A venue's cells, or those of `touching`'s weekdays and hours (the cells a check-in adds to
     /// cross to themselves alone: four for a check-in within one hour).
     static func cells(of venueID: String, touching: [LocalHour]? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
-        var cells: [LoudnessAggregate] = []
         let weekdays = touching.map { Array(Set($0.map(\.weekday))) }, hours = touching.map { Array(Set($0.map(\.hour))) }
-        for try await (weekday, hour, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima, classified, speech, music)
-            in try await connection.query(
-            """
-            SELECT weekday, hour, checkins, samples, energy, \(unescaped: sumColumns) FROM loudness
-            WHERE venue_id = \(venueID) AND (\(weekdays)::bigint[] IS NULL OR (weekday = ANY(\(weekdays)) AND hour = ANY(\(hours))))
-            """, logger: logger
-        ).decode((Int, Int, Int, Int, Double, Int, Double, Double, Double, Double, Double, String?, String?, Int, Int, Int).self) {
-            cells.append(
-                LoudnessAggregate(
-                    weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy,
-                    details: DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000]), spread: try LevelSpread(stored: [levels, fastMaxima]),
-                    sounds: SoundCounts(classified: classified, speech: speech, music: music)))
+        return try await connection.execute(Statement.Cells(venueID: venueID, weekdays: weekdays, hours: hours), logger: logger).reduce(into: []) {
+            $0.append($1)
         }
-        return cells
     }
 
     /// Applies the status rule to a venue's check-ins (those with one home hour, or all), saves the
@@ -175,11 +110,7 @@ extension PostgresRepository {
     ) async throws -> [StatusChange<Int64>] {
         let changes = Analysis.statusChanges(among: try await statusCandidates(venueID: venueID, homeHour: homeHour, on: connection, logger: logger))
         if !changes.isEmpty {
-            try await connection.query(
-                """
-                UPDATE checkin c SET status = u.status FROM unnest(\(changes.map(\.key)), \(changes.map(\.to.rawValue))) AS u(seq, status)
-                WHERE c.seq = u.seq
-                """, logger: logger)
+            try await connection.run(Statement.UpdateStatuses(changes: changes), logger: logger)
             for change in changes where change.to == .outlier { ServerMetrics.outliersDecided.increment() }
         }
         let cells: [LoudnessAggregate]
@@ -199,23 +130,8 @@ extension PostgresRepository {
             try await connection.query("DELETE FROM loudness WHERE venue_id = \(venueID)", logger: logger)
             cells = Analysis.cells(from: try await contributions(venueID: venueID, on: connection, logger: logger)).values.sorted { $0.cell < $1.cell }
         }
-        if !cells.isEmpty { try await write(cells, of: venueID, on: connection, logger: logger) }
+        if !cells.isEmpty { try await connection.run(Statement.WriteCells(venueID: venueID, cells: cells), logger: logger) }
         return changes
-    }
-
-    /// Writes a venue's cells as they now are, over those stored.
-    private static func write(_ cells: [LoudnessAggregate], of venueID: String, on connection: PostgresConnection, logger: Logger) async throws {
-        let details = cells.map(\.details)
-        let spreads = cells.map(\.spread), sounds = cells.map(\.sounds)
-        let columns = ["checkins", "samples", "energy"] + sumColumnNames
-        try await connection.query(
-            """
-            INSERT INTO loudness (venue_id, weekday, hour, \(unescaped: columns.joined(separator: ", ")))
-            SELECT \(venueID), * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map(\.checkins)), \(cells.map(\.samples)), \(cells.map(\.energy)),
-                \(details.map(\.samples)), \(details.map(\.c)), \(details.map { $0.octaves[0] }), \(details.map { $0.octaves[1] }), \(details.map { $0.octaves[2] }), \(details.map { $0.octaves[3] }),
-                \(spreads.map(\.levels.stored)), \(spreads.map(\.fastMaxima.stored)), \(sounds.map(\.classified)), \(sounds.map(\.speech)), \(sounds.map(\.music)))
-            ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET \(unescaped: columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
-            """, logger: logger)
     }
 
     /// Decides every status of a venue again and sums its cells from scratch.

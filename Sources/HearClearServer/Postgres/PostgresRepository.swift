@@ -114,8 +114,7 @@ public struct PostgresRepository: Repository {
 
     public func device(tokenHash: Data) async throws -> Device? {
         try await read { connection in
-            try await connection.query("SELECT id, model, platform, banned FROM device WHERE token_hash = \(tokenHash)", logger: logger)
-                .decode((UUID, String, String, Bool).self).first { _ in true }
+            try await connection.execute(Statement.DeviceByToken(tokenHash: tokenHash), logger: logger).first { _ in true }
                 .map { Device(id: $0.0, model: $0.1, platform: $0.2, banned: $0.3) }
         }
     }
@@ -247,17 +246,12 @@ public struct PostgresRepository: Repository {
             let source: CalibrationSource = checkIn.calibrationDB == nil ? .server : .checkIn
             // The same id posted to another server at the same moment: it waits for that commit and inserts nothing.
             guard
-                let seq = try await connection.query(
-                    """
-                    INSERT INTO checkin (id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
-                        calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, sample_columns)
-                    VALUES (\(checkIn.id), \(venueID), \(device), \(contentHash), \(checkIn.startedAt), \(checkIn.intervalS),
-                        \(checkIn.weighting), \(calibration), \(source), \(checkIn.samples.count), \(analysis.droppedSamples),
-                        \(analysis.levelDB), \(analysis.homeHour.weekday), \(analysis.homeHour.hour), \(status), \(now),
-                        \(prepared.sampleColumns))
-                    ON CONFLICT (id) DO NOTHING RETURNING seq
-                    """, logger: logger
-                ).decode(Int64.self).first(where: { _ in true })
+                let seq = try await connection.execute(
+                    Statement.InsertCheckIn(
+                        checkIn: checkIn, venueID: venueID, device: device, contentHash: contentHash, calibrationDB: calibration, source: source,
+                        analysis: analysis, status: status, receivedAt: now, sampleColumns: prepared.sampleColumns),
+                    logger: logger
+                ).first(where: { _ in true })
             else {
                 guard let existing = try await Self.storedCheckIn(id: checkIn.id, on: connection, logger: logger) else { return .conflict }
                 return existing.contentHash == contentHash && existing.device == device ? .replayed(existing.stored) : .conflict

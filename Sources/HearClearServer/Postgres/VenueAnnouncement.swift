@@ -41,8 +41,9 @@ final class VenueAnnouncement: Sendable {
         }
         guard !new.isEmpty else { return }
         let payloads = new.map { Self.payload(origin: origin, venue: $0) }
-        try await connection.query(
-            "SELECT pg_notify(\(PostgresRepository.changeChannel), payload) FROM unnest(\(payloads)) AS payload", logger: logger)
+        for try await _ in try await connection.execute(
+            PostgresRepository.Statement.Notify(channel: PostgresRepository.changeChannel, payloads: payloads), logger: logger)
+        {}
     }
 
     /// Every venue's answers may change (a rebuild, a copy into the database).

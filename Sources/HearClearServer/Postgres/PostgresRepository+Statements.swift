@@ -1,0 +1,301 @@
+import Foundation
+import HearClearAnalysis
+import HearClearCore
+import Logging
+import PostgresNIO
+
+/// A statement PostgreSQL parses and plans once per connection, then only binds and runs.
+/// postgres-nio sends every `query` as an unnamed statement, parsed and planned again each time:
+/// that was half of PostgreSQL's CPU in the ingest case (docs/profiling.md, "Ingest"). So every
+/// statement an upload or a venue's answer runs is one of these; the rest stay `query`s. The
+/// parameters' types are spelled out because a first execution with a NULL would otherwise leave
+/// PostgreSQL to guess them for every later one.
+protocol PreparedQuery: PostgresPreparedStatement {}
+
+/// A `PreparedQuery` that returns no rows.
+protocol PreparedCommand: PreparedQuery where Row == () {}
+
+extension PreparedCommand {
+    func decodeRow(_ row: PostgresRow) {}
+}
+
+extension PostgresConnection {
+    /// Runs a statement that returns no rows.
+    func run(_ command: some PreparedCommand, logger: Logger) async throws {
+        _ = try await execute(command, logger: logger)
+    }
+}
+
+extension PostgresBindings {
+    /// Bindings of these values, in order.
+    init(_ values: any PostgresThrowingDynamicTypeEncodable...) throws {
+        self.init(capacity: values.count)
+        for value in values { try append(value) }
+    }
+
+    /// Bindings of these values, in order, a nil binding NULL.
+    init(nullable values: (any PostgresThrowingDynamicTypeEncodable)?...) throws {
+        self.init(capacity: values.count)
+        for value in values {
+            if let value { try append(value) } else { appendNull() }
+        }
+    }
+}
+
+extension PostgresRepository {
+    enum Statement {
+        struct Begin: PreparedCommand {
+            static let sql = "BEGIN"
+            func makeBindings() -> PostgresBindings { PostgresBindings() }
+        }
+
+        struct Commit: PreparedCommand {
+            static let sql = "COMMIT"
+            func makeBindings() -> PostgresBindings { PostgresBindings() }
+        }
+
+        struct DeviceByToken: PreparedQuery {
+            static let sql = "SELECT id, model, platform, banned FROM device WHERE token_hash = $1"
+            static let bindingDataTypes: [PostgresDataType] = [.bytea]
+            var tokenHash: Data
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(tokenHash) }
+            func decodeRow(_ row: PostgresRow) throws -> (UUID, String, String, Bool) { try row.decode((UUID, String, String, Bool).self) }
+        }
+
+        struct Touch: PreparedCommand {
+            static let sql = "UPDATE device SET last_seen_at = $1 WHERE id = $2 AND last_seen_at <= $3"
+            static let bindingDataTypes: [PostgresDataType] = [.timestamptz, .uuid, .timestamptz]
+            var device: UUID, now: Date
+            func makeBindings() throws -> PostgresBindings {
+                try PostgresBindings(now, device, now.addingTimeInterval(-HearClearServer.Device.lastSeenResolution))
+            }
+        }
+
+        struct Alias: PreparedQuery {
+            static let sql = "SELECT venue_id FROM venue_alias WHERE id = $1"
+            static let bindingDataTypes: [PostgresDataType] = [.text]
+            var id: String
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(id) }
+            func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
+        }
+
+        static let venueQuery = "SELECT id, name, latitude, longitude, timezone, kind, owner_device_id FROM venue WHERE id = $1"
+        typealias VenueColumns = (String, String, Double, Double, String, VenueKind?, UUID?)
+
+        struct Venue: PreparedQuery {
+            static let sql = venueQuery
+            static let bindingDataTypes: [PostgresDataType] = [.text]
+            var id: String
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(id) }
+            func decodeRow(_ row: PostgresRow) throws -> VenueColumns { try row.decode(VenueColumns.self) }
+        }
+
+        /// The venue's row, locked until the transaction ends.
+        struct LockedVenue: PreparedQuery {
+            static let sql = venueQuery + " FOR UPDATE"
+            static let bindingDataTypes: [PostgresDataType] = [.text]
+            var id: String
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(id) }
+            func decodeRow(_ row: PostgresRow) throws -> VenueColumns { try row.decode(VenueColumns.self) }
+        }
+
+        struct StoredCheckIn: PreparedQuery {
+            static let sql = "SELECT content_hash, device_id, venue_id, samples, dropped_samples, level_db, status FROM checkin WHERE id = $1"
+            static let bindingDataTypes: [PostgresDataType] = [.uuid]
+            var id: UUID
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(id) }
+            func decodeRow(_ row: PostgresRow) throws -> (Data, UUID, String, Int, Int, Double?, CheckInStatus) {
+                try row.decode((Data, UUID, String, Int, Int, Double?, CheckInStatus).self)
+            }
+        }
+
+        struct ServerCalibration: PreparedQuery {
+            static let sql = "SELECT c.offset_db FROM calibration c JOIN device d ON d.model = c.model WHERE d.id = $1"
+            static let bindingDataTypes: [PostgresDataType] = [.uuid]
+            var device: UUID
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(device) }
+            func decodeRow(_ row: PostgresRow) throws -> Double { try row.decode(Double.self) }
+        }
+
+        /// A new check-in; no row when another transaction stored its id first.
+        struct InsertCheckIn: PreparedQuery {
+            static let sql = """
+                INSERT INTO checkin (id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
+                    calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, sample_columns)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                ON CONFLICT (id) DO NOTHING RETURNING seq
+                """
+            static let bindingDataTypes: [PostgresDataType] = [
+                .uuid, .text, .uuid, .bytea, .timestamptz, .float8, .text, .float8, .text, .int8, .int8, .float8, .int8, .int8, .text, .timestamptz, .bytea,
+            ]
+            var checkIn: CheckIn, venueID: String, device: UUID, contentHash: Data, calibrationDB: Double, source: CalibrationSource
+            var analysis: CheckInAnalysis, status: CheckInStatus, receivedAt: Date, sampleColumns: Data
+            func makeBindings() throws -> PostgresBindings {
+                try PostgresBindings(
+                    nullable: checkIn.id, venueID, device, contentHash, checkIn.startedAt, checkIn.intervalS, checkIn.weighting, calibrationDB, source,
+                    checkIn.samples.count, analysis.droppedSamples, analysis.levelDB, analysis.homeHour.weekday, analysis.homeHour.hour, status,
+                    receivedAt, sampleColumns)
+            }
+            func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
+        }
+
+        /// A check-in's loud events, an unclassified one's class travelling as an empty text.
+        struct InsertEvents: PreparedCommand {
+            static let sql = """
+                INSERT INTO event (checkin_seq, t, peak, duration_s, class)
+                SELECT $1, t, peak, duration_s, NULLIF(class, '') FROM unnest($2, $3, $4, $5) AS u(t, peak, duration_s, class)
+                """
+            static let bindingDataTypes: [PostgresDataType] = [.int8, .float8Array, .float8Array, .float8Array, .textArray]
+            var checkIn: Int64, events: [LoudEvent]
+            func makeBindings() throws -> PostgresBindings {
+                try PostgresBindings(checkIn, events.map(\.t), events.map(\.peak), events.map(\.durationS), events.map { $0.sound?.rawValue ?? "" })
+            }
+        }
+
+        /// A check-in's sums per local hour (`checkin_hour`), one row per element of the arrays.
+        struct InsertHours: PreparedCommand {
+            static let sql = """
+                INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(sumColumns))
+                SELECT $1, $2, * FROM unnest(\(placeholders(from: 3, count: sumArrayTypes(counted: false).count)))
+                """
+            static let bindingDataTypes: [PostgresDataType] = [.int8, .text] + sumArrayTypes(counted: false)
+            var checkIn: Int64, venueID: String, hours: [LocalHour: CheckInAnalysis.HourShare]
+            func makeBindings() throws -> PostgresBindings {
+                let rows = hours.sorted { $0.key < $1.key }, shares = rows.map(\.value)
+                var bindings = try PostgresBindings(checkIn, venueID)
+                bindings.appendSums(
+                    cells: rows.map(\.key), checkins: nil, samples: shares.map(\.samples), energies: shares.map(\.energy), details: shares.map(\.details),
+                    spreads: shares.map(\.spread), sounds: shares.map(\.sounds))
+                return bindings
+            }
+        }
+
+        /// A venue's check-ins as the status rule sees them: all, or those with one home hour.
+        struct StatusCandidates: PreparedQuery {
+            static let sql = """
+                SELECT c.seq, c.samples - c.dropped_samples, c.level_db, c.home_weekday, c.home_hour, c.status, c.marked_outlier, d.banned
+                FROM checkin c JOIN device d ON d.id = c.device_id
+                WHERE c.venue_id = $1 AND ($2::bigint IS NULL OR c.home_hour = $2)
+                """
+            static let bindingDataTypes: [PostgresDataType] = [.text, .int8]
+            var venueID: String, homeHour: Int?
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(nullable: venueID, homeHour) }
+            func decodeRow(_ row: PostgresRow) throws -> StatusCandidate<Int64> {
+                let (seq, kept, level, weekday, hour, status, marked, banned) = try row.decode((Int64, Int, Double?, Int, Int, CheckInStatus, Bool, Bool).self)
+                return StatusCandidate(
+                    key: seq, keptSamples: kept, levelDB: level, home: LocalHour(weekday: weekday, hour: hour), status: status, markedOutlier: marked,
+                    deviceBanned: banned)
+            }
+        }
+
+        struct UpdateStatuses: PreparedCommand {
+            static let sql = "UPDATE checkin c SET status = u.status FROM unnest($1, $2) AS u(seq, status) WHERE c.seq = u.seq"
+            static let bindingDataTypes: [PostgresDataType] = [.int8Array, .textArray]
+            var changes: [StatusChange<Int64>]
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(changes.map(\.key), changes.map(\.to.rawValue)) }
+        }
+
+        /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
+        struct Contributions: PreparedQuery {
+            static let sql = """
+                SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned, \(sumColumnNames.map { "h.\($0)" }.joined(separator: ", "))
+                FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
+                WHERE h.venue_id = $1 AND ($2::bigint[] IS NULL OR h.checkin_seq = ANY($2))
+                """
+            static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array]
+            var venueID: String, checkIns: [Int64]?
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(nullable: venueID, checkIns) }
+            func decodeRow(_ row: PostgresRow) throws -> HourContribution<Int64> {
+                let (seq, weekday, hour, samples, energy, status, banned, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima, classified, speech, music) =
+                    try row.decode((Int64, Int, Int, Int, Double, CheckInStatus, Bool, Int, Double, Double, Double, Double, Double, String?, String?, Int, Int, Int).self)
+                return HourContribution(
+                    checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour),
+                    share: CheckInAnalysis.HourShare(
+                        samples: samples, energy: energy, details: DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000]),
+                        spread: try LevelSpread(stored: [levels, fastMaxima]), sounds: SoundCounts(classified: classified, speech: speech, music: music)),
+                    status: status, deviceBanned: banned)
+            }
+        }
+
+        /// A venue's cells, or those on some weekdays at some hours.
+        struct Cells: PreparedQuery {
+            static let sql = """
+                SELECT weekday, hour, checkins, samples, energy, \(sumColumns) FROM loudness
+                WHERE venue_id = $1 AND ($2::bigint[] IS NULL OR (weekday = ANY($2) AND hour = ANY($3)))
+                """
+            static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array, .int8Array]
+            var venueID: String, weekdays: [Int]?, hours: [Int]?
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(nullable: venueID, weekdays, hours) }
+            func decodeRow(_ row: PostgresRow) throws -> LoudnessAggregate {
+                let (weekday, hour, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima, classified, speech, music) =
+                    try row.decode((Int, Int, Int, Int, Double, Int, Double, Double, Double, Double, Double, String?, String?, Int, Int, Int).self)
+                return LoudnessAggregate(
+                    weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy,
+                    details: DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000]), spread: try LevelSpread(stored: [levels, fastMaxima]),
+                    sounds: SoundCounts(classified: classified, speech: speech, music: music))
+            }
+        }
+
+        /// A venue's cells as they now are, over those stored.
+        struct WriteCells: PreparedCommand {
+            static let columns = ["checkins", "samples", "energy"] + sumColumnNames
+            static let sql = """
+                INSERT INTO loudness (venue_id, weekday, hour, \(columns.joined(separator: ", ")))
+                SELECT $1, * FROM unnest(\(placeholders(from: 2, count: sumArrayTypes(counted: true).count)))
+                ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET \(columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+                """
+            static let bindingDataTypes: [PostgresDataType] = [.text] + sumArrayTypes(counted: true)
+            var venueID: String, cells: [LoudnessAggregate]
+            func makeBindings() throws -> PostgresBindings {
+                var bindings = try PostgresBindings(venueID)
+                bindings.appendSums(
+                    cells: cells.map(\.cell), checkins: cells.map(\.checkins), samples: cells.map(\.samples), energies: cells.map(\.energy),
+                    details: cells.map(\.details), spreads: cells.map(\.spread), sounds: cells.map(\.sounds))
+                return bindings
+            }
+        }
+
+        struct Notify: PreparedQuery {
+            static let sql = "SELECT pg_notify($1, payload) FROM unnest($2) AS payload"
+            static let bindingDataTypes: [PostgresDataType] = [.text, .textArray]
+            var channel: String, payloads: [String]
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(channel, payloads) }
+            func decodeRow(_ row: PostgresRow) {}
+        }
+    }
+
+    /// `$from, $from+1, …`: `count` parameters.
+    static func placeholders(from first: Int, count: Int) -> String {
+        (first..<first + count).map { "$\($0)" }.joined(separator: ", ")
+    }
+
+    /// The types of the arrays `PostgresBindings.appendSums` binds; `counted`: with check-in counts.
+    static func sumArrayTypes(counted: Bool) -> [PostgresDataType] {
+        [.int8Array, .int8Array] + (counted ? [.int8Array] : []) + [.int8Array, .float8Array, .int8Array]
+            + Array(repeating: .float8Array, count: DetailEnergies.columns.count - 1) + [.textArray, .textArray]
+            + Array(repeating: .int8Array, count: SoundCounts.columns.count)
+    }
+}
+
+extension PostgresBindings {
+    /// Sums per weekday and hour as the arrays `unnest` turns into rows of `loudness` (with the
+    /// check-in counts) or `checkin_hour` (without): weekday, hour, [check-ins], samples, energy,
+    /// then the columns of `PostgresRepository.sumColumnNames`.
+    mutating func appendSums(
+        cells: [LocalHour], checkins: [Int]?, samples: [Int], energies: [Double], details: [DetailEnergies], spreads: [LevelSpread], sounds: [SoundCounts]
+    ) {
+        append(cells.map(\.weekday))
+        append(cells.map(\.hour))
+        if let checkins { append(checkins) }
+        append(samples)
+        append(energies)
+        append(details.map(\.samples))
+        append(details.map(\.c))
+        for octave in LevelDetails.octaveNames.indices { append(details.map { $0.octaves[octave] }) }
+        append(spreads.map(\.levels.stored))
+        append(spreads.map(\.fastMaxima.stored))
+        append(sounds.map(\.classified))
+        append(sounds.map(\.speech))
+        append(sounds.map(\.music))
+    }
+}
