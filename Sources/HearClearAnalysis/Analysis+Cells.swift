@@ -2,7 +2,7 @@ import HearClearCore
 
 /// One row of a check-in's per-hour sums, with what decides whether it counts: what the stores
 /// fetch to build or check a venue's cells.
-public struct HourContribution<Key: Hashable & Sendable>: Sendable {
+public struct HourContribution<Key: Hashable & Sendable>: Equatable, Sendable {
     public var checkIn: Key
     public var hour: LocalHour
     public var share: CheckInAnalysis.HourShare
@@ -15,6 +15,20 @@ public struct HourContribution<Key: Hashable & Sendable>: Sendable {
         self.share = share
         self.status = status
         self.deviceBanned = deviceBanned
+    }
+}
+
+/// A check-in stored in the transaction that applies the rules, with the status it was stored
+/// with and its per-hour sums as analysed.
+public struct JoinedCheckIn<Key: Hashable & Sendable>: Sendable {
+    public var key: Key
+    public var status: CheckInStatus
+    public var hours: [LocalHour: CheckInAnalysis.HourShare]
+
+    public init(key: Key, status: CheckInStatus, hours: [LocalHour: CheckInAnalysis.HourShare]) {
+        self.key = key
+        self.status = status
+        self.hours = hours
     }
 }
 
@@ -52,20 +66,25 @@ extension Analysis {
     /// sums instead of taking its energy away: a loud check-in's energy can be 10^15 times a quiet
     /// one's, and subtracting it would leave rounding larger than what stays.
     ///
-    /// `joined` is a check-in stored in the same transaction, with the status it was stored with:
-    /// it is in no cell yet.
-    public static func cellUpdate<Key>(after changes: [StatusChange<Key>], joined: (key: Key, status: CheckInStatus)? = nil) -> CellUpdate<Key> {
+    /// `joined` is a check-in stored in the same transaction: it is in no cell yet, and its sums
+    /// are known without reading them back.
+    public static func cellUpdate<Key>(after changes: [StatusChange<Key>], joined: JoinedCheckIn<Key>? = nil) -> CellUpdate<Key> {
         var changes = changes
-        if let joined {
-            let final = changes.first { $0.key == joined.key }?.to ?? joined.status
+        let joinedStatus = joined.map { changes.status(of: $0.key) ?? $0.status }
+        if let joined, let joinedStatus {
             changes.removeAll { $0.key == joined.key }
             // A new check-in (never from a banned device: their writes are refused) counted nowhere before.
-            changes.append(StatusChange(key: joined.key, from: .tooShort, to: final, deviceBanned: false))
+            changes.append(StatusChange(key: joined.key, from: .tooShort, to: joinedStatus, deviceBanned: false))
         }
         if changes.contains(where: { counts(status: $0.from, deviceBanned: $0.deviceBanned) && !counts(status: $0.to, deviceBanned: $0.deviceBanned) }) {
             return .sumAgain
         }
-        return .add(Set(changes.filter { counts(status: $0.to, deviceBanned: $0.deviceBanned) }.map(\.key)))
+        var read = Set(changes.filter { counts(status: $0.to, deviceBanned: $0.deviceBanned) }.map(\.key))
+        guard let joined, let joinedStatus, read.remove(joined.key) != nil else { return .add(read: read, known: []) }
+        let known = joined.hours.map {
+            HourContribution(checkIn: joined.key, hour: $0.key, share: $0.value, status: joinedStatus, deviceBanned: false)
+        }
+        return .add(read: read, known: known)
     }
 
     /// A venue's cells from scratch, from the per-hour sums of its check-ins: the definition the
@@ -112,8 +131,9 @@ extension Analysis {
 
 /// What to do with a venue's stored cells after status changes (see `Analysis.cellUpdate`).
 public enum CellUpdate<Key: Hashable & Sendable>: Equatable {
-    /// Add these check-ins' per-hour sums.
-    case add(Set<Key>)
+    /// Add the per-hour sums of the check-ins that start to count: those of `read`, from the
+    /// store, and `known` (a check-in stored in the same transaction, as analysed).
+    case add(read: Set<Key>, known: [HourContribution<Key>])
     /// Sum every cell of the venue again from scratch.
     case sumAgain
 }

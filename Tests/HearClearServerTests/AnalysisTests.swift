@@ -71,7 +71,15 @@ import Testing
         #expect(banned.isEmpty)
         // A check-in stops counting: the cells are summed again rather than subtracted from.
         #expect(Analysis.cellUpdate(after: [StatusChange(key: 1, from: .accepted, to: .outlier, deviceBanned: false)]) == .sumAgain)
-        #expect(Analysis.cellUpdate(after: [], joined: (key: 9, status: .accepted)) == .add([9]))
+        // A new check-in's sums are known, not read; another that starts to count is read.
+        let hours = [LocalHour(weekday: 0, hour: 20): CheckInAnalysis.HourShare(samples: 60, energy: 1e6)]
+        let joined = JoinedCheckIn(key: 9, status: .accepted, hours: hours)
+        let known = [HourContribution(checkIn: 9, hour: LocalHour(weekday: 0, hour: 20), share: hours.first!.value, status: .accepted, deviceBanned: false)]
+        #expect(Analysis.cellUpdate(after: [], joined: joined) == .add(read: [], known: known))
+        #expect(
+            Analysis.cellUpdate(after: [StatusChange(key: 3, from: .outlier, to: .accepted, deviceBanned: false)], joined: joined) == .add(read: [3], known: known))
+        // Joined as an outlier: nothing to add.
+        #expect(Analysis.cellUpdate(after: [StatusChange(key: 9, from: .accepted, to: .outlier, deviceBanned: false)], joined: joined) == .add(read: [], known: []))
     }
 
     @Test func sydneySundayEveningUTCIsMondayMorningLocally() throws {

@@ -105,7 +105,7 @@ extension PostgresRepository {
     /// Returns the statuses it changed.
     @discardableResult
     static func decide(
-        venueID: String, homeHour: Int? = nil, joined: (Int64, CheckInStatus)? = nil, sumAgain: Bool = false, on connection: PostgresConnection,
+        venueID: String, homeHour: Int? = nil, joined: JoinedCheckIn<Int64>? = nil, sumAgain: Bool = false, on connection: PostgresConnection,
         logger: Logger
     ) async throws -> [StatusChange<Int64>] {
         let changes = Analysis.statusChanges(among: try await statusCandidates(venueID: venueID, homeHour: homeHour, on: connection, logger: logger))
@@ -114,13 +114,14 @@ extension PostgresRepository {
             for change in changes where change.to == .outlier { ServerMetrics.outliersDecided.increment() }
         }
         let cells: [LoudnessAggregate]
-        switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined.map { (key: $0.0, status: $0.1) }) {
-        case .add(let checkIns):
-            guard !checkIns.isEmpty else { return changes }
+        switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined) {
+        case .add(let read, let known):
+            guard !read.isEmpty || !known.isEmpty else { return changes }
             // What the check-ins that start to count add (their cells as if they were all there is)
             // to the stored cells they touch: histograms add bin by bin, which SQL cannot do. The
             // venue's row lock, taken by every writer, keeps another server from writing in between.
-            let additions = Analysis.cells(from: try await contributions(venueID: venueID, checkIns: Array(checkIns), on: connection, logger: logger))
+            let additions = Analysis.cells(
+                from: known + (read.isEmpty ? [] : try await contributions(venueID: venueID, checkIns: Array(read), on: connection, logger: logger)))
             var totals = additions
             for stored in try await Self.cells(of: venueID, touching: Array(additions.keys), on: connection, logger: logger) {
                 if let addition = additions[stored.cell] { totals[stored.cell] = stored.adding(addition) }

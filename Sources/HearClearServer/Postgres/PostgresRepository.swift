@@ -262,7 +262,7 @@ public struct PostgresRepository: Repository {
             var finalStatus = status
             if !analysis.isTooShort {
                 // The outlier rule may decide this check-in's status too.
-                let changes = try await Self.decide(venueID: venueID, homeHour: analysis.homeHour.hour, joined: (seq, status), on: connection, logger: logger)
+                let changes = try await Self.decide(venueID: venueID, homeHour: analysis.homeHour.hour, joined: JoinedCheckIn(key: seq, status: status, hours: analysis.hours), on: connection, logger: logger)
                 finalStatus = changes.status(of: seq) ?? status
             }
             try await announcement.venues([venueID])

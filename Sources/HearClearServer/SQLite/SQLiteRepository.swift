@@ -152,7 +152,7 @@ public struct SQLiteRepository: Repository {
 
             if !analysis.isTooShort {
                 // The outlier rule may decide this check-in's status too.
-                let changes = try Self.decide(venueID: venue.id, homeHour: analysis.homeHour.hour, joined: (seq, record.status), in: db)
+                let changes = try Self.decide(venueID: venue.id, homeHour: analysis.homeHour.hour, joined: JoinedCheckIn(key: seq, status: record.status, hours: analysis.hours), in: db)
                 record.status = changes.status(of: seq) ?? record.status
             }
             return .created(record.stored)
@@ -267,6 +267,11 @@ public struct SQLiteRepository: Repository {
         return candidates
     }
 
+    /// Numbers as a JSON array, how a list travels into a fixed statement (`json_each(?)`).
+    static func jsonArray(_ numbers: some Collection<some BinaryInteger>) -> String {
+        "[\(numbers.map { String($0) }.joined(separator: ","))]"
+    }
+
     /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
     static func contributions(venueID: String, checkIns: Set<Int64>? = nil, in db: GRDB.Database) throws -> [HourContribution<Int64>] {
         // The check-ins travel as a JSON array, so the text is fixed and the statement prepared once
@@ -282,7 +287,7 @@ public struct SQLiteRepository: Repository {
                 // the check-ins' own rows are found by the primary key.
                 try Row.fetchAll(
                     db.cachedStatement(sql: select + " WHERE h.checkin_seq IN (SELECT value FROM json_each(?)) AND +h.venue_id = ?"),
-                    arguments: ["[\(checkIns.map(String.init).joined(separator: ","))]", venueID])
+                    arguments: [jsonArray(checkIns), venueID])
             } else {
                 try Row.fetchAll(db.cachedStatement(sql: select + " WHERE h.venue_id = ?"), arguments: [venueID])
             }
@@ -302,7 +307,7 @@ public struct SQLiteRepository: Repository {
     /// Returns the statuses it changed.
     @discardableResult
     static func decide(
-        venueID: String, homeHour: Int? = nil, joined: (Int64, CheckInStatus)? = nil, sumAgain: Bool = false, in db: GRDB.Database
+        venueID: String, homeHour: Int? = nil, joined: JoinedCheckIn<Int64>? = nil, sumAgain: Bool = false, in db: GRDB.Database
     ) throws -> [StatusChange<Int64>] {
         let changes = Analysis.statusChanges(among: try statusCandidates(venueID: venueID, homeHour: homeHour, in: db))
         let setStatus = try db.cachedStatement(sql: "UPDATE checkin SET status = ? WHERE seq = ?")
@@ -311,23 +316,21 @@ public struct SQLiteRepository: Repository {
             if change.to == .outlier { ServerMetrics.outliersDecided.increment() }
         }
         let cells: [LoudnessAggregate]
-        switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined.map { (key: $0.0, status: $0.1) }) {
-        case .add(let checkIns):
-            guard !checkIns.isEmpty else { return changes }
+        switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined) {
+        case .add(let read, let known):
+            guard !read.isEmpty || !known.isEmpty else { return changes }
             // What the check-ins that start to count add (their cells as if they were all there is)
             // to the stored cells they touch: histograms add bin by bin, which SQL cannot do.
-            let additions = Analysis.cells(from: try contributions(venueID: venueID, checkIns: checkIns, in: db))
-            // (The weekdays and hours as JSON arrays, for one cached statement as in `contributions`;
-            // the weekdays and hours of a check-in's cells cross to those cells alone, four for a
+            let additions = Analysis.cells(from: known + (read.isEmpty ? [] : try contributions(venueID: venueID, checkIns: read, in: db)))
+            // (The weekdays and hours of a check-in's cells cross to those cells alone, four for a
             // check-in within one hour.)
-            func list(_ values: [Int]) -> String { "[\(Set(values).map(String.init).joined(separator: ","))]" }
             let touched = try LoudnessRecord.fetchAll(
                 db.cachedStatement(
                     sql: """
                         SELECT * FROM loudness WHERE venue_id = ?
                         AND weekday IN (SELECT value FROM json_each(?)) AND hour IN (SELECT value FROM json_each(?))
                         """),
-                arguments: [venueID, list(additions.keys.map(\.weekday)), list(additions.keys.map(\.hour))])
+                arguments: [venueID, jsonArray(Set(additions.keys.map(\.weekday))), jsonArray(Set(additions.keys.map(\.hour)))])
             var totals = additions
             for stored in touched.map(\.aggregate) {
                 if let addition = additions[stored.cell] { totals[stored.cell] = stored.adding(addition) }
