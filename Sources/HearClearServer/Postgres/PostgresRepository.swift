@@ -225,7 +225,10 @@ public struct PostgresRepository: Repository {
         let start = ContinuousClock.now
         defer { ServerMetrics.storeCheckInTransaction.recordSeconds((ContinuousClock.now - start).inSeconds) }
         return try await transaction { connection, announcement -> CheckInOutcome in
-            if let existing = try await Self.storedCheckIn(id: checkIn.id, on: connection, logger: logger) {
+            // A retry or a conflict is told by the insert finding the id taken, not by a read before
+            // it: that read was one round trip more for every new check-in.
+            func existing() async throws -> CheckInOutcome? {
+                guard let existing = try await Self.storedCheckIn(id: checkIn.id, on: connection, logger: logger) else { return nil }
                 return existing.contentHash == contentHash && existing.device == device ? .replayed(existing.stored) : .conflict
             }
             var venueID = checkIn.venueID
@@ -235,16 +238,16 @@ public struct PostgresRepository: Repository {
                 venueID = target
                 venue = try await Self.venueRow(target, locking: true, on: connection, logger: logger)
             }
-            guard let venue else { return .unknownVenue }
+            guard let venue else { return try await existing() ?? .unknownVenue }
 
-            try await Self.touch(device: device, at: now, on: connection, logger: logger)
             var calibration = checkIn.calibrationDB ?? 0
             if checkIn.calibrationDB == nil { calibration = try await serverCalibration(forDevice: device, on: connection) }
             guard let prepared = PreparedCheckIn(checkIn, calibrationDB: calibration, timezone: venue.timezone) else { return .unknownVenue }
             let analysis = prepared.analysis
             let status = Analysis.status(keptSamples: analysis.keptSamples, markedOutlier: false, verdict: nil)
             let source: CalibrationSource = checkIn.calibrationDB == nil ? .server : .checkIn
-            // The same id posted to another server at the same moment: it waits for that commit and inserts nothing.
+            // The id taken, or posted to another server at the same moment (the insert waits for that
+            // commit and inserts nothing).
             guard
                 let seq = try await connection.execute(
                     Statement.InsertCheckIn(
@@ -252,10 +255,8 @@ public struct PostgresRepository: Repository {
                         analysis: analysis, status: status, receivedAt: now, sampleColumns: prepared.sampleColumns),
                     logger: logger
                 ).first(where: { _ in true })
-            else {
-                guard let existing = try await Self.storedCheckIn(id: checkIn.id, on: connection, logger: logger) else { return .conflict }
-                return existing.contentHash == contentHash && existing.device == device ? .replayed(existing.stored) : .conflict
-            }
+            else { return try await existing() ?? .conflict }
+            try await Self.touch(device: device, at: now, on: connection, logger: logger)
             // One statement per table: the rows travel as arrays.
             try await Self.storeEvents(checkIn.events, checkIn: seq, on: connection, logger: logger)
             try await Self.storeHours(analysis.hours, checkIn: seq, venueID: venueID, on: connection, logger: logger)
