@@ -62,12 +62,6 @@ extension PostgresRepository {
         try await connection.run(Statement.InsertHours(checkIn: seq, venueID: venueID, hours: hours), logger: logger)
     }
 
-    /// A check-in's loud events, an unclassified one's class travelling as an empty text.
-    static func storeEvents(_ events: [LoudEvent], checkIn seq: Int64, on connection: PostgresConnection, logger: Logger) async throws {
-        guard !events.isEmpty else { return }
-        try await connection.run(Statement.InsertEvents(checkIn: seq, events: events), logger: logger)
-    }
-
     /// A check-in's loud events in time order.
     static func events(of seq: Int64, on connection: PostgresConnection, logger: Logger) async throws -> [LoudEvent] {
         try await connection.query("SELECT t, peak, duration_s, class FROM event WHERE checkin_seq = \(seq) ORDER BY t", logger: logger)

@@ -117,55 +117,63 @@ extension PostgresRepository {
             func decodeRow(_ row: PostgresRow) throws -> Double { try row.decode(Double.self) }
         }
 
-        /// A new check-in; no row when another transaction stored its id first.
-        struct InsertCheckIn: PreparedQuery {
+        /// A new check-in with its sums per hour and its loud events, and its device seen: one round
+        /// trip. No row (and nothing written) when another transaction stored its id first.
+        struct StoreCheckIn: PreparedQuery {
             static let sql = """
-                INSERT INTO checkin (id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
-                    calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, sample_columns)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-                ON CONFLICT (id) DO NOTHING RETURNING seq
+                WITH c AS (
+                    INSERT INTO checkin (id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
+                        calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, sample_columns)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                    ON CONFLICT (id) DO NOTHING RETURNING seq
+                ), hours AS (
+                    INSERT INTO checkin_hour (\(hourColumns))
+                    SELECT c.seq, $2, u.* FROM c, unnest(\(placeholders(from: 18, count: hourArrays))) AS u
+                ), events AS (
+                    INSERT INTO event (checkin_seq, t, peak, duration_s, class)
+                    SELECT c.seq, e.t, e.peak, e.duration_s, NULLIF(e.class, '')
+                    FROM c, unnest(\(placeholders(from: 18 + hourArrays, count: 4))) AS e(t, peak, duration_s, class)
+                ), touched AS (
+                    UPDATE device SET last_seen_at = $16 WHERE id = $3 AND last_seen_at <= $\(22 + hourArrays) AND EXISTS (SELECT FROM c)
+                )
+                SELECT seq FROM c
                 """
-            static let bindingDataTypes: [PostgresDataType] = [
-                .uuid, .text, .uuid, .bytea, .timestamptz, .float8, .text, .float8, .text, .int8, .int8, .float8, .int8, .int8, .text, .timestamptz, .bytea,
-            ]
+            static let hourArrays = sumArrayTypes(counted: false).count
+            static let bindingDataTypes: [PostgresDataType] =
+                [.uuid, .text, .uuid, .bytea, .timestamptz, .float8, .text, .float8, .text, .int8, .int8, .float8, .int8, .int8, .text, .timestamptz, .bytea]
+                + sumArrayTypes(counted: false) + [.float8Array, .float8Array, .float8Array, .textArray] + [.timestamptz]
             var checkIn: CheckIn, venueID: String, device: UUID, contentHash: Data, calibrationDB: Double, source: CalibrationSource
             var analysis: CheckInAnalysis, status: CheckInStatus, receivedAt: Date, sampleColumns: Data
             func makeBindings() throws -> PostgresBindings {
-                try PostgresBindings(
+                var bindings = try PostgresBindings(
                     nullable: checkIn.id, venueID, device, contentHash, checkIn.startedAt, checkIn.intervalS, checkIn.weighting, calibrationDB, source,
                     checkIn.samples.count, analysis.droppedSamples, analysis.levelDB, analysis.homeHour.weekday, analysis.homeHour.hour, status,
                     receivedAt, sampleColumns)
+                bindings.appendHours(analysis.hours)
+                let events = checkIn.events
+                // An unclassified event's class travels as an empty text.
+                for column in [events.map(\.t), events.map(\.peak), events.map(\.durationS)] { bindings.append(column) }
+                bindings.append(events.map { $0.sound?.rawValue ?? "" })
+                bindings.append(receivedAt.addingTimeInterval(-HearClearServer.Device.lastSeenResolution))
+                return bindings
             }
             func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
         }
 
-        /// A check-in's loud events, an unclassified one's class travelling as an empty text.
-        struct InsertEvents: PreparedCommand {
-            static let sql = """
-                INSERT INTO event (checkin_seq, t, peak, duration_s, class)
-                SELECT $1, t, peak, duration_s, NULLIF(class, '') FROM unnest($2, $3, $4, $5) AS u(t, peak, duration_s, class)
-                """
-            static let bindingDataTypes: [PostgresDataType] = [.int8, .float8Array, .float8Array, .float8Array, .textArray]
-            var checkIn: Int64, events: [LoudEvent]
-            func makeBindings() throws -> PostgresBindings {
-                try PostgresBindings(checkIn, events.map(\.t), events.map(\.peak), events.map(\.durationS), events.map { $0.sound?.rawValue ?? "" })
-            }
-        }
+        /// The columns of `checkin_hour`, in the order `StoreCheckIn` and `InsertHours` give them.
+        static let hourColumns = "checkin_seq, venue_id, weekday, hour, samples, energy, \(sumColumns)"
 
         /// A check-in's sums per local hour (`checkin_hour`), one row per element of the arrays.
         struct InsertHours: PreparedCommand {
             static let sql = """
-                INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(sumColumns))
+                INSERT INTO checkin_hour (\(hourColumns))
                 SELECT $1, $2, * FROM unnest(\(placeholders(from: 3, count: sumArrayTypes(counted: false).count)))
                 """
             static let bindingDataTypes: [PostgresDataType] = [.int8, .text] + sumArrayTypes(counted: false)
             var checkIn: Int64, venueID: String, hours: [LocalHour: CheckInAnalysis.HourShare]
             func makeBindings() throws -> PostgresBindings {
-                let rows = hours.sorted { $0.key < $1.key }, shares = rows.map(\.value)
                 var bindings = try PostgresBindings(checkIn, venueID)
-                bindings.appendSums(
-                    cells: rows.map(\.key), checkins: nil, samples: shares.map(\.samples), energies: shares.map(\.energy), details: shares.map(\.details),
-                    spreads: shares.map(\.spread), sounds: shares.map(\.sounds))
+                bindings.appendHours(hours)
                 return bindings
             }
         }
@@ -278,6 +286,14 @@ extension PostgresRepository {
 }
 
 extension PostgresBindings {
+    /// A check-in's sums per hour as `appendSums` binds them, in the order of the hours.
+    mutating func appendHours(_ hours: [LocalHour: CheckInAnalysis.HourShare]) {
+        let rows = hours.sorted { $0.key < $1.key }, shares = rows.map(\.value)
+        appendSums(
+            cells: rows.map(\.key), checkins: nil, samples: shares.map(\.samples), energies: shares.map(\.energy), details: shares.map(\.details),
+            spreads: shares.map(\.spread), sounds: shares.map(\.sounds))
+    }
+
     /// Sums per weekday and hour as the arrays `unnest` turns into rows of `loudness` (with the
     /// check-in counts) or `checkin_hour` (without): weekday, hour, [check-ins], samples, energy,
     /// then the columns of `PostgresRepository.sumColumnNames`.

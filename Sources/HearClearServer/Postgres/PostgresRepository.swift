@@ -250,20 +250,17 @@ public struct PostgresRepository: Repository {
             // commit and inserts nothing).
             guard
                 let seq = try await connection.execute(
-                    Statement.InsertCheckIn(
+                    Statement.StoreCheckIn(
                         checkIn: checkIn, venueID: venueID, device: device, contentHash: contentHash, calibrationDB: calibration, source: source,
                         analysis: analysis, status: status, receivedAt: now, sampleColumns: prepared.sampleColumns),
                     logger: logger
                 ).first(where: { _ in true })
             else { return try await existing() ?? .conflict }
-            try await Self.touch(device: device, at: now, on: connection, logger: logger)
-            // One statement per table: the rows travel as arrays.
-            try await Self.storeEvents(checkIn.events, checkIn: seq, on: connection, logger: logger)
-            try await Self.storeHours(analysis.hours, checkIn: seq, venueID: venueID, on: connection, logger: logger)
             var finalStatus = status
             if !analysis.isTooShort {
                 // The outlier rule may decide this check-in's status too.
-                let changes = try await Self.decide(venueID: venueID, homeHour: analysis.homeHour.hour, joined: JoinedCheckIn(key: seq, status: status, hours: analysis.hours), on: connection, logger: logger)
+                let joined = JoinedCheckIn(key: seq, status: status, hours: analysis.hours)
+                let changes = try await Self.decide(venueID: venueID, homeHour: analysis.homeHour.hour, joined: joined, on: connection, logger: logger)
                 finalStatus = changes.status(of: seq) ?? status
             }
             try await announcement.venues([venueID])

@@ -152,7 +152,8 @@ public struct SQLiteRepository: Repository {
 
             if !analysis.isTooShort {
                 // The outlier rule may decide this check-in's status too.
-                let changes = try Self.decide(venueID: venue.id, homeHour: analysis.homeHour.hour, joined: JoinedCheckIn(key: seq, status: record.status, hours: analysis.hours), in: db)
+                let joined = JoinedCheckIn(key: seq, status: record.status, hours: analysis.hours)
+                let changes = try Self.decide(venueID: venue.id, homeHour: analysis.homeHour.hour, joined: joined, in: db)
                 record.status = changes.status(of: seq) ?? record.status
             }
             return .created(record.stored)
