@@ -27,22 +27,31 @@ struct Bench: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A PostgreSQL cluster's postgres database (scripts/test-postgres.sh start): also measure ingest and loudness answers on PostgreSQL.", valueName: "url"))
     var postgres: String?
 
+    @Flag(help: "With --postgres: measure on PostgreSQL only, not on SQLite too, to profile it.")
+    var postgresOnly = false
+
+    @Option(help: ArgumentHelp("Stop the growth case after the step with this many check-ins stored, to profile it.", valueName: "n"))
+    var growthUpTo: Int?
+
     @Option(help: ArgumentHelp("Scratch folder for databases and recordings.", valueName: "path"))
     var work: String = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-bench").path
 
     func run() async throws {
         let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let cases = Cases(size: size == .full ? .full : .tiny, work: URL(fileURLWithPath: work), binaries: binaries, postgres: postgres)
+        if postgresOnly && postgres == nil { throw ValidationError("--postgres-only needs --postgres") }
+        var scale = size == .full ? Size.full : Size.tiny
+        if let growthUpTo { scale.growthCheckIns.removeAll { $0 > growthUpTo } }
+        let cases = Cases(size: scale, work: URL(fileURLWithPath: work), binaries: binaries, postgres: postgres)
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         var results: [CaseResult] = []
         for name in ["ingest", "growth", "query", "meter", "wire", "memory"] where only.isEmpty || only.contains(name) {
             FileHandle.standardError.write(Data("running \(name)…\n".utf8))
             switch name {
             case "ingest":
-                results.append(try await cases.ingest())
+                if !postgresOnly { results.append(try await cases.ingest()) }
                 if let postgres { results.append(try await cases.ingest(.postgres(admin: postgres))) }
             case "growth":
-                results.append(try await cases.growth())
+                if !postgresOnly { results.append(try await cases.growth()) }
                 if let postgres { results.append(try await cases.growth(.postgres(admin: postgres))) }
             case "query": results += try await cases.query()
             case "meter": results.append(try cases.meter())
