@@ -1,0 +1,228 @@
+import Foundation
+import GRDB
+import HearClearAnalysis
+import HearClearCore
+
+// Fetching what the rules of `Analysis` need and saving what they decide: the same steps as the
+// PostgreSQL store's, in SQLite's SQL.
+extension SQLiteRepository {
+    static func touch(device: UUID, at now: Date, in db: GRDB.Database) throws {
+        try db.cachedStatement(sql: "UPDATE device SET last_seen_at = ? WHERE id = ? AND last_seen_at <= ?").execute(
+            arguments: [now.timeIntervalSince1970, device.wireString, now.timeIntervalSince1970 - Device.lastSeenResolution])
+    }
+
+    /// The calibration the server applies to a device's check-ins that bring none: its model's
+    /// offset from the calibration table, else the store's default.
+    func serverCalibration(forDevice device: UUID, in db: GRDB.Database) throws -> Double {
+        try Double.fetchOne(
+            db.cachedStatement(sql: "SELECT c.offset_db FROM calibration c JOIN device d ON d.model = c.model WHERE d.id = ?"), arguments: [device.wireString]
+        ) ?? defaultCalibrationDB
+    }
+
+    /// A venue's check-ins as the status rule sees them: all, or those with one home hour.
+    static func statusCandidates(venueID: String, homeHour: Int? = nil, in db: GRDB.Database) throws -> [StatusCandidate<Int64>] {
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT c.seq, c.samples - c.dropped_samples AS kept, c.level_db, c.home_weekday, c.home_hour, c.status, c.marked_outlier, d.banned
+                    FROM checkin c JOIN device d ON d.id = c.device_id
+                    WHERE c.venue_id = ? AND (? IS NULL OR c.home_hour = ?)
+                    """),
+            arguments: [venueID, homeHour, homeHour])
+        var candidates: [StatusCandidate<Int64>] = []
+        while let row = try rows.next() {
+            candidates.append(
+                StatusCandidate(
+                    key: row["seq"], keptSamples: row["kept"], levelDB: row["level_db"], home: LocalHour(weekday: row["home_weekday"], hour: row["home_hour"]),
+                    status: row["status"], markedOutlier: row["marked_outlier"], deviceBanned: row["banned"]))
+        }
+        return candidates
+    }
+
+    /// Numbers as a JSON array, how a list travels into a fixed statement (`json_each(?)`).
+    static func jsonArray(_ numbers: some Collection<some BinaryInteger>) -> String {
+        "[\(numbers.map { String($0) }.joined(separator: ","))]"
+    }
+
+    /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
+    static func contributions(venueID: String, checkIns: Set<Int64>? = nil, in db: GRDB.Database) throws -> [HourContribution<Int64>] {
+        // The check-ins travel as a JSON array, so the text is fixed and the statement prepared once
+        // per connection: written into the SQL, a list made a new statement for every upload, and
+        // preparing it was 4 % of ingest (docs/profiling.md, "Ingest").
+        let select = """
+            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, \(Self.sumColumns(of: "h")), c.status, d.banned
+            FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
+            """
+        let rows =
+            if let checkIns {
+                // `+` keeps SQLite from the venue's index, which would walk every hour of the venue:
+                // the check-ins' own rows are found by the primary key.
+                try Row.fetchAll(
+                    db.cachedStatement(sql: select + " WHERE h.checkin_seq IN (SELECT value FROM json_each(?)) AND +h.venue_id = ?"),
+                    arguments: [jsonArray(checkIns), venueID])
+            } else {
+                try Row.fetchAll(db.cachedStatement(sql: select + " WHERE h.venue_id = ?"), arguments: [venueID])
+            }
+        return try rows.map { row in
+            HourContribution(
+                checkIn: row["checkin_seq"], hour: LocalHour(weekday: row["weekday"], hour: row["hour"]),
+                share: CheckInAnalysis.HourShare(
+                    samples: row["samples"], energy: row["energy"], details: DetailEnergies(row: row), spread: try LevelSpread(row: row),
+                    sounds: SoundCounts(row: row)),
+                status: row["status"], deviceBanned: row["banned"])
+        }
+    }
+
+    /// Applies the status rule to a venue's check-ins (those with one home hour, or all), saves the
+    /// statuses that change, and brings the venue's cells in step; `joined` is a check-in stored
+    /// in this transaction. With `sumAgain`, the cells are summed from scratch whatever changed.
+    /// Returns the statuses it changed.
+    @discardableResult
+    static func decide(
+        venueID: String, homeHour: Int? = nil, joined: JoinedCheckIn<Int64>? = nil, sumAgain: Bool = false, in db: GRDB.Database
+    ) throws -> [StatusChange<Int64>] {
+        let changes = Analysis.statusChanges(among: try statusCandidates(venueID: venueID, homeHour: homeHour, in: db))
+        let setStatus = try db.cachedStatement(sql: "UPDATE checkin SET status = ? WHERE seq = ?")
+        for change in changes {
+            try setStatus.execute(arguments: [change.to, change.key])
+            if change.to == .outlier { ServerMetrics.outliersDecided.increment() }
+        }
+        let cells: [LoudnessAggregate]
+        switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined) {
+        case .add(let read, let known):
+            guard !read.isEmpty || !known.isEmpty else { return changes }
+            // What the check-ins that start to count add (their cells as if they were all there is)
+            // to the stored cells they touch: histograms add bin by bin, which SQL cannot do.
+            let additions = Analysis.cells(from: known + (read.isEmpty ? [] : try contributions(venueID: venueID, checkIns: read, in: db)))
+            // (The weekdays and hours of a check-in's cells cross to those cells alone, four for a
+            // check-in within one hour.)
+            let touched = try LoudnessRecord.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM loudness WHERE venue_id = ?
+                        AND weekday IN (SELECT value FROM json_each(?)) AND hour IN (SELECT value FROM json_each(?))
+                        """),
+                arguments: [venueID, jsonArray(Set(additions.keys.map(\.weekday))), jsonArray(Set(additions.keys.map(\.hour)))])
+            var totals = additions
+            for stored in touched.map(\.aggregate) {
+                if let addition = additions[stored.cell] { totals[stored.cell] = stored.adding(addition) }
+            }
+            cells = Array(totals.values)
+        case .sumAgain:
+            try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).deleteAll(db)
+            cells = Array(Analysis.cells(from: try contributions(venueID: venueID, in: db)).values)
+        }
+        let columns = ["checkins", "samples", "energy"] + Self.sumColumnNames
+        let write = try db.cachedStatement(
+            sql: """
+                INSERT INTO loudness (venue_id, weekday, hour, \(columns.joined(separator: ", ")))
+                VALUES (?, ?, ?, \(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
+                ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET \(columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+                """)
+        for cell in cells.sorted(by: { $0.cell < $1.cell }) {
+            try write.execute(
+                arguments: StatementArguments(
+                    [venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy]
+                        + Self.sumValues(details: cell.details, spread: cell.spread, sounds: cell.sounds)))
+        }
+        return changes
+    }
+
+    /// Decides every status of a venue again and sums its cells from scratch: after a ban, a
+    /// calibration change, a merge or a new time zone.
+    static func refreshVenue(_ venueID: String, in db: GRDB.Database) throws {
+        try decide(venueID: venueID, sumAgain: true, in: db)
+    }
+
+    /// Places every check-in of a venue in its local hours again (after its time zone changed),
+    /// then decides statuses and sums its cells again.
+    static func reanalyseVenue(_ venueID: String, in db: GRDB.Database) throws {
+        try reanalyse(try CheckInRecord.filter(CheckInRecord.Columns.venueId == venueID).fetchAll(db), in: db)
+        try refreshVenue(venueID, in: db)
+    }
+
+    /// Recomputes what check-ins contribute (their hours, energies, level and home hour) from their
+    /// samples, with each one's recorded calibration and its venue's time zone. Spikes do not depend
+    /// on either, so the dropped flags stay. Statuses and cells are left to `refreshVenue`.
+    ///
+    /// A check-in whose samples retention dropped keeps its local hours (they cannot be placed
+    /// again); a new calibration still applies, as every energy scales by the same factor and
+    /// every histogram moves by the same number of bins.
+    static func reanalyse(_ checkIns: [CheckInRecord], in db: GRDB.Database) throws {
+        var clocks: [String: VenueClock] = [:]
+        for var record in checkIns {
+            guard let seq = record.seq else { continue }
+            if record.samplesPrunedAt != nil {
+                try recalibratePruned(record, in: db)
+                continue
+            }
+            if clocks[record.venueId] == nil {
+                clocks[record.venueId] = try VenueRecord.fetchOne(db, key: record.venueId).flatMap { VenueClock(timeZoneIdentifier: $0.timezone) }
+            }
+            guard let clock = clocks[record.venueId] else { continue }
+            let analysis = CheckInAnalysis(
+                samples: try record.storedSamples()?.samples ?? [], startedAt: record.startedAt, calibrationDB: record.calibrationDb, clock: clock)
+            try db.execute(literal: "DELETE FROM checkin_hour WHERE checkin_seq = \(seq)")
+            try storeHours(analysis.hours, checkIn: seq, venueID: record.venueId, in: db)
+            record.levelDb = analysis.levelDB
+            record.homeWeekday = analysis.homeHour.weekday
+            record.homeHour = analysis.homeHour.hour
+            try record.update(db)
+        }
+    }
+
+    /// A check-in's loud events in time order.
+    static func events(of seq: Int64, in db: GRDB.Database) throws -> [LoudEvent] {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT t, peak, duration_s, class FROM event WHERE checkin_seq = ? ORDER BY t"), arguments: [seq]).map {
+            LoudEvent(t: $0["t"], peak: $0["peak"], durationS: $0["duration_s"], sound: ($0["class"] as String?).flatMap(SoundClasses.Dominant.init))
+        }
+    }
+
+    /// Applies a pruned check-in's new calibration to its stored level and per-hour energies.
+    private static func recalibratePruned(_ record: CheckInRecord, in db: GRDB.Database) throws {
+        guard let seq = record.seq,
+            let stored = try Double.fetchOne(db, sql: "SELECT calibration_db FROM checkin WHERE seq = ?", arguments: [seq])
+        else { return }
+        let shift = record.calibrationDb - stored
+        var updated = record
+        updated.levelDb = record.levelDb.map { $0 + shift }
+        try updated.update(db)
+        let factor = Level.energy(shift)
+        try db.execute(
+            sql: "UPDATE checkin_hour SET energy = energy * ?, \(DetailEnergies.columns.dropFirst().map { "\($0) = \($0) * ?" }.joined(separator: ", ")) WHERE checkin_seq = ?",
+            arguments: StatementArguments(Array(repeating: factor, count: DetailEnergies.columns.count) + [seq]))
+        let setSpread = try db.cachedStatement(
+            sql: "UPDATE checkin_hour SET \(LevelSpread.columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE checkin_seq = ? AND weekday = ? AND hour = ?")
+        for row in try Row.fetchAll(db, sql: "SELECT weekday, hour, \(LevelSpread.columns.joined(separator: ", ")) FROM checkin_hour WHERE checkin_seq = ?", arguments: [seq]) {
+            let weekday: Int = row["weekday"], hour: Int = row["hour"]
+            try setSpread.execute(arguments: StatementArguments(try LevelSpread(row: row).shifted(byDB: shift).storedValues) + [seq, weekday, hour])
+        }
+    }
+
+    /// A check-in's kept samples per local hour, the rows its venue's cells are summed from.
+    static func storeHours(_ hours: [LocalHour: CheckInAnalysis.HourShare], checkIn seq: Int64, venueID: String, in db: GRDB.Database) throws {
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(sumColumns()))
+                VALUES (?, ?, ?, ?, ?, ?, \(Array(repeating: "?", count: sumColumnNames.count).joined(separator: ", ")))
+                """)
+        for (hour, share) in hours {
+            try insert.execute(
+                arguments: StatementArguments(
+                    [seq, venueID, hour.weekday, hour.hour, share.samples, share.energy] + sumValues(details: share.details, spread: share.spread, sounds: share.sounds)))
+        }
+    }
+
+    /// The columns of `DetailEnergies`, `LevelSpread` and `SoundCounts` in `checkin_hour` and `loudness`.
+    static let sumColumnNames = DetailEnergies.columns + LevelSpread.columns + SoundCounts.columns
+
+    /// `sumColumnNames`, with a table alias.
+    static func sumColumns(of table: String? = nil) -> String {
+        sumColumnNames.map { column in table.map { "\($0).\(column)" } ?? column }.joined(separator: ", ")
+    }
+
+    /// The values of `sumColumnNames`.
+    static func sumValues(details: DetailEnergies, spread: LevelSpread, sounds: SoundCounts) -> [(any DatabaseValueConvertible)?] {
+        [details.samples] + details.energies + spread.storedValues + sounds.values
+    }
+}
