@@ -17,18 +17,12 @@ extension CheckInV2: ScannedJSON {
     public static func scanned(_ body: Data) -> CheckInV2? {
         body.withUnsafeBytes { bytes in
             var scanner = JSONColumnScanner(bytes)
-            guard let members = scanner.topLevelMembers(columnKeys: ["levels", "classes"]) else { return nil }
-            guard let levelsJSON = members.columns["levels"] else { return nil }
-            var levelsScanner = JSONColumnScanner(levelsJSON)
-            guard let levels = levelsScanner.integerColumns(allowed: scannedLevels),
-                let avg = levels["avg"], let peak = levels["peak"]
+            guard let members = scanner.topLevelMembers(columns: ["levels": scannedLevels, "classes": ["speech", "music"]]),
+                let levels = members.columns["levels"], let avg = levels["avg"], let peak = levels["peak"]
             else { return nil }
             var classes: Classes?
-            if let classesJSON = members.columns["classes"] {
-                var classesScanner = JSONColumnScanner(classesJSON)
-                guard let columns = classesScanner.integerColumns(allowed: ["speech", "music"]), let speech = columns["speech"],
-                    let music = columns["music"]
-                else { return nil }
+            if let columns = members.columns["classes"] {
+                guard let speech = columns["speech"], let music = columns["music"] else { return nil }
                 classes = Classes(speech: speech, music: music)
             }
             guard let envelope = try? JSONDecoder().decode(Envelope.self, from: members.rest) else { return nil }

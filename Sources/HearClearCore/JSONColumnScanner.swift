@@ -5,10 +5,10 @@ import Foundation
 /// parses (integers, keys) and only finds the ends of everything else, which it copies for
 /// `JSONDecoder` to check. Any doubt is nil, never a guess: the caller then uses `JSONDecoder`.
 struct JSONColumnScanner {
-    /// The top-level object split in two: the values of the column keys as their bytes, and every
-    /// other member copied, bytes unchanged, into an object of its own.
+    /// The top-level object split in two: the objects of columns, read, and every other member
+    /// copied, bytes unchanged, into an object of its own.
     struct Members {
-        var columns: [String: UnsafeRawBufferPointer]
+        var columns: [String: [String: [Int]]]
         var rest: Data
     }
 
@@ -23,19 +23,18 @@ struct JSONColumnScanner {
         self.bytes = bytes
     }
 
-    /// Nil unless the document is one object with each column key at most once.
-    mutating func topLevelMembers(columnKeys: Set<String>) -> Members? {
-        var columns: [String: UnsafeRawBufferPointer] = [:]
+    /// Nil unless the document is one object with each key of `columns` at most once, its value
+    /// an object of columns (`integerColumns`) with the keys `columns` allows it.
+    mutating func topLevelMembers(columns allowed: [String: Set<String>]) -> Members? {
+        var columns: [String: [String: [Int]]] = [:]
         var rest = Data("{".utf8)
         rest.reserveCapacity(1024)
         let complete = object { scanner, key, memberStart in
-            let valueStart = scanner.index
-            guard scanner.skipValue(depth: 1) else { return false }
-            let value = UnsafeRawBufferPointer(rebasing: scanner.bytes[valueStart..<scanner.index])
-            if columnKeys.contains(key) {
-                guard columns[key] == nil else { return false }
-                columns[key] = value
+            if let keys = allowed[key] {
+                guard columns[key] == nil, let read = scanner.integerColumns(allowed: keys) else { return false }
+                columns[key] = read
             } else {
+                guard scanner.skipValue(depth: 1) else { return false }
                 if rest.count > 1 { rest.append(UInt8(ascii: ",")) }
                 rest.append(contentsOf: UnsafeRawBufferPointer(rebasing: scanner.bytes[memberStart..<scanner.index]))
             }
@@ -48,15 +47,14 @@ struct JSONColumnScanner {
 
     /// An object whose members are all arrays of integers, each of its key in `allowed`, each key
     /// once; nil for anything else.
-    mutating func integerColumns(allowed: Set<String>) -> [String: [Int]]? {
+    private mutating func integerColumns(allowed: Set<String>) -> [String: [Int]]? {
         var columns: [String: [Int]] = [:]
         let complete = object { scanner, key, _ in
             guard allowed.contains(key), columns[key] == nil, let values = scanner.integers() else { return false }
             columns[key] = values
             return true
         }
-        guard complete, atEnd() else { return nil }
-        return columns
+        return complete ? columns : nil
     }
 
     /// An object, calling `member` with each key once the scanner stands on its value (and where
