@@ -45,10 +45,11 @@ extension Analysis {
 
     /// What one check-in adds to each cell when it starts to count: its kept samples and energies,
     /// and 1 check-in in every cell it covers, however many of its hours fall in that cell.
-    static func cellAdditions(of hours: [LocalHour: CheckInAnalysis.HourShare]) -> [LocalHour: LoudnessAggregate] {
+    /// `only`: these cells, the others left out.
+    static func cellAdditions(of hours: [LocalHour: CheckInAnalysis.HourShare], only: Set<LocalHour>? = nil) -> [LocalHour: LoudnessAggregate] {
         var cells: [LocalHour: LoudnessAggregate] = [:]
         for (hour, share) in hours {
-            for cell in Self.cells(covering: hour) {
+            for cell in Self.cells(covering: hour) where only?.contains(cell) ?? true {
                 var sum = cells[cell] ?? LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 1, samples: 0, energy: 0)
                 sum.samples += share.samples
                 sum.energy += share.energy
@@ -62,9 +63,10 @@ extension Analysis {
     }
 
     /// How a venue's stored cells follow status changes. Check-ins that start counting are added to
-    /// them. When one stops counting, the cells are summed again from every check-in's per-hour
-    /// sums instead of taking its energy away: a loud check-in's energy can be 10^15 times a quiet
-    /// one's, and subtracting it would leave rounding larger than what stays.
+    /// them. When one stops counting, the cells that cover its hours (and those of the others that
+    /// changed) are summed again from every check-in's per-hour sums instead of taking its energy
+    /// away: a loud check-in's energy can be 10^15 times a quiet one's, and subtracting it would
+    /// leave rounding larger than what stays. The venue's other cells hold none of them and stay.
     ///
     /// `joined` is a check-in stored in the same transaction: it is in no cell yet, and its sums
     /// are known without reading them back.
@@ -77,7 +79,7 @@ extension Analysis {
             changes.append(StatusChange(key: joined.key, from: .tooShort, to: joinedStatus, deviceBanned: false))
         }
         if changes.contains(where: { counts(status: $0.from, deviceBanned: $0.deviceBanned) && !counts(status: $0.to, deviceBanned: $0.deviceBanned) }) {
-            return .sumAgain
+            return .sumAgain(Set(changes.map(\.key)))
         }
         var read = Set(changes.filter { counts(status: $0.to, deviceBanned: $0.deviceBanned) }.map(\.key))
         guard let joined, let joinedStatus, read.remove(joined.key) != nil else { return .add(read: read, known: []) }
@@ -90,18 +92,31 @@ extension Analysis {
     /// A venue's cells from scratch, from the per-hour sums of its check-ins: the definition the
     /// stored cells must always equal. Cells nothing counts in are left out. Given only the check-ins
     /// that start to count, it is what they add to the stored cells.
-    public static func cells<Key>(from contributions: [HourContribution<Key>]) -> [LocalHour: LoudnessAggregate] {
+    /// `only`: these cells, the others left out.
+    public static func cells<Key>(from contributions: [HourContribution<Key>], only: Set<LocalHour>? = nil) -> [LocalHour: LoudnessAggregate] {
         var byCheckIn: [Key: [LocalHour: CheckInAnalysis.HourShare]] = [:]
         for contribution in contributions where counts(status: contribution.status, deviceBanned: contribution.deviceBanned) {
             byCheckIn[contribution.checkIn, default: [:]][contribution.hour] = contribution.share
         }
         var cells: [LocalHour: LoudnessAggregate] = [:]
         for hours in byCheckIn.values {
-            for (cell, change) in cellAdditions(of: hours) {
+            for (cell, change) in cellAdditions(of: hours, only: only) {
                 cells[cell] = cells[cell].map { $0.adding(change) } ?? change
             }
         }
         return cells
+    }
+
+    /// The cells `.sumAgain` names, summed again from every per-hour sum of a venue's check-ins
+    /// (`contributions`, all of them): those covering the hours of `changed` check-ins, or every cell
+    /// (nil). `emptied` are the cells among them nothing counts in any more, for the store to delete.
+    public static func cellsSummedAgain<Key>(
+        from contributions: [HourContribution<Key>], coveringHoursOf changed: Set<Key>?
+    ) -> (cells: [LocalHour: LoudnessAggregate], emptied: Set<LocalHour>) {
+        guard let changed else { return (cells(from: contributions), []) }
+        let affected = Set(contributions.filter { changed.contains($0.checkIn) }.flatMap { Self.cells(covering: $0.hour) })
+        let sums = cells(from: contributions, only: affected)
+        return (sums, affected.subtracting(sums.keys))
     }
 }
 
@@ -134,6 +149,7 @@ public enum CellUpdate<Key: Hashable & Sendable>: Equatable {
     /// Add the per-hour sums of the check-ins that start to count: those of `read`, from the
     /// store, and `known` (a check-in stored in the same transaction, as analysed).
     case add(read: Set<Key>, known: [HourContribution<Key>])
-    /// Sum every cell of the venue again from scratch.
-    case sumAgain
+    /// Sum cells again from every check-in's per-hour sums: those that cover the hours of these
+    /// check-ins (whose status changed), or every cell of the venue (nil; see `cellsSummedAgain`).
+    case sumAgain(Set<Key>?)
 }

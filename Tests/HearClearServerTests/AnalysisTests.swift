@@ -70,7 +70,7 @@ import Testing
         let banned = Analysis.statusChanges(among: quiet.dropLast() + [candidate(4, level: 60, banned: true), candidate(5, level: 80)])
         #expect(banned.isEmpty)
         // A check-in stops counting: the cells are summed again rather than subtracted from.
-        #expect(Analysis.cellUpdate(after: [StatusChange(key: 1, from: .accepted, to: .outlier, deviceBanned: false)]) == .sumAgain)
+        #expect(Analysis.cellUpdate(after: [StatusChange(key: 1, from: .accepted, to: .outlier, deviceBanned: false)]) == .sumAgain([1]))
         // A new check-in's sums are known, not read; another that starts to count is read.
         let hours = [LocalHour(weekday: 0, hour: 20): CheckInAnalysis.HourShare(samples: 60, energy: 1e6)]
         let joined = JoinedCheckIn(key: 9, status: .accepted, hours: hours)
@@ -80,6 +80,30 @@ import Testing
             Analysis.cellUpdate(after: [StatusChange(key: 3, from: .outlier, to: .accepted, deviceBanned: false)], joined: joined) == .add(read: [3], known: known))
         // Joined as an outlier: nothing to add.
         #expect(Analysis.cellUpdate(after: [StatusChange(key: 9, from: .accepted, to: .outlier, deviceBanned: false)], joined: joined) == .add(read: [], known: []))
+    }
+
+    @Test func summingAgainTouchesOnlyTheCellsOfTheCheckInsThatChanged() {
+        func contribution(_ key: Int, _ weekday: Int, _ hour: Int, _ status: CheckInStatus) -> HourContribution<Int> {
+            HourContribution(
+                checkIn: key, hour: LocalHour(weekday: weekday, hour: hour), share: CheckInAnalysis.HourShare(samples: 60, energy: 1e6 * Double(key)),
+                status: status, deviceBanned: false)
+        }
+        let monday = LocalHour(weekday: 0, hour: 20), tuesday = LocalHour(weekday: 1, hour: 9)
+        // 1 and 2 on Monday at 20:00, 3 on Tuesday at 9:00; 2 has just become an outlier.
+        let contributions = [contribution(1, 0, 20, .accepted), contribution(2, 0, 20, .outlier), contribution(3, 1, 9, .accepted)]
+        let all = Analysis.cells(from: contributions)
+        let summed = Analysis.cellsSummedAgain(from: contributions, coveringHoursOf: [2])
+        #expect(Set(summed.cells.keys) == Set(Analysis.cells(covering: monday)))
+        for (cell, sum) in summed.cells { #expect(sum == all[cell]) }
+        #expect(summed.emptied.isEmpty)
+        // 3 stops counting too: the cells only it was in are emptied, the overall one summed again.
+        let without3 = contributions.map { $0.checkIn == 3 ? contribution(3, 1, 9, .outlier) : $0 }
+        let alone = Analysis.cellsSummedAgain(from: without3, coveringHoursOf: [3])
+        let everyDay = LoudnessAggregate.everyWeekday, wholeDay = LoudnessAggregate.everyHour
+        #expect(alone.emptied == [tuesday, LocalHour(weekday: 1, hour: wholeDay), LocalHour(weekday: everyDay, hour: 9)])
+        #expect(alone.cells[LocalHour(weekday: everyDay, hour: wholeDay)]?.checkins == 1 && alone.cells.count == 1)
+        // Nil: every cell, as from scratch.
+        #expect(Analysis.cellsSummedAgain(from: contributions, coveringHoursOf: nil).cells == all)
     }
 
     @Test func sydneySundayEveningUTCIsMondayMorningLocally() throws {

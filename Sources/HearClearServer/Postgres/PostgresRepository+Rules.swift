@@ -108,7 +108,7 @@ extension PostgresRepository {
             for change in changes where change.to == .outlier { ServerMetrics.outliersDecided.increment() }
         }
         let cells: [LoudnessAggregate]
-        switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined) {
+        switch sumAgain ? .sumAgain(nil) : Analysis.cellUpdate(after: changes, joined: joined) {
         case .add(let read, let known):
             guard !read.isEmpty || !known.isEmpty else { return changes }
             // What the check-ins that start to count add (their cells as if they were all there is)
@@ -121,9 +121,17 @@ extension PostgresRepository {
                 if let addition = additions[stored.cell] { totals[stored.cell] = stored.adding(addition) }
             }
             cells = totals.values.sorted { $0.cell < $1.cell }
-        case .sumAgain:
-            try await connection.query("DELETE FROM loudness WHERE venue_id = \(venueID)", logger: logger)
-            cells = Analysis.cells(from: try await contributions(venueID: venueID, on: connection, logger: logger)).values.sorted { $0.cell < $1.cell }
+        case .sumAgain(let changed):
+            let summed = Analysis.cellsSummedAgain(from: try await contributions(venueID: venueID, on: connection, logger: logger), coveringHoursOf: changed)
+            if changed == nil { try await connection.query("DELETE FROM loudness WHERE venue_id = \(venueID)", logger: logger) }
+            if !summed.emptied.isEmpty {
+                try await connection.query(
+                    """
+                    DELETE FROM loudness WHERE venue_id = \(venueID)
+                    AND (weekday, hour) IN (SELECT * FROM unnest(\(summed.emptied.map(\.weekday)), \(summed.emptied.map(\.hour))))
+                    """, logger: logger)
+            }
+            cells = summed.cells.values.sorted { $0.cell < $1.cell }
         }
         if !cells.isEmpty { try await connection.run(Statement.WriteCells(venueID: venueID, cells: cells), logger: logger) }
         return changes

@@ -88,7 +88,7 @@ extension SQLiteRepository {
             if change.to == .outlier { ServerMetrics.outliersDecided.increment() }
         }
         let cells: [LoudnessAggregate]
-        switch sumAgain ? .sumAgain : Analysis.cellUpdate(after: changes, joined: joined) {
+        switch sumAgain ? .sumAgain(nil) : Analysis.cellUpdate(after: changes, joined: joined) {
         case .add(let read, let known):
             guard !read.isEmpty || !known.isEmpty else { return changes }
             // What the check-ins that start to count add (their cells as if they were all there is)
@@ -108,9 +108,12 @@ extension SQLiteRepository {
                 if let addition = additions[stored.cell] { totals[stored.cell] = stored.adding(addition) }
             }
             cells = Array(totals.values)
-        case .sumAgain:
-            try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).deleteAll(db)
-            cells = Array(Analysis.cells(from: try contributions(venueID: venueID, in: db)).values)
+        case .sumAgain(let changed):
+            let summed = Analysis.cellsSummedAgain(from: try contributions(venueID: venueID, in: db), coveringHoursOf: changed)
+            if changed == nil { try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).deleteAll(db) }
+            let delete = try db.cachedStatement(sql: "DELETE FROM loudness WHERE venue_id = ? AND weekday = ? AND hour = ?")
+            for cell in summed.emptied { try delete.execute(arguments: [venueID, cell.weekday, cell.hour]) }
+            cells = Array(summed.cells.values)
         }
         let columns = ["checkins", "samples", "energy"] + Self.sumColumnNames
         let write = try db.cachedStatement(
