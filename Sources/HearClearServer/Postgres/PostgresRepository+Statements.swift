@@ -4,16 +4,8 @@ import HearClearCore
 import Logging
 import PostgresNIO
 
-/// A statement PostgreSQL parses and plans once per connection, then only binds and runs.
-/// postgres-nio sends every `query` as an unnamed statement, parsed and planned again each time:
-/// that was half of PostgreSQL's CPU in the ingest case (docs/profiling.md, "Ingest"). So every
-/// statement an upload or a venue's answer runs is one of these; the rest stay `query`s. The
-/// parameters' types are spelled out because a first execution with a NULL would otherwise leave
-/// PostgreSQL to guess them for every later one.
-protocol PreparedQuery: PostgresPreparedStatement {}
-
-/// A `PreparedQuery` that returns no rows.
-protocol PreparedCommand: PreparedQuery where Row == () {}
+/// A prepared statement (`PostgresRepository.Statement`) that returns no rows.
+protocol PreparedCommand: PostgresPreparedStatement where Row == () {}
 
 extension PreparedCommand {
     func decodeRow(_ row: PostgresRow) {}
@@ -43,6 +35,12 @@ extension PostgresBindings {
 }
 
 extension PostgresRepository {
+    /// A statement PostgreSQL parses and plans once per connection, then only binds and runs.
+    /// postgres-nio sends every `query` as an unnamed statement, parsed and planned again each time:
+    /// that was half of PostgreSQL's CPU in the ingest case (docs/profiling.md, "Ingest"). So every
+    /// statement an upload, a token check or a venue's answer runs is one of these; the rarer ones stay
+    /// `query`s. The parameters' types are spelled out because a first execution with a NULL would
+    /// otherwise leave PostgreSQL to guess them for every later one.
     enum Statement {
         struct Begin: PreparedCommand {
             static let sql = "BEGIN"
@@ -54,7 +52,7 @@ extension PostgresRepository {
             func makeBindings() -> PostgresBindings { PostgresBindings() }
         }
 
-        struct DeviceByToken: PreparedQuery {
+        struct DeviceByToken: PostgresPreparedStatement {
             static let sql = "SELECT id, model, platform, banned FROM device WHERE token_hash = $1"
             static let bindingDataTypes: [PostgresDataType] = [.bytea]
             var tokenHash: Data
@@ -71,7 +69,7 @@ extension PostgresRepository {
             }
         }
 
-        struct Alias: PreparedQuery {
+        struct Alias: PostgresPreparedStatement {
             static let sql = "SELECT venue_id FROM venue_alias WHERE id = $1"
             static let bindingDataTypes: [PostgresDataType] = [.text]
             var id: String
@@ -82,7 +80,7 @@ extension PostgresRepository {
         static let venueQuery = "SELECT id, name, latitude, longitude, timezone, kind, owner_device_id FROM venue WHERE id = $1"
         typealias VenueColumns = (String, String, Double, Double, String, VenueKind?, UUID?)
 
-        struct Venue: PreparedQuery {
+        struct Venue: PostgresPreparedStatement {
             static let sql = venueQuery
             static let bindingDataTypes: [PostgresDataType] = [.text]
             var id: String
@@ -91,7 +89,7 @@ extension PostgresRepository {
         }
 
         /// The venue's row, locked until the transaction ends.
-        struct LockedVenue: PreparedQuery {
+        struct LockedVenue: PostgresPreparedStatement {
             static let sql = venueQuery + " FOR UPDATE"
             static let bindingDataTypes: [PostgresDataType] = [.text]
             var id: String
@@ -99,7 +97,7 @@ extension PostgresRepository {
             func decodeRow(_ row: PostgresRow) throws -> VenueColumns { try row.decode(VenueColumns.self) }
         }
 
-        struct StoredCheckIn: PreparedQuery {
+        struct StoredCheckIn: PostgresPreparedStatement {
             static let sql = "SELECT content_hash, device_id, venue_id, samples, dropped_samples, level_db, status FROM checkin WHERE id = $1"
             static let bindingDataTypes: [PostgresDataType] = [.uuid]
             var id: UUID
@@ -109,7 +107,7 @@ extension PostgresRepository {
             }
         }
 
-        struct ServerCalibration: PreparedQuery {
+        struct ServerCalibration: PostgresPreparedStatement {
             static let sql = "SELECT c.offset_db FROM calibration c JOIN device d ON d.model = c.model WHERE d.id = $1"
             static let bindingDataTypes: [PostgresDataType] = [.uuid]
             var device: UUID
@@ -119,7 +117,7 @@ extension PostgresRepository {
 
         /// A new check-in with its sums per hour and its loud events, and its device seen: one round
         /// trip. No row (and nothing written) when another transaction stored its id first.
-        struct StoreCheckIn: PreparedQuery {
+        struct StoreCheckIn: PostgresPreparedStatement {
             static let sql = """
                 WITH c AS (
                     INSERT INTO checkin (id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
@@ -179,7 +177,7 @@ extension PostgresRepository {
         }
 
         /// A venue's check-ins as the status rule sees them: all, or those with one home hour.
-        struct StatusCandidates: PreparedQuery {
+        struct StatusCandidates: PostgresPreparedStatement {
             static let sql = """
                 SELECT c.seq, c.samples - c.dropped_samples, c.level_db, c.home_weekday, c.home_hour, c.status, c.marked_outlier, d.banned
                 FROM checkin c JOIN device d ON d.id = c.device_id
@@ -204,7 +202,7 @@ extension PostgresRepository {
         }
 
         /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
-        struct Contributions: PreparedQuery {
+        struct Contributions: PostgresPreparedStatement {
             static let sql = """
                 SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned, \(sumColumnNames.map { "h.\($0)" }.joined(separator: ", "))
                 FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
@@ -226,7 +224,7 @@ extension PostgresRepository {
         }
 
         /// A venue's cells, or those on some weekdays at some hours.
-        struct Cells: PreparedQuery {
+        struct Cells: PostgresPreparedStatement {
             static let sql = """
                 SELECT weekday, hour, checkins, samples, energy, \(sumColumns) FROM loudness
                 WHERE venue_id = $1 AND ($2::bigint[] IS NULL OR (weekday = ANY($2) AND hour = ANY($3)))
@@ -263,7 +261,7 @@ extension PostgresRepository {
             }
         }
 
-        struct Notify: PreparedQuery {
+        struct Notify: PostgresPreparedStatement {
             static let sql = "SELECT pg_notify($1, payload) FROM unnest($2) AS payload"
             static let bindingDataTypes: [PostgresDataType] = [.text, .textArray]
             var channel: String, payloads: [String]
