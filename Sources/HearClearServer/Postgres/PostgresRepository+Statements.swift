@@ -126,17 +126,16 @@ extension PostgresRepository {
                     ON CONFLICT (id) DO NOTHING RETURNING seq
                 ), hours AS (
                     INSERT INTO checkin_hour (\(hourColumns))
-                    SELECT c.seq, $2, u.* FROM c, unnest(\(placeholders(from: 18, count: hourArrays))) AS u
+                    SELECT c.seq, $2, u.* FROM c, unnest(\(placeholders(from: 18, count: hourArrayCount))) AS u
                 ), events AS (
                     INSERT INTO event (checkin_seq, t, peak, duration_s, class)
                     SELECT c.seq, e.t, e.peak, e.duration_s, NULLIF(e.class, '')
-                    FROM c, unnest(\(placeholders(from: 18 + hourArrays, count: 4))) AS e(t, peak, duration_s, class)
+                    FROM c, unnest(\(placeholders(from: 18 + hourArrayCount, count: 4))) AS e(t, peak, duration_s, class)
                 ), touched AS (
-                    UPDATE device SET last_seen_at = $16 WHERE id = $3 AND last_seen_at <= $\(22 + hourArrays) AND EXISTS (SELECT FROM c)
+                    UPDATE device SET last_seen_at = $16 WHERE id = $3 AND last_seen_at <= $\(22 + hourArrayCount) AND EXISTS (SELECT FROM c)
                 )
                 SELECT seq FROM c
                 """
-            static let hourArrays = sumArrayTypes(counted: false).count
             static let bindingDataTypes: [PostgresDataType] =
                 [.uuid, .text, .uuid, .bytea, .timestamptz, .float8, .text, .float8, .text, .int8, .int8, .float8, .int8, .int8, .text, .timestamptz, .bytea]
                 + sumArrayTypes(counted: false) + [.float8Array, .float8Array, .float8Array, .textArray] + [.timestamptz]
@@ -158,14 +157,16 @@ extension PostgresRepository {
             func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
         }
 
-        /// The columns of `checkin_hour`, in the order `StoreCheckIn` and `InsertHours` give them.
+        /// The columns of `checkin_hour`, in the order `StoreCheckIn` and `InsertHours` give them,
+        /// and how many arrays carry its rows' values after the check-in and the venue.
         static let hourColumns = "checkin_seq, venue_id, weekday, hour, samples, energy, \(sumColumns)"
+        static let hourArrayCount = sumArrayTypes(counted: false).count
 
         /// A check-in's sums per local hour (`checkin_hour`), one row per element of the arrays.
         struct InsertHours: PreparedCommand {
             static let sql = """
                 INSERT INTO checkin_hour (\(hourColumns))
-                SELECT $1, $2, * FROM unnest(\(placeholders(from: 3, count: sumArrayTypes(counted: false).count)))
+                SELECT $1, $2, * FROM unnest(\(placeholders(from: 3, count: hourArrayCount)))
                 """
             static let bindingDataTypes: [PostgresDataType] = [.int8, .text] + sumArrayTypes(counted: false)
             var checkIn: Int64, venueID: String, hours: [LocalHour: CheckInAnalysis.HourShare]
