@@ -5,14 +5,14 @@ import HearClearCore
 public struct HourContribution<Key: Hashable & Sendable>: Equatable, Sendable {
     public var checkIn: Key
     public var hour: LocalHour
-    public var share: CheckInAnalysis.HourShare
+    public var sums: CellSums
     public var status: CheckInStatus
     public var deviceBanned: Bool
 
-    public init(checkIn: Key, hour: LocalHour, share: CheckInAnalysis.HourShare, status: CheckInStatus, deviceBanned: Bool) {
+    public init(checkIn: Key, hour: LocalHour, sums: CellSums, status: CheckInStatus, deviceBanned: Bool) {
         self.checkIn = checkIn
         self.hour = hour
-        self.share = share
+        self.sums = sums
         self.status = status
         self.deviceBanned = deviceBanned
     }
@@ -23,9 +23,9 @@ public struct HourContribution<Key: Hashable & Sendable>: Equatable, Sendable {
 public struct JoinedCheckIn<Key: Hashable & Sendable>: Sendable {
     public var key: Key
     public var status: CheckInStatus
-    public var hours: [LocalHour: CheckInAnalysis.HourShare]
+    public var hours: [LocalHour: CellSums]
 
-    public init(key: Key, status: CheckInStatus, hours: [LocalHour: CheckInAnalysis.HourShare]) {
+    public init(key: Key, status: CheckInStatus, hours: [LocalHour: CellSums]) {
         self.key = key
         self.status = status
         self.hours = hours
@@ -46,17 +46,11 @@ extension Analysis {
     /// What one check-in adds to each cell when it starts to count: its kept samples and energies,
     /// and 1 check-in in every cell it covers, however many of its hours fall in that cell.
     /// `only`: these cells, the others left out.
-    static func cellAdditions(of hours: [LocalHour: CheckInAnalysis.HourShare], only: Set<LocalHour>? = nil) -> [LocalHour: LoudnessAggregate] {
+    static func cellAdditions(of hours: [LocalHour: CellSums], only: Set<LocalHour>? = nil) -> [LocalHour: LoudnessAggregate] {
         var cells: [LocalHour: LoudnessAggregate] = [:]
-        for (hour, share) in hours {
+        for (hour, sums) in hours {
             for cell in Self.cells(covering: hour) where only?.contains(cell) ?? true {
-                var sum = cells[cell] ?? LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 1, samples: 0, energy: 0)
-                sum.samples += share.samples
-                sum.energy += share.energy
-                sum.details = sum.details.adding(share.details)
-                sum.spread = sum.spread.adding(share.spread)
-                sum.sounds = sum.sounds.adding(share.sounds)
-                cells[cell] = sum
+                cells[cell, default: LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 1, sums: .none)].sums.add(sums)
             }
         }
         return cells
@@ -84,7 +78,7 @@ extension Analysis {
         var read = Set(changes.filter { counts(status: $0.to, deviceBanned: $0.deviceBanned) }.map(\.key))
         guard let joined, let joinedStatus, read.remove(joined.key) != nil else { return .add(read: read, known: []) }
         let known = joined.hours.map {
-            HourContribution(checkIn: joined.key, hour: $0.key, share: $0.value, status: joinedStatus, deviceBanned: false)
+            HourContribution(checkIn: joined.key, hour: $0.key, sums: $0.value, status: joinedStatus, deviceBanned: false)
         }
         return .add(read: read, known: known)
     }
@@ -94,9 +88,9 @@ extension Analysis {
     /// that start to count, it is what they add to the stored cells.
     /// `only`: these cells, the others left out.
     public static func cells<Key>(from contributions: [HourContribution<Key>], only: Set<LocalHour>? = nil) -> [LocalHour: LoudnessAggregate] {
-        var byCheckIn: [Key: [LocalHour: CheckInAnalysis.HourShare]] = [:]
+        var byCheckIn: [Key: [LocalHour: CellSums]] = [:]
         for contribution in contributions where counts(status: contribution.status, deviceBanned: contribution.deviceBanned) {
-            byCheckIn[contribution.checkIn, default: [:]][contribution.hour] = contribution.share
+            byCheckIn[contribution.checkIn, default: [:]][contribution.hour] = contribution.sums
         }
         var cells: [LocalHour: LoudnessAggregate] = [:]
         for hours in byCheckIn.values {
@@ -107,31 +101,59 @@ extension Analysis {
         return cells
     }
 
-    /// The cells `.sumAgain` names, summed again from every per-hour sum of a venue's check-ins
-    /// (`contributions`, all of them): those covering the hours of `changed` check-ins, or every cell
-    /// (nil). `emptied` are the cells among them nothing counts in any more, for the store to delete.
-    public static func cellsSummedAgain<Key>(
-        from contributions: [HourContribution<Key>], coveringHoursOf changed: Set<Key>?
-    ) -> (cells: [LocalHour: LoudnessAggregate], emptied: Set<LocalHour>) {
-        guard let changed else { return (cells(from: contributions), []) }
+    /// What a store writes for `.add`: `additions` (what the check-ins that start to count add,
+    /// `cells(from:)` of their per-hour sums) added to the stored cells they touch, read from
+    /// `stored` (any of the venue's cells; the others are passed over). Histograms add bin by bin,
+    /// which SQL cannot do, so the sum is made here.
+    public static func cellWrites(adding additions: [LocalHour: LoudnessAggregate], to stored: [LoudnessAggregate]) -> CellWrites {
+        var totals = additions
+        for cell in stored {
+            if let addition = additions[cell.cell] { totals[cell.cell] = cell.adding(addition) }
+        }
+        return CellWrites(deleting: .none, writing: Array(totals.values))
+    }
+
+    /// What a store writes for `.sumAgain`: the cells covering the hours of the `changed` check-ins
+    /// (or every cell, nil) summed again from every per-hour sum of the venue's check-ins
+    /// (`contributions`, all of them); those among them nothing counts in any more are deleted.
+    public static func cellWrites<Key>(summingAgain changed: Set<Key>?, from contributions: [HourContribution<Key>]) -> CellWrites {
+        guard let changed else { return CellWrites(deleting: .every, writing: Array(cells(from: contributions).values)) }
         let affected = Set(contributions.filter { changed.contains($0.checkIn) }.flatMap { Self.cells(covering: $0.hour) })
         let sums = cells(from: contributions, only: affected)
-        return (sums, affected.subtracting(sums.keys))
+        return CellWrites(deleting: .some(affected.subtracting(sums.keys)), writing: Array(sums.values))
+    }
+}
+
+/// The writes that bring a venue's stored cells in step (`Analysis.cellWrites`): first the
+/// deletions, then each cell in `written` inserted or, where one is stored, replaced.
+public struct CellWrites: Equatable, Sendable {
+    public enum Deletion: Equatable, Sendable {
+        case none
+        /// Every cell of the venue.
+        case every
+        /// These cells: nothing counts in them any more.
+        case some(Set<LocalHour>)
+    }
+
+    public var deleted: Deletion
+    /// In cell order, so that the same change is written alike every time.
+    public var written: [LoudnessAggregate]
+
+    public init(deleting deleted: Deletion, writing written: [LoudnessAggregate]) {
+        self.deleted = deleted
+        self.written = written.sorted { $0.cell < $1.cell }
     }
 }
 
 extension LoudnessAggregate {
     /// This cell with a check-in's sums added (see `Analysis.cellAdditions`).
     public func adding(_ change: LoudnessAggregate) -> LoudnessAggregate {
-        LoudnessAggregate(
-            weekday: weekday, hour: hour, checkins: checkins + change.checkins, samples: samples + change.samples, energy: energy + change.energy,
-            details: details.adding(change.details), spread: spread.adding(change.spread), sounds: sounds.adding(change.sounds))
+        LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins + change.checkins, sums: sums.adding(change.sums))
     }
 
     /// Equal counts and histograms, and energies equal within the error of summing in another order.
     public func matches(_ other: LoudnessAggregate) -> Bool {
-        cell == other.cell && checkins == other.checkins && samples == other.samples && Analysis.equalWithinRounding(energy, other.energy)
-            && details.matches(other.details) && spread == other.spread && sounds == other.sounds
+        cell == other.cell && checkins == other.checkins && sums.matches(other.sums)
     }
 }
 
@@ -150,6 +172,6 @@ public enum CellUpdate<Key: Hashable & Sendable>: Equatable {
     /// store, and `known` (a check-in stored in the same transaction, as analysed).
     case add(read: Set<Key>, known: [HourContribution<Key>])
     /// Sum cells again from every check-in's per-hour sums: those that cover the hours of these
-    /// check-ins (whose status changed), or every cell of the venue (nil; see `cellsSummedAgain`).
+    /// check-ins (whose status changed), or every cell of the venue (nil; see `cellWrites(summingAgain:from:)`).
     case sumAgain(Set<Key>?)
 }

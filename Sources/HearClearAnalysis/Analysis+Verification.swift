@@ -1,23 +1,32 @@
 import Foundation
 import HearClearCore
 
-/// What a store keeps about a check-in that can be derived again from its samples.
-public struct DerivedFacts: Sendable {
+/// A check-in as `verify` reads it, one whose samples retention has not dropped: what it was
+/// measured from, and what a store keeps that can be derived again from that.
+public struct StoredCheckInFacts: Sendable {
+    public var id: String
+    public var startedAt: Date
+    public var intervalS: Double
+    public var calibrationDB: Double
+    /// Its samples and their dropped flags as `SampleColumns` encodes them.
+    public var sampleColumns: Data?
     public var samples: Int
-    /// Per sample, in time order, the stored `dropped` flag.
-    public var droppedFlags: [Bool]
     public var droppedSamples: Int
     public var levelDB: Double?
     public var status: CheckInStatus
     public var home: LocalHour
-    public var hours: [LocalHour: CheckInAnalysis.HourShare]
+    public var hours: [LocalHour: CellSums]
 
     public init(
-        samples: Int, droppedFlags: [Bool], droppedSamples: Int, levelDB: Double?, status: CheckInStatus, home: LocalHour,
-        hours: [LocalHour: CheckInAnalysis.HourShare]
+        id: String, startedAt: Date, intervalS: Double, calibrationDB: Double, sampleColumns: Data?, samples: Int, droppedSamples: Int, levelDB: Double?,
+        status: CheckInStatus, home: LocalHour, hours: [LocalHour: CellSums]
     ) {
+        self.id = id
+        self.startedAt = startedAt
+        self.intervalS = intervalS
+        self.calibrationDB = calibrationDB
+        self.sampleColumns = sampleColumns
         self.samples = samples
-        self.droppedFlags = droppedFlags
         self.droppedSamples = droppedSamples
         self.levelDB = levelDB
         self.status = status
@@ -29,13 +38,25 @@ public struct DerivedFacts: Sendable {
 /// `verify`'s comparisons: what a store holds against what the rules give. One line per
 /// difference; none when all agree. The stores fetch, these compare.
 extension Analysis {
-    /// A check-in's stored spikes, level, length status, home hour and per-hour sums against its analysis.
-    public static func differences(checkIn id: String, stored: DerivedFacts, analysis: CheckInAnalysis) -> [String] {
-        var differences: [String] = []
-        if stored.droppedFlags.count != stored.samples {
-            differences.append("check-in \(id): \(stored.droppedFlags.count) samples stored, the check-in says \(stored.samples)")
+    /// A check-in's stored spikes, level, length status, home hour and per-hour sums against the
+    /// analysis of its samples in its venue's local time; a blob that is missing or cannot be read is a difference too.
+    public static func differences(of stored: StoredCheckInFacts, clock: VenueClock) -> [String] {
+        let id = stored.id
+        let columns: SampleColumns
+        do {
+            guard let decoded = try SampleColumns.stored(stored.sampleColumns, intervalS: stored.intervalS, checkIn: id) else {
+                return ["check-in \(id): its samples are missing, yet retention has not dropped them"]
+            }
+            columns = decoded
+        } catch {
+            return [error.description]
         }
-        if analysis.dropped != stored.droppedFlags || analysis.droppedSamples != stored.droppedSamples {
+        let analysis = CheckInAnalysis(samples: columns.samples, startedAt: stored.startedAt, calibrationDB: stored.calibrationDB, clock: clock)
+        var differences: [String] = []
+        if columns.dropped.count != stored.samples {
+            differences.append("check-in \(id): \(columns.dropped.count) samples stored, the check-in says \(stored.samples)")
+        }
+        if analysis.dropped != columns.dropped || analysis.droppedSamples != stored.droppedSamples {
             differences.append("check-in \(id): dropped samples differ from the spike filter's")
         }
         if !sameLevel(analysis.levelDB, stored.levelDB) {
@@ -48,13 +69,18 @@ extension Analysis {
             differences.append("check-in \(id): home hour differs from its samples'")
         }
         if stored.hours.keys.sorted() != analysis.hours.keys.sorted()
-            || analysis.hours.contains(where: { hour, share in
-                stored.hours[hour].map { !$0.matches(share) } ?? true
+            || analysis.hours.contains(where: { hour, sums in
+                stored.hours[hour].map { !$0.matches(sums) } ?? true
             })
         {
             differences.append("check-in \(id): per-hour sums differ from its samples'")
         }
         return differences
+    }
+
+    /// The line for a venue whose time zone no clock can read: its check-ins cannot be placed in local hours.
+    public static func difference(venue: String, unreadableTimeZone timezone: String) -> String {
+        "venue \(venue): no valid time zone (\(timezone)), so its check-ins were not compared"
     }
 
     /// The stored statuses of a venue's check-ins against the status rule's.

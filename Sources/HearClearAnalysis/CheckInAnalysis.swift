@@ -3,49 +3,13 @@ import HearClearCore
 
 /// What a check-in contributes on its own, before it is compared with the venue's other check-ins.
 public struct CheckInAnalysis: Sendable {
-    /// A check-in's kept samples in one local hour: what it adds to the cells covering that hour.
-    public struct HourShare: Equatable, Sendable {
-        public var samples: Int
-        /// Sum of the energies of the kept, calibrated levels.
-        public var energy: Double
-        /// The same for the details of those samples that carry them.
-        public var details: DetailEnergies
-        /// How the kept samples' calibrated levels and Fast maxima spread.
-        public var spread: LevelSpread
-        /// In how many kept samples speech and music were detected.
-        public var sounds: SoundCounts
-
-        public init(samples: Int, energy: Double, details: DetailEnergies = .none, spread: LevelSpread = .empty, sounds: SoundCounts = .none) {
-            self.samples = samples
-            self.energy = energy
-            self.details = details
-            self.spread = spread
-            self.sounds = sounds
-        }
-
-        /// One kept sample more, whose calibrated level has `energy`.
-        mutating func add(_ sample: Sample, energy: Double, calibrationDB: Double) {
-            samples += 1
-            self.energy += energy
-            if let details = sample.details { self.details.add(details, calibrationDB: calibrationDB) }
-            spread.add(levelDB: sample.avg + calibrationDB, fastMaxDB: sample.details.map { $0.fastMax + calibrationDB })
-            if let classes = sample.classes { sounds.add(classes) }
-        }
-
-        /// Equal counts and histograms, and energies equal within the error of summing in another order.
-        public func matches(_ other: HourShare) -> Bool {
-            samples == other.samples && Analysis.equalWithinRounding(energy, other.energy) && details.matches(other.details) && spread == other.spread
-                && sounds == other.sounds
-        }
-    }
-
     /// Per sample, whether the spike filter dropped it.
     public let dropped: [Bool]
     public let keptSamples: Int
     /// Leq of the kept samples, calibrated; `nil` when nothing was kept.
     public let levelDB: Double?
     /// Kept samples per local weekday-hour; a check-in counts once in each.
-    public let hours: [LocalHour: HourShare]
+    public let hours: [LocalHour: CellSums]
     /// The weekday-hour holding most kept samples (the earliest on a tie): where the outlier rule compares it.
     public let homeHour: LocalHour
 
@@ -59,7 +23,7 @@ public struct CheckInAnalysis: Sendable {
         let start = startedAt.timeIntervalSince1970
         let localHours = clock.localHours(at: samples.map { start + $0.t })
 
-        var hours: [LocalHour: HourShare] = [:]
+        var hours: [LocalHour: CellSums] = [:]
         var firstSeen: [LocalHour] = []
         var kept = 0
         var energy = 0.0
@@ -70,7 +34,7 @@ public struct CheckInAnalysis: Sendable {
             let hour = localHours[index]
             if hours[hour] == nil { firstSeen.append(hour) }
             // In place: a share taken out and put back copied its histograms every second.
-            hours[hour, default: HourShare(samples: 0, energy: 0)].add(samples[index], energy: sampleEnergy, calibrationDB: calibrationDB)
+            hours[hour, default: .none].add(samples[index], energy: sampleEnergy, calibrationDB: calibrationDB)
         }
         keptSamples = kept
         levelDB = kept > 0 ? Level.level(energy: energy / Double(kept)) : nil

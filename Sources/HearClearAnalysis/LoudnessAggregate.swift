@@ -7,33 +7,38 @@ public struct LoudnessAggregate: Sendable, Equatable {
     /// Hour 0 … 23, or `LoudnessAggregate.everyHour`.
     public var hour: Int
     public var checkins: Int
-    public var samples: Int
-    public var energy: Double
-    /// Sums of the C-weighted and octave-band energies, over the samples that carry them.
-    public var details: DetailEnergies
-    /// How the levels and Fast maxima of those samples spread.
-    public var spread: LevelSpread
-    /// In how many of those samples speech and music were detected.
-    public var sounds: SoundCounts
+    /// What the kept seconds of those check-ins in this cell add up to.
+    public var sums: CellSums
 
     public static let everyWeekday = 7
     public static let everyHour = 24
+
+    public init(weekday: Int, hour: Int, checkins: Int, sums: CellSums) {
+        self.weekday = weekday
+        self.hour = hour
+        self.checkins = checkins
+        self.sums = sums
+    }
 
     public init(
         weekday: Int, hour: Int, checkins: Int, samples: Int, energy: Double, details: DetailEnergies = .none, spread: LevelSpread = .empty,
         sounds: SoundCounts = .none
     ) {
-        self.weekday = weekday
-        self.hour = hour
-        self.checkins = checkins
-        self.samples = samples
-        self.energy = energy
-        self.details = details
-        self.spread = spread
-        self.sounds = sounds
+        self.init(
+            weekday: weekday, hour: hour, checkins: checkins, sums: CellSums(samples: samples, energy: energy, details: details, spread: spread, sounds: sounds))
     }
 
     public var cell: LocalHour { LocalHour(weekday: weekday, hour: hour) }
+
+    // The answers read a cell's sums by these names.
+    public var samples: Int { sums.samples }
+    public var energy: Double { sums.energy }
+    /// Sums of the C-weighted and octave-band energies, over the samples that carry them.
+    public var details: DetailEnergies { sums.details }
+    /// How the levels and Fast maxima of those samples spread.
+    public var spread: LevelSpread { sums.spread }
+    /// In how many of those samples speech and music were detected.
+    public var sounds: SoundCounts { sums.sounds }
 
     public var levelDB: Double? {
         samples > 0 ? Level.level(energy: energy / Double(samples)) : nil

@@ -72,9 +72,9 @@ import Testing
         // A check-in stops counting: the cells are summed again rather than subtracted from.
         #expect(Analysis.cellUpdate(after: [StatusChange(key: 1, from: .accepted, to: .outlier, deviceBanned: false)]) == .sumAgain([1]))
         // A new check-in's sums are known, not read; another that starts to count is read.
-        let hours = [LocalHour(weekday: 0, hour: 20): CheckInAnalysis.HourShare(samples: 60, energy: 1e6)]
+        let hours = [LocalHour(weekday: 0, hour: 20): CellSums(samples: 60, energy: 1e6)]
         let joined = JoinedCheckIn(key: 9, status: .accepted, hours: hours)
-        let known = [HourContribution(checkIn: 9, hour: LocalHour(weekday: 0, hour: 20), share: hours.first!.value, status: .accepted, deviceBanned: false)]
+        let known = [HourContribution(checkIn: 9, hour: LocalHour(weekday: 0, hour: 20), sums: hours.first!.value, status: .accepted, deviceBanned: false)]
         #expect(Analysis.cellUpdate(after: [], joined: joined) == .add(read: [], known: known))
         #expect(
             Analysis.cellUpdate(after: [StatusChange(key: 3, from: .outlier, to: .accepted, deviceBanned: false)], joined: joined) == .add(read: [3], known: known))
@@ -85,25 +85,42 @@ import Testing
     @Test func summingAgainTouchesOnlyTheCellsOfTheCheckInsThatChanged() {
         func contribution(_ key: Int, _ weekday: Int, _ hour: Int, _ status: CheckInStatus) -> HourContribution<Int> {
             HourContribution(
-                checkIn: key, hour: LocalHour(weekday: weekday, hour: hour), share: CheckInAnalysis.HourShare(samples: 60, energy: 1e6 * Double(key)),
+                checkIn: key, hour: LocalHour(weekday: weekday, hour: hour), sums: CellSums(samples: 60, energy: 1e6 * Double(key)),
                 status: status, deviceBanned: false)
         }
         let monday = LocalHour(weekday: 0, hour: 20), tuesday = LocalHour(weekday: 1, hour: 9)
         // 1 and 2 on Monday at 20:00, 3 on Tuesday at 9:00; 2 has just become an outlier.
         let contributions = [contribution(1, 0, 20, .accepted), contribution(2, 0, 20, .outlier), contribution(3, 1, 9, .accepted)]
         let all = Analysis.cells(from: contributions)
-        let summed = Analysis.cellsSummedAgain(from: contributions, coveringHoursOf: [2])
-        #expect(Set(summed.cells.keys) == Set(Analysis.cells(covering: monday)))
-        for (cell, sum) in summed.cells { #expect(sum == all[cell]) }
-        #expect(summed.emptied.isEmpty)
-        // 3 stops counting too: the cells only it was in are emptied, the overall one summed again.
+        let summed = Analysis.cellWrites(summingAgain: [2], from: contributions)
+        #expect(summed.written.map(\.cell) == Analysis.cells(covering: monday).sorted())
+        for cell in summed.written { #expect(cell == all[cell.cell]) }
+        #expect(summed.deleted == .some([]))
+        // 3 stops counting too: the cells only it was in are deleted, the overall one summed again.
         let without3 = contributions.map { $0.checkIn == 3 ? contribution(3, 1, 9, .outlier) : $0 }
-        let alone = Analysis.cellsSummedAgain(from: without3, coveringHoursOf: [3])
+        let alone = Analysis.cellWrites(summingAgain: [3], from: without3)
         let everyDay = LoudnessAggregate.everyWeekday, wholeDay = LoudnessAggregate.everyHour
-        #expect(alone.emptied == [tuesday, LocalHour(weekday: 1, hour: wholeDay), LocalHour(weekday: everyDay, hour: 9)])
-        #expect(alone.cells[LocalHour(weekday: everyDay, hour: wholeDay)]?.checkins == 1 && alone.cells.count == 1)
-        // Nil: every cell, as from scratch.
-        #expect(Analysis.cellsSummedAgain(from: contributions, coveringHoursOf: nil).cells == all)
+        #expect(alone.deleted == .some([tuesday, LocalHour(weekday: 1, hour: wholeDay), LocalHour(weekday: everyDay, hour: 9)]))
+        #expect(alone.written.map(\.cell) == [LocalHour(weekday: everyDay, hour: wholeDay)] && alone.written.first?.checkins == 1)
+        // Nil: every cell, as from scratch, after deleting every stored one.
+        #expect(Analysis.cellWrites(summingAgain: nil as Set<Int>?, from: contributions) == CellWrites(deleting: .every, writing: Array(all.values)))
+    }
+
+    @Test func addingToStoredCellsSumsOnlyTheCellsTouched() {
+        let monday = LocalHour(weekday: 0, hour: 20)
+        let stored = [
+            LoudnessAggregate(weekday: 0, hour: 20, checkins: 2, samples: 120, energy: 2e6),
+            LoudnessAggregate(weekday: 3, hour: 8, checkins: 1, samples: 60, energy: 5e5),
+        ]
+        let additions = Analysis.cells(from: [
+            HourContribution(checkIn: 9, hour: monday, sums: CellSums(samples: 60, energy: 1e6), status: .accepted, deviceBanned: false)
+        ])
+        let writes = Analysis.cellWrites(adding: additions, to: stored)
+        // The cells the new check-in covers, each with it added where one was stored; nothing else.
+        #expect(writes.deleted == CellWrites.Deletion.none)
+        #expect(writes.written.map(\.cell) == Analysis.cells(covering: monday).sorted())
+        #expect(writes.written.first { $0.cell == monday } == LoudnessAggregate(weekday: 0, hour: 20, checkins: 3, samples: 180, energy: 3e6))
+        #expect(writes.written.filter { $0.cell != monday }.allSatisfy { $0.checkins == 1 && $0.samples == 60 })
     }
 
     @Test func sydneySundayEveningUTCIsMondayMorningLocally() throws {

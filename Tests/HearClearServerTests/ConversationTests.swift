@@ -69,7 +69,7 @@ import Testing
     /// SIL4 is the arithmetic mean of the four band levels (each an energy mean over the cell).
     @Test func silIsTheMeanOfTheFourBandLevels() throws {
         var cell = Self.cell(bands: 50)
-        cell.details.octaves = [56, 52, 48, 44].map { 100 * Level.energy($0) }
+        cell.sums.details.octaves = [56, 52, 48, 44].map { 100 * Level.energy($0) }
         let conversation = try #require(ConversationRules.standard.conversation(in: cell))
         #expect(abs(conversation.sil - 50) < 1e-9 && !conversation.silEstimated)
     }
@@ -85,7 +85,7 @@ import Testing
     @Test func cMinusAComparesTheSameSeconds() throws {
         #expect(try #require(Self.cell(level: 60, bands: 50, c: 71).cMinusA).distance(to: 11) < 1e-9)
         var mixed = Self.cell(level: 60, bands: 50, c: 71)
-        mixed.samples += 10
+        mixed.sums.samples += 10
         #expect(mixed.cMinusA == nil)
         #expect(Self.cell(level: 60, bands: nil).cMinusA == nil)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HearClearAnalysis
 import HearClearMigrations
 import Logging
 import PostgresNIO
@@ -118,9 +119,12 @@ public enum DeploymentCopy {
                     checkIns,
                     try Row.fetchAll(db, sql: "SELECT checkin_seq, t, peak, duration_s, class FROM event WHERE checkin_seq BETWEEN ? AND ?", arguments: StatementArguments(range)),
                     try Row.fetchAll(
-                        db,
-                        sql: "SELECT checkin_seq, venue_id, weekday, hour, samples, energy, \(SQLiteRepository.sumColumns()) FROM checkin_hour WHERE checkin_seq BETWEEN ? AND ?",
-                        arguments: StatementArguments(range))
+                        db, sql: "SELECT checkin_seq, venue_id, weekday, hour, \(CellSums.columnList()) FROM checkin_hour WHERE checkin_seq BETWEEN ? AND ?",
+                        arguments: StatementArguments(range)
+                    ).map { row in
+                        (seq: row["checkin_seq"] as Int64, venue: row["venue_id"] as String, hour: LocalHour(weekday: row["weekday"], hour: row["hour"]),
+                         sums: try CellSums(row: row))
+                    }
                 )
             }
             let (checkIns, events, hours) = batch
@@ -135,17 +139,16 @@ public enum DeploymentCopy {
                     \(events.map { $0["peak"] as Double }), \(events.map { $0["duration_s"] as Double }), \(events.map { ($0["class"] as String?) ?? "" }))
                     AS u(checkin_seq, t, peak, duration_s, class)
                 """, logger: logger)
+            var hourRows = PostgresBindings()
+            hourRows.append(hours.map(\.seq))
+            hourRows.append(hours.map(\.venue))
+            try hourRows.appendSums(cells: hours.map(\.hour), checkins: nil, sums: hours.map(\.sums))
             try await connection.query(
-                """
-                INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(unescaped: PostgresRepository.sumColumns))
-                SELECT * FROM unnest(\(hours.map { $0["checkin_seq"] as Int64 }), \(hours.map { $0["venue_id"] as String }),
-                    \(hours.map { $0["weekday"] as Int16 }), \(hours.map { $0["hour"] as Int16 }), \(hours.map { $0["samples"] as Int32 }),
-                    \(hours.map { $0["energy"] as Double }), \(hours.map { $0["detail_samples"] as Int32 }), \(hours.map { $0["c_energy"] as Double }),
-                    \(hours.map { $0["oct_500_energy"] as Double }), \(hours.map { $0["oct_1000_energy"] as Double }),
-                    \(hours.map { $0["oct_2000_energy"] as Double }), \(hours.map { $0["oct_4000_energy"] as Double }),
-                    \(hours.map { ($0["level_bins"] as String?) ?? "" }), \(hours.map { ($0["fast_max_bins"] as String?) ?? "" }),
-                    \(hours.map { $0["classified_samples"] as Int32 }), \(hours.map { $0["speech_samples"] as Int32 }), \(hours.map { $0["music_samples"] as Int32 }))
-                """, logger: logger)
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO checkin_hour (\(PostgresRepository.Statement.hourColumns))
+                        SELECT * FROM unnest(\(PostgresRepository.placeholders(from: 1, count: 2 + PostgresRepository.Statement.hourArrayCount)))
+                        """, binds: hourRows), logger: logger)
             summary.checkIns += checkIns.count
             summary.samples += checkIns.filter { $0.sampleColumns != nil }.map(\.samples).reduce(0, +)
             last = newest
@@ -154,16 +157,15 @@ public enum DeploymentCopy {
             "SELECT setval(pg_get_serial_sequence('checkin', 'seq'), COALESCE(max(seq), 0) + 1, false) FROM checkin", logger: logger)
 
         let cells = try await source.read { db in try LoudnessRecord.fetchAll(db) }
+        var cellRows = PostgresBindings()
+        cellRows.append(cells.map(\.venueId))
+        try cellRows.appendSums(cells: cells.map(\.aggregate.cell), checkins: cells.map(\.aggregate.checkins), sums: cells.map(\.aggregate.sums))
         try await connection.query(
-            """
-            INSERT INTO loudness (venue_id, weekday, hour, checkins, samples, energy, \(unescaped: PostgresRepository.sumColumns))
-            SELECT * FROM unnest(\(cells.map(\.venueId)), \(cells.map { Int16($0.weekday) }), \(cells.map { Int16($0.hour) }),
-                \(cells.map { Int32($0.checkins) }), \(cells.map { Int64($0.samples) }), \(cells.map(\.energy)),
-                \(cells.map { Int64($0.details.samples) }), \(cells.map(\.details.c)), \(cells.map { $0.details.octaves[0] }),
-                \(cells.map { $0.details.octaves[1] }), \(cells.map { $0.details.octaves[2] }), \(cells.map { $0.details.octaves[3] }),
-                \(cells.map(\.spread.levels.stored)), \(cells.map(\.spread.fastMaxima.stored)),
-                \(cells.map { Int64($0.sounds.classified) }), \(cells.map { Int64($0.sounds.speech) }), \(cells.map { Int64($0.sounds.music) }))
-            """, logger: logger)
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO loudness (venue_id, weekday, hour, \(PostgresRepository.Statement.WriteCells.columns.joined(separator: ", ")))
+                    SELECT * FROM unnest(\(PostgresRepository.placeholders(from: 1, count: 1 + PostgresRepository.sumArrayTypes(counted: true).count)))
+                    """, binds: cellRows), logger: logger)
 
         let calibrations = try await source.read { db in try CalibrationRecord.fetchAll(db) }
         try await connection.query(

@@ -208,16 +208,7 @@ extension PostgresRepository: AdminStore {
                 """, logger: logger
             ).decode(String.self).reduce(into: [String]()) { $0.append($1) }
             for venue in venues { _ = try await Self.venueRow(venue, locking: true, on: connection, logger: logger) }
-            // Pruned check-ins keep their hours: every energy scales by the same factor as the offset
-            // moves, and every histogram moves by as many bins.
-            try await Self.shiftPrunedSpreads(model: model, to: offset, on: connection, logger: logger)
-            try await connection.query(
-                """
-                UPDATE checkin_hour h SET energy = h.energy * power(10, (\(offset) - c.calibration_db) / 10),
-                    \(unescaped: DetailEnergies.columns.dropFirst().map { "\($0) = h.\($0) * power(10, (\(offset) - c.calibration_db) / 10)" }.joined(separator: ", "))
-                FROM checkin c JOIN device d ON d.id = c.device_id
-                WHERE h.checkin_seq = c.seq AND d.model = \(model) AND c.calibration_source = \(CalibrationSource.server) AND c.samples_pruned_at IS NOT NULL
-                """, logger: logger)
+            try await Self.recalibratePrunedHours(model: model, to: offset, on: connection, logger: logger)
             try await connection.query(
                 """
                 UPDATE checkin c SET level_db = c.level_db + (\(offset) - c.calibration_db)
@@ -237,26 +228,31 @@ extension PostgresRepository: AdminStore {
         }
     }
 
-    /// Moves the histograms of a model's pruned check-ins that the server calibrates to its new offset.
-    private static func shiftPrunedSpreads(model: String, to offset: Double, on connection: PostgresConnection, logger: Logger) async throws {
-        var rows: [(seq: Int64, weekday: Int, hour: Int, spread: LevelSpread)] = []
-        for try await (seq, weekday, hour, levels, fastMaxima, shift) in try await connection.query(
+    /// The per-hour sums of a model's pruned check-ins that the server calibrates, at its new
+    /// offset: they keep their hours, which cannot be placed again (`CellSums.recalibrated`).
+    private static func recalibratePrunedHours(model: String, to offset: Double, on connection: PostgresConnection, logger: Logger) async throws {
+        var hours: [(seq: Int64, hour: LocalHour, sums: CellSums)] = []
+        for try await row in try await connection.query(
             """
-            SELECT h.checkin_seq, h.weekday, h.hour, h.level_bins, h.fast_max_bins, \(offset) - c.calibration_db
+            SELECT h.checkin_seq, h.weekday, h.hour, \(offset) - c.calibration_db, \(unescaped: CellSums.columnList(of: "h"))
             FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
             WHERE d.model = \(model) AND c.calibration_source = \(CalibrationSource.server) AND c.samples_pruned_at IS NOT NULL
-            """, logger: logger
-        ).decode((Int64, Int, Int, String?, String?, Double).self) {
-            rows.append((seq, weekday, hour, try LevelSpread(stored: [levels, fastMaxima]).shifted(byDB: shift)))
-        }
-        guard !rows.isEmpty else { return }
-        try await connection.query(
-            """
-            UPDATE checkin_hour h SET level_bins = u.levels, fast_max_bins = u.fast_maxima
-            FROM unnest(\(rows.map(\.seq)), \(rows.map(\.weekday)), \(rows.map(\.hour)), \(rows.map(\.spread.levels.stored)), \(rows.map(\.spread.fastMaxima.stored)))
-                AS u(seq, weekday, hour, levels, fast_maxima)
-            WHERE h.checkin_seq = u.seq AND h.weekday = u.weekday AND h.hour = u.hour
             """, logger: logger)
+        {
+            let (seq, weekday, hour, shift) = try row.decode((Int64, Int, Int, Double).self)
+            hours.append((seq, LocalHour(weekday: weekday, hour: hour), try CellSums(row.makeRandomAccess(), from: 4).recalibrated(byDB: shift)))
+        }
+        guard !hours.isEmpty else { return }
+        var rows = PostgresBindings()
+        rows.append(hours.map(\.seq))
+        try rows.appendSums(cells: hours.map(\.hour), checkins: nil, sums: hours.map(\.sums))
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    UPDATE checkin_hour h SET \(CellSums.columns.map { "\($0.name) = u.\($0.name)" }.joined(separator: ", "))
+                    FROM unnest(\(placeholders(from: 1, count: 1 + Statement.hourArrayCount))) AS u(checkin_seq, weekday, hour, \(CellSums.columnList()))
+                    WHERE h.checkin_seq = u.checkin_seq AND h.weekday = u.weekday AND h.hour = u.hour
+                    """, binds: rows), logger: logger)
     }
 
     // MARK: Listings

@@ -57,7 +57,7 @@ extension PostgresRepository {
     }
 
     static func storeHours(
-        _ hours: [LocalHour: CheckInAnalysis.HourShare], checkIn seq: Int64, venueID: String, on connection: PostgresConnection, logger: Logger
+        _ hours: [LocalHour: CellSums], checkIn seq: Int64, venueID: String, on connection: PostgresConnection, logger: Logger
     ) async throws {
         try await connection.run(Statement.InsertHours(checkIn: seq, venueID: venueID, hours: hours), logger: logger)
     }
@@ -69,10 +69,6 @@ extension PostgresRepository {
                 $0.append(LoudEvent(t: $1.0, peak: $1.1, durationS: $1.2, sound: $1.3.flatMap(SoundClasses.Dominant.init)))
             }
     }
-
-    /// The columns of `DetailEnergies`, `LevelSpread` and `SoundCounts` in `checkin_hour` and `loudness`.
-    static let sumColumnNames = DetailEnergies.columns + LevelSpread.columns + SoundCounts.columns
-    static let sumColumns = sumColumnNames.joined(separator: ", ")
 
     /// A venue's check-ins as the status rule sees them: all, or those with one home hour.
     static func statusCandidates(venueID: String, homeHour: Int? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [StatusCandidate<Int64>] {
@@ -107,34 +103,34 @@ extension PostgresRepository {
             try await connection.run(Statement.UpdateStatuses(changes: changes), logger: logger)
             for change in changes where change.to == .outlier { ServerMetrics.outliersDecided.increment() }
         }
-        let cells: [LoudnessAggregate]
+        let writes: CellWrites
         switch sumAgain ? .sumAgain(nil) : Analysis.cellUpdate(after: changes, joined: joined) {
         case .add(let read, let known):
             guard !read.isEmpty || !known.isEmpty else { return changes }
-            // What the check-ins that start to count add (their cells as if they were all there is)
-            // to the stored cells they touch: histograms add bin by bin, which SQL cannot do. The
-            // venue's row lock, taken by every writer, keeps another server from writing in between.
+            // The venue's row lock, taken by every writer, keeps another server from writing in between.
             let additions = Analysis.cells(
                 from: known + (read.isEmpty ? [] : try await contributions(venueID: venueID, checkIns: Array(read), on: connection, logger: logger)))
-            var totals = additions
-            for stored in try await Self.cells(of: venueID, touching: Array(additions.keys), on: connection, logger: logger) {
-                if let addition = additions[stored.cell] { totals[stored.cell] = stored.adding(addition) }
-            }
-            cells = totals.values.sorted { $0.cell < $1.cell }
+            writes = Analysis.cellWrites(adding: additions, to: try await cells(of: venueID, touching: Array(additions.keys), on: connection, logger: logger))
         case .sumAgain(let changed):
-            let summed = Analysis.cellsSummedAgain(from: try await contributions(venueID: venueID, on: connection, logger: logger), coveringHoursOf: changed)
-            if changed == nil { try await connection.query("DELETE FROM loudness WHERE venue_id = \(venueID)", logger: logger) }
-            if !summed.emptied.isEmpty {
-                try await connection.query(
-                    """
-                    DELETE FROM loudness WHERE venue_id = \(venueID)
-                    AND (weekday, hour) IN (SELECT * FROM unnest(\(summed.emptied.map(\.weekday)), \(summed.emptied.map(\.hour))))
-                    """, logger: logger)
-            }
-            cells = summed.cells.values.sorted { $0.cell < $1.cell }
+            writes = Analysis.cellWrites(summingAgain: changed, from: try await contributions(venueID: venueID, on: connection, logger: logger))
         }
-        if !cells.isEmpty { try await connection.run(Statement.WriteCells(venueID: venueID, cells: cells), logger: logger) }
+        try await write(writes, venueID: venueID, on: connection, logger: logger)
         return changes
+    }
+
+    static func write(_ writes: CellWrites, venueID: String, on connection: PostgresConnection, logger: Logger) async throws {
+        switch writes.deleted {
+        case .none: break
+        case .every: try await connection.query("DELETE FROM loudness WHERE venue_id = \(venueID)", logger: logger)
+        case .some(let cells) where cells.isEmpty: break
+        case .some(let cells):
+            try await connection.query(
+                """
+                DELETE FROM loudness WHERE venue_id = \(venueID)
+                AND (weekday, hour) IN (SELECT * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour))))
+                """, logger: logger)
+        }
+        if !writes.written.isEmpty { try await connection.run(Statement.WriteCells(venueID: venueID, cells: writes.written), logger: logger) }
     }
 
     /// Decides every status of a venue again and sums its cells from scratch.

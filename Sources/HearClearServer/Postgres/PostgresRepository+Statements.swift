@@ -146,7 +146,7 @@ extension PostgresRepository {
                     nullable: checkIn.id, venueID, device, contentHash, checkIn.startedAt, checkIn.intervalS, checkIn.weighting, calibrationDB, source,
                     checkIn.samples.count, analysis.droppedSamples, analysis.levelDB, analysis.homeHour.weekday, analysis.homeHour.hour, status,
                     receivedAt, sampleColumns)
-                bindings.appendHours(analysis.hours)
+                try bindings.appendHours(analysis.hours)
                 let events = checkIn.events
                 // An unclassified event's class travels as an empty text.
                 for column in [events.map(\.t), events.map(\.peak), events.map(\.durationS)] { bindings.append(column) }
@@ -159,7 +159,7 @@ extension PostgresRepository {
 
         /// The columns of `checkin_hour`, in the order `StoreCheckIn` and `InsertHours` give them,
         /// and how many arrays carry its rows' values after the check-in and the venue.
-        static let hourColumns = "checkin_seq, venue_id, weekday, hour, samples, energy, \(sumColumns)"
+        static let hourColumns = "checkin_seq, venue_id, weekday, hour, \(CellSums.columnList())"
         static let hourArrayCount = sumArrayTypes(counted: false).count
 
         /// A check-in's sums per local hour (`checkin_hour`), one row per element of the arrays.
@@ -169,10 +169,10 @@ extension PostgresRepository {
                 SELECT $1, $2, * FROM unnest(\(placeholders(from: 3, count: hourArrayCount)))
                 """
             static let bindingDataTypes: [PostgresDataType] = [.int8, .text] + sumArrayTypes(counted: false)
-            var checkIn: Int64, venueID: String, hours: [LocalHour: CheckInAnalysis.HourShare]
+            var checkIn: Int64, venueID: String, hours: [LocalHour: CellSums]
             func makeBindings() throws -> PostgresBindings {
                 var bindings = try PostgresBindings(checkIn, venueID)
-                bindings.appendHours(hours)
+                try bindings.appendHours(hours)
                 return bindings
             }
         }
@@ -205,7 +205,7 @@ extension PostgresRepository {
         /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
         struct Contributions: PostgresPreparedStatement {
             static let sql = """
-                SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, c.status, d.banned, \(sumColumnNames.map { "h.\($0)" }.joined(separator: ", "))
+                SELECT h.checkin_seq, h.weekday, h.hour, c.status, d.banned, \(CellSums.columnList(of: "h"))
                 FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
                 WHERE h.venue_id = $1 AND ($2::bigint[] IS NULL OR h.checkin_seq = ANY($2))
                 """
@@ -213,39 +213,31 @@ extension PostgresRepository {
             var venueID: String, checkIns: [Int64]?
             func makeBindings() throws -> PostgresBindings { try PostgresBindings(nullable: venueID, checkIns) }
             func decodeRow(_ row: PostgresRow) throws -> HourContribution<Int64> {
-                let (seq, weekday, hour, samples, energy, status, banned, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima, classified, speech, music) =
-                    try row.decode((Int64, Int, Int, Int, Double, CheckInStatus, Bool, Int, Double, Double, Double, Double, Double, String?, String?, Int, Int, Int).self)
+                let (seq, weekday, hour, status, banned) = try row.decode((Int64, Int, Int, CheckInStatus, Bool).self)
                 return HourContribution(
-                    checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour),
-                    share: CheckInAnalysis.HourShare(
-                        samples: samples, energy: energy, details: DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000]),
-                        spread: try LevelSpread(stored: [levels, fastMaxima]), sounds: SoundCounts(classified: classified, speech: speech, music: music)),
-                    status: status, deviceBanned: banned)
+                    checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour), sums: try CellSums(row.makeRandomAccess(), from: 5), status: status,
+                    deviceBanned: banned)
             }
         }
 
         /// A venue's cells, or those on some weekdays at some hours.
         struct Cells: PostgresPreparedStatement {
             static let sql = """
-                SELECT weekday, hour, checkins, samples, energy, \(sumColumns) FROM loudness
+                SELECT weekday, hour, checkins, \(CellSums.columnList()) FROM loudness
                 WHERE venue_id = $1 AND ($2::bigint[] IS NULL OR (weekday = ANY($2) AND hour = ANY($3)))
                 """
             static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array, .int8Array]
             var venueID: String, weekdays: [Int]?, hours: [Int]?
             func makeBindings() throws -> PostgresBindings { try PostgresBindings(nullable: venueID, weekdays, hours) }
             func decodeRow(_ row: PostgresRow) throws -> LoudnessAggregate {
-                let (weekday, hour, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima, classified, speech, music) =
-                    try row.decode((Int, Int, Int, Int, Double, Int, Double, Double, Double, Double, Double, String?, String?, Int, Int, Int).self)
-                return LoudnessAggregate(
-                    weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy,
-                    details: DetailEnergies(samples: detailSamples, c: c, octaves: [o500, o1000, o2000, o4000]), spread: try LevelSpread(stored: [levels, fastMaxima]),
-                    sounds: SoundCounts(classified: classified, speech: speech, music: music))
+                let (weekday, hour, checkins) = try row.decode((Int, Int, Int).self)
+                return LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, sums: try CellSums(row.makeRandomAccess(), from: 3))
             }
         }
 
         /// A venue's cells as they now are, over those stored.
         struct WriteCells: PreparedCommand {
-            static let columns = ["checkins", "samples", "energy"] + sumColumnNames
+            static let columns = ["checkins"] + CellSums.columns.map(\.name)
             static let sql = """
                 INSERT INTO loudness (venue_id, weekday, hour, \(columns.joined(separator: ", ")))
                 SELECT $1, * FROM unnest(\(placeholders(from: 2, count: sumArrayTypes(counted: true).count)))
@@ -255,9 +247,7 @@ extension PostgresRepository {
             var venueID: String, cells: [LoudnessAggregate]
             func makeBindings() throws -> PostgresBindings {
                 var bindings = try PostgresBindings(venueID)
-                bindings.appendSums(
-                    cells: cells.map(\.cell), checkins: cells.map(\.checkins), samples: cells.map(\.samples), energies: cells.map(\.energy),
-                    details: cells.map(\.details), spreads: cells.map(\.spread), sounds: cells.map(\.sounds))
+                try bindings.appendSums(cells: cells.map(\.cell), checkins: cells.map(\.checkins), sums: cells.map(\.sums))
                 return bindings
             }
         }
@@ -278,39 +268,6 @@ extension PostgresRepository {
 
     /// The types of the arrays `PostgresBindings.appendSums` binds; `counted`: with check-in counts.
     static func sumArrayTypes(counted: Bool) -> [PostgresDataType] {
-        [.int8Array, .int8Array] + (counted ? [.int8Array] : []) + [.int8Array, .float8Array, .int8Array]
-            + Array(repeating: .float8Array, count: DetailEnergies.columns.count - 1) + [.textArray, .textArray]
-            + Array(repeating: .int8Array, count: SoundCounts.columns.count)
-    }
-}
-
-extension PostgresBindings {
-    /// A check-in's sums per hour as `appendSums` binds them, in the order of the hours.
-    mutating func appendHours(_ hours: [LocalHour: CheckInAnalysis.HourShare]) {
-        let rows = hours.sorted { $0.key < $1.key }, shares = rows.map(\.value)
-        appendSums(
-            cells: rows.map(\.key), checkins: nil, samples: shares.map(\.samples), energies: shares.map(\.energy), details: shares.map(\.details),
-            spreads: shares.map(\.spread), sounds: shares.map(\.sounds))
-    }
-
-    /// Sums per weekday and hour as the arrays `unnest` turns into rows of `loudness` (with the
-    /// check-in counts) or `checkin_hour` (without): weekday, hour, [check-ins], samples, energy,
-    /// then the columns of `PostgresRepository.sumColumnNames`.
-    mutating func appendSums(
-        cells: [LocalHour], checkins: [Int]?, samples: [Int], energies: [Double], details: [DetailEnergies], spreads: [LevelSpread], sounds: [SoundCounts]
-    ) {
-        append(cells.map(\.weekday))
-        append(cells.map(\.hour))
-        if let checkins { append(checkins) }
-        append(samples)
-        append(energies)
-        append(details.map(\.samples))
-        append(details.map(\.c))
-        for octave in LevelDetails.octaveNames.indices { append(details.map { $0.octaves[octave] }) }
-        append(spreads.map(\.levels.stored))
-        append(spreads.map(\.fastMaxima.stored))
-        append(sounds.map(\.classified))
-        append(sounds.map(\.speech))
-        append(sounds.map(\.music))
+        [.int8Array, .int8Array] + (counted ? [.int8Array] : []) + CellSums.postgresArrayTypes
     }
 }

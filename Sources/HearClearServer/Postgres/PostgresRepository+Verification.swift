@@ -14,34 +14,29 @@ extension PostgresRepository {
             let venues = try await connection.query("SELECT id, timezone FROM venue ORDER BY id", logger: logger)
                 .decode((String, String).self).reduce(into: [(String, String)]()) { $0.append($1) }
             for (venue, timezone) in venues {
-                let checkIns = try await connection.query(
-                    """
-                    SELECT seq, id, started_at, calibration_db, samples, dropped_samples, level_db, status, home_weekday, home_hour
-                    FROM checkin WHERE venue_id = \(venue) AND samples_pruned_at IS NULL ORDER BY seq
-                    """, logger: logger
-                ).decode((Int64, UUID, Date, Double, Int, Int, Double?, CheckInStatus, Int, Int).self).reduce(into: [(Int64, UUID, Date, Double, Int, Int, Double?, CheckInStatus, Int, Int)]()) { $0.append($1) }
                 if let clock = VenueClock(timeZoneIdentifier: timezone) {
-                    for (seq, id, startedAt, calibration, samples, dropped, level, status, weekday, hour) in checkIns {
-                        let columns: SampleColumns
-                        do {
-                            guard let stored = try await Self.storedSamples(of: seq, on: connection, logger: logger) else {
-                                differences.append("check-in \(id.wireString): its samples are missing, yet retention has not dropped them")
-                                continue
-                            }
-                            columns = stored
-                        } catch let error as SampleColumns.Unreadable {
-                            differences.append(error.description)
-                            continue
-                        }
+                    // One check-in at a time: each holds its samples.
+                    let checkIns = try await connection.query(
+                        "SELECT seq FROM checkin WHERE venue_id = \(venue) AND samples_pruned_at IS NULL ORDER BY seq", logger: logger
+                    ).decode(Int64.self).reduce(into: [Int64]()) { $0.append($1) }
+                    for seq in checkIns {
+                        guard
+                            let (id, startedAt, interval, calibration, blob, samples, dropped, level, status, weekday, hour) = try await connection.query(
+                                """
+                                SELECT id, started_at, interval_s, calibration_db, sample_columns, samples, dropped_samples, level_db, status, home_weekday, home_hour
+                                FROM checkin WHERE seq = \(seq)
+                                """, logger: logger
+                            ).decode((UUID, Date, Double, Double, Data?, Int, Int, Double?, CheckInStatus, Int, Int).self).first(where: { _ in true })
+                        else { continue }
                         let hours = try await Self.contributions(venueID: venue, checkIns: [seq], on: connection, logger: logger)
-                        let stored = DerivedFacts(
-                            samples: samples, droppedFlags: columns.dropped, droppedSamples: dropped, levelDB: level, status: status,
-                            home: LocalHour(weekday: weekday, hour: hour), hours: Dictionary(hours.map { ($0.hour, $0.share) }, uniquingKeysWith: { first, _ in first }))
-                        let analysis = CheckInAnalysis(samples: columns.samples, startedAt: startedAt, calibrationDB: calibration, clock: clock)
-                        differences += Analysis.differences(checkIn: id.wireString, stored: stored, analysis: analysis)
+                        let stored = StoredCheckInFacts(
+                            id: id.wireString, startedAt: startedAt, intervalS: interval, calibrationDB: calibration, sampleColumns: blob, samples: samples,
+                            droppedSamples: dropped, levelDB: level, status: status, home: LocalHour(weekday: weekday, hour: hour),
+                            hours: Dictionary(hours.map { ($0.hour, $0.sums) }, uniquingKeysWith: { first, _ in first }))
+                        differences += Analysis.differences(of: stored, clock: clock)
                     }
                 } else {
-                    differences.append("venue \(venue): no valid time zone (\(timezone))")
+                    differences.append(Analysis.difference(venue: venue, unreadableTimeZone: timezone))
                 }
                 differences += Analysis.differences(venue: venue, candidates: try await Self.statusCandidates(venueID: venue, on: connection, logger: logger))
                 differences += Analysis.differences(
@@ -65,23 +60,25 @@ extension PostgresRepository {
         let venues = try await connection.query("SELECT id, timezone FROM venue ORDER BY id FOR UPDATE", logger: logger)
             .decode((String, String).self).reduce(into: [(String, String)]()) { $0.append($1) }
         for (venue, timezone) in venues {
-            guard let clock = VenueClock(timeZoneIdentifier: timezone) else { continue }
             let checkIns = try await connection.query(
                 "SELECT seq, started_at, interval_s, calibration_db, marked_outlier FROM checkin WHERE venue_id = \(venue) AND samples_pruned_at IS NULL",
                 logger: logger
             ).decode((Int64, Date, Double, Double, Bool).self).reduce(into: [(Int64, Date, Double, Double, Bool)]()) { $0.append($1) }
             for (seq, startedAt, interval, calibration, marked) in checkIns {
-                let samples = try await Self.storedSamples(of: seq, on: connection, logger: logger)?.samples ?? []
-                let analysis = CheckInAnalysis(samples: samples, startedAt: startedAt, calibrationDB: calibration, clock: clock)
+                guard
+                    let again = PreparedCheckIn(
+                        samples: try await Self.storedSamples(of: seq, on: connection, logger: logger)?.samples ?? [], startedAt: startedAt,
+                        intervalS: interval, calibrationDB: calibration, timezone: timezone)
+                else { continue }
+                let analysis = again.analysis
                 try await connection.query("DELETE FROM checkin_hour WHERE checkin_seq = \(seq)", logger: logger)
                 try await Self.storeHours(analysis.hours, checkIn: seq, venueID: venue, on: connection, logger: logger)
                 // The outlier rule decides below, for the whole venue.
-                let status = Analysis.status(keptSamples: analysis.keptSamples, markedOutlier: marked, verdict: nil)
                 try await connection.query(
                     """
-                    UPDATE checkin SET samples = \(samples.count), dropped_samples = \(analysis.droppedSamples), level_db = \(analysis.levelDB),
-                        sample_columns = \(SampleColumns(samples: samples, dropped: analysis.dropped).encoded(intervalS: interval)),
-                        home_weekday = \(analysis.homeHour.weekday), home_hour = \(analysis.homeHour.hour), status = \(status)
+                    UPDATE checkin SET samples = \(analysis.dropped.count), dropped_samples = \(analysis.droppedSamples), level_db = \(analysis.levelDB),
+                        sample_columns = \(again.sampleColumns), home_weekday = \(analysis.homeHour.weekday), home_hour = \(analysis.homeHour.hour),
+                        status = \(again.storedStatus(markedOutlier: marked))
                     WHERE seq = \(seq)
                     """, logger: logger)
             }

@@ -187,8 +187,7 @@ public struct PostgresRepository: Repository {
         }
     }
 
-    static let summaryColumns = "v.id, v.name, v.latitude, v.longitude, v.timezone, v.kind, l.checkins, l.samples, l.energy, "
-        + sumColumnNames.map { "l.\($0)" }.joined(separator: ", ")
+    static let summaryColumns = "v.id, v.name, v.latitude, v.longitude, v.timezone, v.kind, l.checkins, \(CellSums.columnList(of: "l"))"
 
     /// The join of a venue with one of its cells (whole numbers only, so written into the text).
     static func join(_ cell: LocalHour) -> String {
@@ -197,20 +196,11 @@ public struct PostgresRepository: Repository {
 
     private static func venueSummaries(_ connection: PostgresConnection, cell: LocalHour, logger: Logger, _ query: PostgresQuery) async throws -> [VenueSummary] {
         var summaries: [VenueSummary] = []
-        for try await (
-            id, name, latitude, longitude, timezone, kind, checkins, samples, energy, detailSamples, c, o500, o1000, o2000, o4000, levels, fastMaxima, classified, speech, music
-        )
-            in try await connection.query(query, logger: logger)
-            .decode(
-                (String, String, Double, Double, String, VenueKind?, Int?, Int?, Double?, Int?, Double?, Double?, Double?, Double?, Double?, String?, String?, Int?, Int?, Int?)
-                    .self)
-        {
+        for try await row in try await connection.query(query, logger: logger) {
+            let (id, name, latitude, longitude, timezone, kind, checkins) = try row.decode((String, String, Double, Double, String, VenueKind?, Int?).self)
+            // A venue without this cell has NULL in every column of the cell.
             let aggregate = try checkins.map {
-                LoudnessAggregate(
-                    weekday: cell.weekday, hour: cell.hour, checkins: $0, samples: samples ?? 0, energy: energy ?? 0,
-                    details: DetailEnergies(samples: detailSamples ?? 0, c: c ?? 0, octaves: [o500 ?? 0, o1000 ?? 0, o2000 ?? 0, o4000 ?? 0]),
-                    spread: try LevelSpread(stored: [levels, fastMaxima]),
-                    sounds: SoundCounts(classified: classified ?? 0, speech: speech ?? 0, music: music ?? 0))
+                LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: $0, sums: try CellSums(row.makeRandomAccess(), from: 7))
             }
             summaries.append(
                 VenueSummary(
@@ -243,8 +233,7 @@ public struct PostgresRepository: Repository {
             var calibration = checkIn.calibrationDB ?? 0
             if checkIn.calibrationDB == nil { calibration = try await serverCalibration(forDevice: device, on: connection) }
             guard let prepared = PreparedCheckIn(checkIn, calibrationDB: calibration, timezone: venue.timezone) else { return .unknownVenue }
-            let analysis = prepared.analysis
-            let status = Analysis.status(keptSamples: analysis.keptSamples, markedOutlier: false, verdict: nil)
+            let analysis = prepared.analysis, status = prepared.storedStatus()
             let source: CalibrationSource = checkIn.calibrationDB == nil ? .server : .checkIn
             // The id taken, or posted to another server at the same moment (the insert waits for that
             // commit and inserts nothing).
@@ -257,9 +246,8 @@ public struct PostgresRepository: Repository {
                 ).first(where: { _ in true })
             else { return try await existing() ?? .conflict }
             var finalStatus = status
-            if !analysis.isTooShort {
+            if let joined = prepared.joined(as: seq) {
                 // The outlier rule may decide this check-in's status too.
-                let joined = JoinedCheckIn(key: seq, status: status, hours: analysis.hours)
                 let changes = try await Self.decide(venueID: venueID, homeHour: analysis.homeHour.hour, joined: joined, on: connection, logger: logger)
                 finalStatus = changes.status(of: seq) ?? status
             }

@@ -138,57 +138,47 @@ struct LoudnessRecord: FetchableRecord, TableRecord {
     static let databaseTableName = "loudness"
 
     var venueId: String
-    var weekday: Int
-    var hour: Int
-    var checkins: Int
-    var samples: Int
-    var energy: Double
-    var details: DetailEnergies
-    var spread: LevelSpread
-    var sounds: SoundCounts
+    var aggregate: LoudnessAggregate
 
     enum Columns {
         static let venueId = Column("venue_id")
     }
 
-    var aggregate: LoudnessAggregate {
-        LoudnessAggregate(
-            weekday: weekday, hour: hour, checkins: checkins, samples: samples, energy: energy, details: details, spread: spread, sounds: sounds)
-    }
-}
-
-extension LoudnessRecord {
     init(row: Row) throws {
         venueId = row["venue_id"]
-        weekday = row["weekday"]
-        hour = row["hour"]
-        checkins = row["checkins"]
-        samples = row["samples"]
-        energy = row["energy"]
-        details = DetailEnergies(row: row)
-        spread = try LevelSpread(row: row)
-        sounds = SoundCounts(row: row)
+        aggregate = LoudnessAggregate(weekday: row["weekday"], hour: row["hour"], checkins: row["checkins"], sums: try CellSums(row: row))
     }
 }
 
-extension SoundCounts {
-    /// From a row holding the columns of `SoundCounts.columns` (of `checkin_hour` or `loudness`).
-    init(row: Row) {
-        self.init(values: Self.columns.map { row[$0] })
-    }
-}
-
-extension LevelSpread {
-    /// From a row holding the columns of `LevelSpread.columns` (of `checkin_hour` or `loudness`).
+extension CellSums {
+    /// From a row holding the columns of `CellSums.columns` (of `checkin_hour` or `loudness`).
     init(row: Row) throws {
-        try self.init(stored: Self.columns.map { row[$0] })
+        try self.init(stored: Self.columns.map { column in try StoredValue(row[column.name], column: column.name) })
     }
+
+    /// `storedValues`, to bind.
+    var databaseValues: [DatabaseValue] { storedValues.map(\.databaseValue) }
 }
 
-extension DetailEnergies {
-    /// From a row holding the columns of `DetailEnergies.columns` (of `checkin_hour` or `loudness`).
-    init(row: Row) {
-        self.init(samples: row[Self.columns[0]], energies: Self.columns.dropFirst().map { row[$0] })
+extension StoredValue {
+    /// A value as SQLite holds it.
+    init(_ value: DatabaseValue, column: String) throws {
+        switch value.storage {
+        case .int64(let integer): self = .integer(Int(integer))
+        case .double(let real): self = .real(real)
+        case .string(let text): self = .text(text)
+        case .null: self = .text(nil)
+        case .blob: throw Unexpected(column: column, found: "a blob")
+        }
+    }
+
+    /// The value to bind.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .integer(let integer): integer.databaseValue
+        case .real(let real): real.databaseValue
+        case .text(let text): text.databaseValue
+        }
     }
 }
 

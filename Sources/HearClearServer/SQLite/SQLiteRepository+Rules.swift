@@ -50,7 +50,7 @@ extension SQLiteRepository {
         // per connection: written into the SQL, a list made a new statement for every upload, and
         // preparing it was 4 % of ingest (docs/profiling.md, "Ingest").
         let select = """
-            SELECT h.checkin_seq, h.weekday, h.hour, h.samples, h.energy, \(Self.sumColumns(of: "h")), c.status, d.banned
+            SELECT h.checkin_seq, h.weekday, h.hour, \(CellSums.columnList(of: "h")), c.status, d.banned
             FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
             """
         let rows =
@@ -65,10 +65,7 @@ extension SQLiteRepository {
             }
         return try rows.map { row in
             HourContribution(
-                checkIn: row["checkin_seq"], hour: LocalHour(weekday: row["weekday"], hour: row["hour"]),
-                share: CheckInAnalysis.HourShare(
-                    samples: row["samples"], energy: row["energy"], details: DetailEnergies(row: row), spread: try LevelSpread(row: row),
-                    sounds: SoundCounts(row: row)),
+                checkIn: row["checkin_seq"], hour: LocalHour(weekday: row["weekday"], hour: row["hour"]), sums: try CellSums(row: row),
                 status: row["status"], deviceBanned: row["banned"])
         }
     }
@@ -87,48 +84,51 @@ extension SQLiteRepository {
             try setStatus.execute(arguments: [change.to, change.key])
             if change.to == .outlier { ServerMetrics.outliersDecided.increment() }
         }
-        let cells: [LoudnessAggregate]
+        let writes: CellWrites
         switch sumAgain ? .sumAgain(nil) : Analysis.cellUpdate(after: changes, joined: joined) {
         case .add(let read, let known):
             guard !read.isEmpty || !known.isEmpty else { return changes }
-            // What the check-ins that start to count add (their cells as if they were all there is)
-            // to the stored cells they touch: histograms add bin by bin, which SQL cannot do.
             let additions = Analysis.cells(from: known + (read.isEmpty ? [] : try contributions(venueID: venueID, checkIns: read, in: db)))
-            // (The weekdays and hours of a check-in's cells cross to those cells alone, four for a
-            // check-in within one hour.)
-            let touched = try LoudnessRecord.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT * FROM loudness WHERE venue_id = ?
-                        AND weekday IN (SELECT value FROM json_each(?)) AND hour IN (SELECT value FROM json_each(?))
-                        """),
-                arguments: [venueID, jsonArray(Set(additions.keys.map(\.weekday))), jsonArray(Set(additions.keys.map(\.hour)))])
-            var totals = additions
-            for stored in touched.map(\.aggregate) {
-                if let addition = additions[stored.cell] { totals[stored.cell] = stored.adding(addition) }
-            }
-            cells = Array(totals.values)
+            writes = Analysis.cellWrites(adding: additions, to: try cells(of: venueID, touching: Array(additions.keys), in: db))
         case .sumAgain(let changed):
-            let summed = Analysis.cellsSummedAgain(from: try contributions(venueID: venueID, in: db), coveringHoursOf: changed)
-            if changed == nil { try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).deleteAll(db) }
-            let delete = try db.cachedStatement(sql: "DELETE FROM loudness WHERE venue_id = ? AND weekday = ? AND hour = ?")
-            for cell in summed.emptied { try delete.execute(arguments: [venueID, cell.weekday, cell.hour]) }
-            cells = Array(summed.cells.values)
+            writes = Analysis.cellWrites(summingAgain: changed, from: try contributions(venueID: venueID, in: db))
         }
-        let columns = ["checkins", "samples", "energy"] + Self.sumColumnNames
-        let write = try db.cachedStatement(
+        try write(writes, venueID: venueID, in: db)
+        return changes
+    }
+
+    /// A venue's cells on the weekdays and at the hours of `touching` (the cells a check-in adds
+    /// to cross to themselves alone: four for a check-in within one hour).
+    static func cells(of venueID: String, touching: [LocalHour], in db: GRDB.Database) throws -> [LoudnessAggregate] {
+        try LoudnessRecord.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT * FROM loudness WHERE venue_id = ?
+                    AND weekday IN (SELECT value FROM json_each(?)) AND hour IN (SELECT value FROM json_each(?))
+                    """),
+            arguments: [venueID, jsonArray(Set(touching.map(\.weekday))), jsonArray(Set(touching.map(\.hour)))]
+        ).map(\.aggregate)
+    }
+
+    static func write(_ writes: CellWrites, venueID: String, in db: GRDB.Database) throws {
+        switch writes.deleted {
+        case .none: break
+        case .every: try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).deleteAll(db)
+        case .some(let cells):
+            let delete = try db.cachedStatement(sql: "DELETE FROM loudness WHERE venue_id = ? AND weekday = ? AND hour = ?")
+            for cell in cells { try delete.execute(arguments: [venueID, cell.weekday, cell.hour]) }
+        }
+        let columns = ["checkins"] + CellSums.columns.map(\.name)
+        let upsert = try db.cachedStatement(
             sql: """
                 INSERT INTO loudness (venue_id, weekday, hour, \(columns.joined(separator: ", ")))
                 VALUES (?, ?, ?, \(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
                 ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET \(columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
                 """)
-        for cell in cells.sorted(by: { $0.cell < $1.cell }) {
-            try write.execute(
-                arguments: StatementArguments(
-                    [venueID, cell.weekday, cell.hour, cell.checkins, cell.samples, cell.energy]
-                        + Self.sumValues(details: cell.details, spread: cell.spread, sounds: cell.sounds)))
+        for cell in writes.written {
+            try upsert.execute(
+                arguments: StatementArguments([venueID.databaseValue, cell.weekday.databaseValue, cell.hour.databaseValue, cell.checkins.databaseValue] + cell.sums.databaseValues))
         }
-        return changes
     }
 
     /// Decides every status of a venue again and sums its cells from scratch: after a ban, a
@@ -181,7 +181,7 @@ extension SQLiteRepository {
         }
     }
 
-    /// Applies a pruned check-in's new calibration to its stored level and per-hour energies.
+    /// Applies a pruned check-in's new calibration to its stored level and per-hour sums.
     private static func recalibratePruned(_ record: CheckInRecord, in db: GRDB.Database) throws {
         guard let seq = record.seq,
             let stored = try Double.fetchOne(db, sql: "SELECT calibration_db FROM checkin WHERE seq = ?", arguments: [seq])
@@ -190,42 +190,24 @@ extension SQLiteRepository {
         var updated = record
         updated.levelDb = record.levelDb.map { $0 + shift }
         try updated.update(db)
-        let factor = Level.energy(shift)
-        try db.execute(
-            sql: "UPDATE checkin_hour SET energy = energy * ?, \(DetailEnergies.columns.dropFirst().map { "\($0) = \($0) * ?" }.joined(separator: ", ")) WHERE checkin_seq = ?",
-            arguments: StatementArguments(Array(repeating: factor, count: DetailEnergies.columns.count) + [seq]))
-        let setSpread = try db.cachedStatement(
-            sql: "UPDATE checkin_hour SET \(LevelSpread.columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE checkin_seq = ? AND weekday = ? AND hour = ?")
-        for row in try Row.fetchAll(db, sql: "SELECT weekday, hour, \(LevelSpread.columns.joined(separator: ", ")) FROM checkin_hour WHERE checkin_seq = ?", arguments: [seq]) {
-            let weekday: Int = row["weekday"], hour: Int = row["hour"]
-            try setSpread.execute(arguments: StatementArguments(try LevelSpread(row: row).shifted(byDB: shift).storedValues) + [seq, weekday, hour])
+        let update = try db.cachedStatement(
+            sql: "UPDATE checkin_hour SET \(CellSums.columns.map { "\($0.name) = ?" }.joined(separator: ", ")) WHERE checkin_seq = ? AND weekday = ? AND hour = ?")
+        for hour in try contributions(venueID: record.venueId, checkIns: [seq], in: db) {
+            try update.execute(
+                arguments: StatementArguments(hour.sums.recalibrated(byDB: shift).databaseValues + [seq.databaseValue, hour.hour.weekday.databaseValue, hour.hour.hour.databaseValue]))
         }
     }
 
     /// A check-in's kept samples per local hour, the rows its venue's cells are summed from.
-    static func storeHours(_ hours: [LocalHour: CheckInAnalysis.HourShare], checkIn seq: Int64, venueID: String, in db: GRDB.Database) throws {
+    static func storeHours(_ hours: [LocalHour: CellSums], checkIn seq: Int64, venueID: String, in db: GRDB.Database) throws {
         let insert = try db.cachedStatement(
             sql: """
-                INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, samples, energy, \(sumColumns()))
-                VALUES (?, ?, ?, ?, ?, ?, \(Array(repeating: "?", count: sumColumnNames.count).joined(separator: ", ")))
+                INSERT INTO checkin_hour (checkin_seq, venue_id, weekday, hour, \(CellSums.columnList()))
+                VALUES (?, ?, ?, ?, \(Array(repeating: "?", count: CellSums.columns.count).joined(separator: ", ")))
                 """)
-        for (hour, share) in hours {
+        for (hour, sums) in hours {
             try insert.execute(
-                arguments: StatementArguments(
-                    [seq, venueID, hour.weekday, hour.hour, share.samples, share.energy] + sumValues(details: share.details, spread: share.spread, sounds: share.sounds)))
+                arguments: StatementArguments([seq.databaseValue, venueID.databaseValue, hour.weekday.databaseValue, hour.hour.databaseValue] + sums.databaseValues))
         }
-    }
-
-    /// The columns of `DetailEnergies`, `LevelSpread` and `SoundCounts` in `checkin_hour` and `loudness`.
-    static let sumColumnNames = DetailEnergies.columns + LevelSpread.columns + SoundCounts.columns
-
-    /// `sumColumnNames`, with a table alias.
-    static func sumColumns(of table: String? = nil) -> String {
-        sumColumnNames.map { column in table.map { "\($0).\(column)" } ?? column }.joined(separator: ", ")
-    }
-
-    /// The values of `sumColumnNames`.
-    static func sumValues(details: DetailEnergies, spread: LevelSpread, sounds: SoundCounts) -> [(any DatabaseValueConvertible)?] {
-        [details.samples] + details.energies + spread.storedValues + sounds.values
     }
 }

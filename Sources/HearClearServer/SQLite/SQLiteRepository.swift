@@ -92,16 +92,14 @@ public struct SQLiteRepository: Repository {
     private static func venueSummaries(_ db: GRDB.Database, cell: LocalHour, literal clause: SQL) throws -> [VenueSummary] {
         let request = SQLRequest<Row>(
             """
-            SELECT v.id, v.name, v.latitude, v.longitude, v.timezone, v.kind, l.checkins, l.samples, l.energy, \(sql: sumColumns(of: "l"))
+            SELECT v.id, v.name, v.latitude, v.longitude, v.timezone, v.kind, l.checkins, \(sql: CellSums.columnList(of: "l"))
             FROM venue v
             LEFT JOIN loudness l ON l.venue_id = v.id AND l.weekday = \(cell.weekday) AND l.hour = \(cell.hour)
             \(clause)
             """)
         return try request.fetchAll(db).map { row in
             let aggregate: LoudnessAggregate? = try (row["checkins"] as Int?).map { checkins in
-                LoudnessAggregate(
-                    weekday: cell.weekday, hour: cell.hour, checkins: checkins, samples: row["samples"], energy: row["energy"], details: DetailEnergies(row: row),
-                    spread: try LevelSpread(row: row), sounds: SoundCounts(row: row))
+                LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: checkins, sums: try CellSums(row: row))
             }
             return VenueSummary(
                 id: row["id"],
@@ -139,7 +137,7 @@ public struct SQLiteRepository: Repository {
                 calibrationSource: checkIn.calibrationDB == nil ? .server : .checkIn,
                 samples: checkIn.samples.count, droppedSamples: analysis.droppedSamples,
                 levelDb: analysis.levelDB, homeWeekday: analysis.homeHour.weekday, homeHour: analysis.homeHour.hour,
-                status: Analysis.status(keptSamples: analysis.keptSamples, markedOutlier: false, verdict: nil), receivedAt: now,
+                status: made.storedStatus(), receivedAt: now,
                 sampleColumns: made.sampleColumns)
             try record.insert(db)
             guard let seq = record.seq else { throw DatabaseError(message: "the check-in was stored without a row id") }
@@ -150,9 +148,8 @@ public struct SQLiteRepository: Repository {
             }
             try Self.storeHours(analysis.hours, checkIn: seq, venueID: venue.id, in: db)
 
-            if !analysis.isTooShort {
+            if let joined = made.joined(as: seq) {
                 // The outlier rule may decide this check-in's status too.
-                let joined = JoinedCheckIn(key: seq, status: record.status, hours: analysis.hours)
                 let changes = try Self.decide(venueID: venue.id, homeHour: analysis.homeHour.hour, joined: joined, in: db)
                 record.status = changes.status(of: seq) ?? record.status
             }
