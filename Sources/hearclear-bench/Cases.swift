@@ -612,6 +612,16 @@ struct Cases {
         let run = try folder("wire")
         var metrics: [CaseResult.Metric] = [], largest = (levels: 0.0, details: 0.0)
         let seconds = size.shortCheckInSeconds
+        // What a second costs in the stores' blob, every series and the classes with their dropped
+        // flags: on the meter's seconds below, and on the bench's made-up ones (ingest, growth).
+        func storedPerSecond(_ samples: [Sample]) -> Double {
+            Double(SampleColumns(samples: samples, dropped: HearClearAnalysis.Analysis.spikes(in: samples.map(\.avg))).encoded(intervalS: 1).count) / Double(samples.count)
+        }
+        var random = SplitMix64(seed: 5)
+        metrics.append(
+            .init(
+                name: "made-up seconds (ingest and growth cases): stored blob",
+                value: storedPerSecond(Self.checkIn(&random, venue: "v1", seconds: seconds, start: Date(timeIntervalSince1970: 1_790_000_000)).samples), unit: "B"))
         for (name, file) in try wireRecordings(seconds: seconds, in: run) {
             // The intervals as the client measures them, and the body it would upload.
             let analysis = try Measure.run(hearclear, ["analyze", file.path, "--json"], environment: ["HOME": run.path])
@@ -629,6 +639,7 @@ struct Cases {
                 .init(name: "\(name): v2, avg and peak", value: levels, unit: "B"), .init(name: "\(name): v2, all eight series", value: details, unit: "B"),
                 .init(name: "\(name): v2, the eight series with speech and music", value: try perInterval(CheckInV2(checkIn)), unit: "B"),
                 .init(name: "\(name): v1 (avg and peak)", value: v1, unit: "B"),
+                .init(name: "\(name): stored blob, every series and the classes", value: storedPerSecond(measured), unit: "B"),
             ]
             largest = (max(largest.levels, levels), max(largest.details, details))
         }
