@@ -23,9 +23,19 @@ public enum Migrations {
     /// `hearclear-server rebuild` does, after the last migration.
     public static let deriveAgainAfter: [Store: Set<String>] = [.sqlite: ["0005_level_spread"], .postgres: ["0004_level_spread"]]
 
-    /// The migration that adds `checkin.sample_columns`: right after it, the server encodes each
-    /// check-in's `sample` rows into that blob (SQL cannot), before the next file drops `sample`.
-    public static let samplesIntoColumns: [Store: String] = [.sqlite: "0008_sample_columns", .postgres: "0007_sample_columns"]
+    /// What the server does in Swift right after a file, in the same transaction, where SQL
+    /// cannot: each fills the columns its file adds, before the next file drops what they replace.
+    public enum Step: Sendable {
+        /// After the file that adds `checkin.sample_columns`: each check-in's `sample` rows into that blob.
+        case samplesIntoColumns
+        /// After the file that adds the histograms' bytes columns: every stored histogram from its text.
+        case histogramsIntoBytes
+    }
+
+    public static let steps: [Store: [String: Step]] = [
+        .sqlite: ["0008_sample_columns": .samplesIntoColumns, "0010_histograms_as_bytes": .histogramsIntoBytes],
+        .postgres: ["0007_sample_columns": .samplesIntoColumns, "0009_histograms_as_bytes": .histogramsIntoBytes],
+    ]
 
     public static func files(for store: Store) throws -> [File] {
         guard let folder = Bundle.module.url(forResource: store.rawValue, withExtension: nil) else {

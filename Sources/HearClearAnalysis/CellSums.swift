@@ -1,3 +1,4 @@
+import Foundation
 import HearClearCore
 
 /// The sums a check-in's local hour (`checkin_hour`) and a venue's cell (`loudness`) keep of the
@@ -31,7 +32,7 @@ public struct CellSums: Sendable, Equatable {
     public static let columns: [StoredColumn] =
         [StoredColumn("samples", .integer), StoredColumn("energy", .real), StoredColumn(DetailEnergies.columns[0], .integer)]
         + DetailEnergies.columns.dropFirst().map { StoredColumn($0, .real) }
-        + LevelSpread.columns.map { StoredColumn($0, .text) }
+        + LevelSpread.columns.map { StoredColumn($0, .bytes) }
         + SoundCounts.columns.map { StoredColumn($0, .integer) }
 
     /// The names of `columns`, each after `table.` when given, as a select or insert list.
@@ -42,7 +43,7 @@ public struct CellSums: Sendable, Equatable {
     /// The values of `columns`, in their order.
     public var storedValues: [StoredValue] {
         [.integer(samples), .real(energy), .integer(details.samples)] + details.energies.map(StoredValue.real)
-            + spread.storedValues.map(StoredValue.text) + sounds.values.map(StoredValue.integer)
+            + spread.storedValues.map(StoredValue.bytes) + sounds.values.map(StoredValue.integer)
     }
 
     /// The sums a row holds in `columns`, in their order; a value of the wrong kind or an
@@ -57,7 +58,7 @@ public struct CellSums: Sendable, Equatable {
         self.init(
             samples: try integer(0), energy: try real(1),
             details: DetailEnergies(samples: try integer(2), energies: try (3..<spreadStart).map(real)),
-            spread: try LevelSpread(stored: (spreadStart..<soundStart).map { try values[$0].text(column: Self.columns[$0].name) }),
+            spread: try LevelSpread(stored: (spreadStart..<soundStart).map { try values[$0].bytes(column: Self.columns[$0].name) }),
             sounds: SoundCounts(values: try (soundStart..<values.count).map(integer)))
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import HearClearCore
 
 /// How many seconds fell at each level, in bins 0.5 dB wide centred on whole and half decibels
@@ -51,75 +52,55 @@ public struct LevelHistogram: Sendable, Equatable {
 }
 
 extension LevelHistogram {
-    /// As the stores keep it, in one text column: `bin:count` pairs by rising bin, comma-separated
-    /// (`140:3,141:12`), empty for no seconds. Hand-written rather than JSON because both stores
-    /// read it as plain text and it is a tenth of the size; written and read byte by byte because
-    /// every upload reads and writes its venue's cells (through `String` interpolation and
-    /// `split` that was a tenth of an upload's CPU, docs/profiling.md "Ingest").
-    public var stored: String {
-        var text: [UInt8] = []
-        text.reserveCapacity(counts.count * 8)
+    /// As the stores keep it, in one bytes column: per bin by rising bin, the bin's distance from
+    /// the one before (less one; the first bin as a zigzag number) and its count, each a varint;
+    /// no bytes for no seconds. A bin next to the one before and a count under 128 take two bytes,
+    /// against nine as `bin:count,` text, which the stores kept before (`init(text:)`).
+    public var stored: Data {
+        var writer = SampleColumns.ByteWriter()
+        var previous: Int?
         for bin in counts.keys.sorted() {
-            if !text.isEmpty { text.append(UInt8(ascii: ",")) }
-            Self.appendDecimal(bin, to: &text)
-            text.append(UInt8(ascii: ":"))
-            Self.appendDecimal(counts[bin] ?? 0, to: &text)
+            if let previous {
+                writer.varint(UInt64(bin - previous - 1))
+            } else {
+                writer.varint(UInt64(bitPattern: Int64(bin) << 1 ^ Int64(bin) >> 63))
+            }
+            writer.varint(UInt64(counts[bin] ?? 0))
+            previous = bin
         }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    private static func appendDecimal(_ number: Int, to text: inout [UInt8]) {
-        if number < 0 { text.append(UInt8(ascii: "-")) }
-        var magnitude = number.magnitude
-        let first = text.count
-        repeat {
-            text.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        text[first...].reverse()
+        return Data(writer.bytes)
     }
 
     public struct Malformed: Error, CustomStringConvertible {
-        public let text: String
-        public var description: String { "a level histogram is not bin:count pairs: \(text.prefix(80))" }
+        public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
+
+    /// The most seconds a bin may count and the farthest a bin may lie from 0 dB: far beyond any
+    /// cell's, so that a damaged histogram cannot make sums overflow.
+    static let largestCount = 1_000_000_000_000
+    static let farthestBin = 100_000
 
     /// From `stored`; `nil` (a row stored before the histograms existed) is no seconds.
-    public init(stored text: String?) throws {
-        guard var text, !text.isEmpty else {
-            self = .empty
-            return
-        }
-        let counts = text.withUTF8(Self.pairs)
-        guard let counts else { throw Malformed(text: text) }
-        self.counts = counts
-    }
-
-    /// `bin:count` pairs, each bin once and each count above zero; nil for anything else.
-    private static func pairs(_ text: UnsafeBufferPointer<UInt8>) -> [Int: Int]? {
+    public init(stored bytes: Data?) throws(Malformed) {
+        var reader = SampleColumns.ByteReader(Array(bytes ?? Data()))
         var counts: [Int: Int] = [:]
-        counts.reserveCapacity(text.count / 6)
-        var index = 0
-        // A decimal integer, an optional minus sign first; at most 15 digits, so it cannot overflow.
-        func integer() -> Int? {
-            let negative = index < text.count && text[index] == UInt8(ascii: "-")
-            if negative { index += 1 }
-            let start = index
-            var value = 0
-            while index < text.count, index - start < 16, case let digit = text[index] &- UInt8(ascii: "0"), digit < 10 {
-                value = value * 10 + Int(digit)
-                index += 1
+        var previous: Int?
+        while !reader.isAtEnd {
+            guard let step = try? reader.varint(), let count = try? reader.varint() else {
+                throw Malformed(description: "a level histogram ends in the middle of a bin")
             }
-            guard index > start, index - start <= 15 else { return nil }
-            return negative ? -value : value
+            // Bounded before any arithmetic, so that a damaged number cannot overflow.
+            guard step <= UInt64(4 * Self.farthestBin) else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
+            let bin = previous.map { $0 + Int(step) + 1 } ?? Int(Int64(bitPattern: step >> 1) ^ -Int64(bitPattern: step & 1))
+            guard abs(bin) <= Self.farthestBin else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
+            guard count > 0, count <= UInt64(Self.largestCount) else { throw Malformed(description: "a level histogram counts \(count) seconds in a bin") }
+            counts[bin] = Int(count)
+            previous = bin
         }
-        while true {
-            guard let bin = integer(), index < text.count, text[index] == UInt8(ascii: ":") else { return nil }
-            index += 1
-            guard let count = integer(), count > 0, counts.updateValue(count, forKey: bin) == nil else { return nil }
-            if index == text.count { return counts }
-            guard text[index] == UInt8(ascii: ",") else { return nil }
-            index += 1
-        }
+        self.counts = counts
     }
 }

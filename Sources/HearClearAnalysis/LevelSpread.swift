@@ -1,3 +1,5 @@
+import Foundation
+
 /// A cell's (or a check-in hour's) spread: the histogram of its kept seconds' calibrated A levels,
 /// and that of the Fast maxima of those that carry details.
 public struct LevelSpread: Sendable, Equatable {
@@ -7,18 +9,18 @@ public struct LevelSpread: Sendable, Equatable {
     public static let empty = LevelSpread(levels: .empty, fastMaxima: .empty)
 
     /// The store's columns, in the order of `storedValues`: the same names in `checkin_hour` and `loudness`.
-    public static let columns = ["level_bins", "fast_max_bins"]
+    public static let columns = ["level_histogram", "fast_max_histogram"]
 
     public init(levels: LevelHistogram, fastMaxima: LevelHistogram) {
         self.levels = levels
         self.fastMaxima = fastMaxima
     }
 
-    public init(stored: [String?]) throws {
+    public init(stored: [Data?]) throws(LevelHistogram.Malformed) {
         self.init(levels: try LevelHistogram(stored: stored[0]), fastMaxima: try LevelHistogram(stored: stored[1]))
     }
 
-    public var storedValues: [String] { [levels.stored, fastMaxima.stored] }
+    public var storedValues: [Data] { [levels.stored, fastMaxima.stored] }
 
     mutating func add(levelDB: Double, fastMaxDB: Double?) {
         levels.add(levelDB)

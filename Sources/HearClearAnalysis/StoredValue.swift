@@ -1,7 +1,9 @@
+import Foundation
+
 /// A column of derived sums and the kind of value it holds, as both stores declare and bind it.
 public struct StoredColumn: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
-        case integer, real, text
+        case integer, real, bytes
     }
 
     public var name: String
@@ -17,8 +19,9 @@ public struct StoredColumn: Sendable, Equatable {
 public enum StoredValue: Sendable, Equatable {
     case integer(Int)
     case real(Double)
-    /// Text, or NULL (`nil`), which a histogram reads as empty.
-    case text(String?)
+    case bytes(Data)
+    /// NULL, which a bytes column may hold (a histogram reads it as empty).
+    case null
 
     /// A stored value of another kind than its column's.
     public struct Unexpected: Error, CustomStringConvertible {
@@ -42,12 +45,15 @@ public enum StoredValue: Sendable, Equatable {
         switch self {
         case .real(let value): value
         case .integer(let value): Double(value)
-        case .text: throw Unexpected(column: column, found: "\(self) for a real")
+        default: throw Unexpected(column: column, found: "\(self) for a real")
         }
     }
 
-    public func text(column: String) throws -> String? {
-        guard case .text(let value) = self else { throw Unexpected(column: column, found: "\(self) for a text") }
-        return value
+    public func bytes(column: String) throws -> Data? {
+        switch self {
+        case .bytes(let value): value
+        case .null: nil
+        default: throw Unexpected(column: column, found: "\(self) for bytes")
+        }
     }
 }

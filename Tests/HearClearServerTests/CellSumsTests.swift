@@ -24,7 +24,7 @@ import Testing
         // Each value is of its column's kind, so a store binds it as its column declares.
         for (value, column) in zip(sums.storedValues, CellSums.columns) {
             switch (value, column.kind) {
-            case (.integer, .integer), (.real, .real), (.text, .text): break
+            case (.integer, .integer), (.real, .real), (.bytes, .bytes): break
             default: Issue.record("\(column.name): \(value) is not \(column.kind)")
             }
         }
@@ -34,15 +34,17 @@ import Testing
 
     @Test func aValueOfTheWrongKindOrCountIsRefusedByName() throws {
         let values = CellSums(samples: 60, energy: 1e6).storedValues
-        var text = values
-        text[0] = .text("60")
-        let refusal = #expect(throws: StoredValue.Unexpected.self) { try CellSums(stored: text) }
+        var bytes = values
+        bytes[0] = .bytes(Data([60]))
+        let refusal = #expect(throws: StoredValue.Unexpected.self) { try CellSums(stored: bytes) }
         #expect(refusal?.column == "samples")
         #expect(throws: StoredValue.Unexpected.self) { try CellSums(stored: values.dropLast()) }
         // A real column may hold a whole number as an integer (SQLite keeps 0.0 so).
         var whole = values
         whole[1] = .integer(1_000_000)
         #expect(try CellSums(stored: whole) == CellSums(samples: 60, energy: 1e6))
+        // NULL histograms (rows stored before there were any) read as no seconds.
+        #expect(try CellSums(stored: values.map { if case .bytes = $0 { .null } else { $0 } }) == CellSums(samples: 60, energy: 1e6))
     }
 
     /// A pruned check-in keeps its hours: a new calibration moves its sums exactly as analysing its

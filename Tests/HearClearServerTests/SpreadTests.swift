@@ -32,29 +32,44 @@ import Testing
         #expect(LevelSpread(levels: LevelHistogram(counts: [150: 1]), fastMaxima: .empty).l90 == 75)
     }
 
-    @Test func theStoredTextReadsBackAndAnythingElseIsAnError() throws {
-        let histogram = LevelHistogram(counts: [-3: 2, 140: 7, 141: 1])
-        #expect(histogram.stored == "-3:2,140:7,141:1")
+    @Test func theStoredBytesReadBackAndAnythingElseIsAnError() throws {
+        let histogram = LevelHistogram(counts: [-3: 2, 140: 7, 141: 1, 144: 300])
+        // -3 as a zigzag number, then each bin's distance from the one before less one; counts as varints.
+        #expect(histogram.stored == Data([5, 2, 142, 1, 7, 0, 1, 2, 0xAC, 0x02]))
         #expect(try LevelHistogram(stored: histogram.stored) == histogram)
-        #expect(try LevelHistogram(stored: nil) == .empty && (try LevelHistogram(stored: "")) == .empty)
-        for malformed in [
-            "140", "140:x", "140:0", "140:1,140:2", "140:1,", "a:1", "-:1", "1:-1", "1:2:3", "1::2", " 1:2", "1:2,,3:4", "+1:2",
-            "12345678901234567890:1", "1:99999999999999999999",
+        #expect(try LevelHistogram(stored: nil) == .empty && (try LevelHistogram(stored: Data())) == .empty && LevelHistogram.empty.stored.isEmpty)
+        for malformed: [UInt8] in [
+            [2], [2, 0], [2, 0x80], [2, 1, 0], [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 1], [2, 1, 0xFF, 0xFF, 0x7F, 1],
+            [2, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],
         ] {
-            #expect(throws: LevelHistogram.Malformed.self) { try LevelHistogram(stored: malformed) }
+            #expect(throws: LevelHistogram.Malformed.self, "\(malformed)") { try LevelHistogram(stored: Data(malformed)) }
         }
-        // Written byte by byte, the text is what interpolation writes, and reads back.
+        // Any histogram reads back; every byte cut off its end is refused or reads as fewer bins.
         var random = SplitMix64(seed: 7)
         for _ in 0..<200 {
             let counts = Dictionary((0..<Int.random(in: 0..<40, using: &random)).map { _ in
                 (Int.random(in: -300..<300, using: &random), Int.random(in: 1...100_000, using: &random))
             }) { first, _ in first }
-            let histogram = LevelHistogram(counts: counts)
-            #expect(histogram.stored == counts.keys.sorted().map { "\($0):\(counts[$0]!)" }.joined(separator: ","))
-            #expect(try LevelHistogram(stored: histogram.stored) == histogram)
+            let histogram = LevelHistogram(counts: counts), stored = histogram.stored
+            #expect(try LevelHistogram(stored: stored) == histogram)
+            for length in 0..<stored.count {
+                if let shorter = try? LevelHistogram(stored: stored.prefix(length)) { #expect(shorter.counts.count < counts.count) }
+            }
         }
-        #expect(histogram.shifted(byDB: 3).counts == [3: 2, 146: 7, 147: 1])
+        #expect(histogram.shifted(byDB: 3).counts == [3: 2, 146: 7, 147: 1, 150: 300])
         #expect(histogram.shifted(byDB: 0.2).counts == histogram.counts)
+    }
+
+    /// The text the stores kept before bytes: read once, by the migration to bytes.
+    @Test func theTextOfEarlierReleasesReadsAndAnythingElseIsAnError() throws {
+        #expect(try LevelHistogram(text: "-3:2,140:7,141:1") == LevelHistogram(counts: [-3: 2, 140: 7, 141: 1]))
+        #expect(try LevelHistogram(text: nil) == .empty && (try LevelHistogram(text: "")) == .empty)
+        for malformed in [
+            "140", "140:x", "140:0", "140:1,140:2", "140:1,", "a:1", "-:1", "1:-1", "1:2:3", "1::2", " 1:2", "1:2,,3:4", "+1:2",
+            "12345678901234567890:1", "1:99999999999999999999",
+        ] {
+            #expect(throws: LevelHistogram.Malformed.self) { try LevelHistogram(text: malformed) }
+        }
     }
 
     /// Check-ins whose seconds rise by 0.1 dB from different starts: the stored cells' percentiles
@@ -106,17 +121,18 @@ import Testing
         #expect(try await overall()?.spread.levels.counts == [119: 90, 121: 90])
         #expect(try await database.repository.pruneSamples(startedBefore: try #require(Timestamp.parse(mondayEvening(weeksBefore: 1))), at: Date()) == 1)
 
-        // Back to the schema before the histograms.
-        let migration = kind == .sqlite ? "0005_level_spread" : "0004_level_spread"
+        // Back to the schema before the histograms (and before they became bytes).
+        let migrations = (kind == .sqlite ? ["0005_level_spread", "0010_histograms_as_bytes", "0011_drop_histogram_text"]
+            : ["0004_level_spread", "0009_histograms_as_bytes", "0010_drop_histogram_text"]).map { "'\($0)'" }.joined(separator: ", ")
         for table in ["checkin_hour", "loudness"] {
             for column in LevelSpread.columns { try await database.execute("ALTER TABLE \(table) DROP COLUMN \(column)") }
         }
         switch kind {
         case .sqlite:
-            try await database.execute("DELETE FROM grdb_migrations WHERE identifier = '\(migration)'")
+            try await database.execute("DELETE FROM grdb_migrations WHERE identifier IN (\(migrations))")
             try SQLiteDatabase.migrate(try #require((database.repository as? SQLiteRepository)?.pool))
         case .postgres:
-            try await database.execute("DELETE FROM hearclear_migration WHERE name = '\(migration)'")
+            try await database.execute("DELETE FROM hearclear_migration WHERE name IN (\(migrations))")
             let store = try await OpenedStore.open(.postgres(try PostgresAddress(url: try #require(database.url))), logger: quietLogger)
             store.close()
         }

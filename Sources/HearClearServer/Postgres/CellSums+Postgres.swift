@@ -1,3 +1,4 @@
+import Foundation
 import HearClearAnalysis
 import PostgresNIO
 
@@ -7,7 +8,7 @@ extension CellSums {
         switch $0.kind {
         case .integer: .int8Array
         case .real: .float8Array
-        case .text: .textArray
+        case .bytes: .byteaArray
         }
     }
 
@@ -19,7 +20,7 @@ extension CellSums {
                 return switch column.kind {
                 case .integer: .integer(try cell.decode(Int.self))
                 case .real: .real(try cell.decode(Double.self))
-                case .text: .text(try cell.decode(String?.self))
+                case .bytes: try cell.decode(Data?.self).map(StoredValue.bytes) ?? .null
                 }
             })
     }
@@ -37,8 +38,8 @@ extension PostgresBindings {
         for (index, column) in CellSums.columns.enumerated() {
             switch column.kind {
             case .integer: append(try rows.map { try $0[index].integer(column: column.name) })
-            // Arrays bound as parameters hold no NULLs here; an empty text reads as an empty histogram.
-            case .text: append(try rows.map { try $0[index].text(column: column.name) ?? "" })
+            // Arrays bound as parameters hold no NULLs here; no bytes read as an empty histogram.
+            case .bytes: append(try rows.map { ByteBuffer(bytes: try $0[index].bytes(column: column.name) ?? Data()) })
             case .real: append(try rows.map { try $0[index].real(column: column.name) })
             }
         }

@@ -93,8 +93,10 @@ public enum PostgresMigrator {
                         for statement in statements(of: file.sql) {
                             try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                         }
-                        if file.name == Migrations.samplesIntoColumns[.postgres] {
-                            try await PostgresRepository.moveSamplesIntoColumns(on: connection, logger: logger)
+                        switch Migrations.steps[.postgres]?[file.name] {
+                        case .samplesIntoColumns: try await PostgresRepository.moveSamplesIntoColumns(on: connection, logger: logger)
+                        case .histogramsIntoBytes: try await PostgresRepository.moveHistogramsIntoBytes(on: connection, logger: logger)
+                        case nil: break
                         }
                         try await connection.query("INSERT INTO hearclear_migration (name, applied_at) VALUES (\(file.name), \(Date()))", logger: logger)
                     }

@@ -166,9 +166,9 @@ extension StoredValue {
         switch value.storage {
         case .int64(let integer): self = .integer(Int(integer))
         case .double(let real): self = .real(real)
-        case .string(let text): self = .text(text)
-        case .null: self = .text(nil)
-        case .blob: throw Unexpected(column: column, found: "a blob")
+        case .blob(let bytes): self = .bytes(bytes)
+        case .null: self = .null
+        case .string: throw Unexpected(column: column, found: "a text")
         }
     }
 
@@ -177,7 +177,8 @@ extension StoredValue {
         switch self {
         case .integer(let integer): integer.databaseValue
         case .real(let real): real.databaseValue
-        case .text(let text): text.databaseValue
+        case .bytes(let bytes): bytes.databaseValue
+        case .null: .null
         }
     }
 }

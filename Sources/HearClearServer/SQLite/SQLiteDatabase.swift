@@ -41,7 +41,11 @@ public enum SQLiteDatabase {
         for file in try Migrations.files(for: .sqlite) {
             migrator.registerMigration(file.name) { db in
                 try db.execute(sql: file.sql)
-                if file.name == Migrations.samplesIntoColumns[.sqlite] { try SQLiteRepository.moveSamplesIntoColumns(in: db) }
+                switch Migrations.steps[.sqlite]?[file.name] {
+                case .samplesIntoColumns: try SQLiteRepository.moveSamplesIntoColumns(in: db)
+                case .histogramsIntoBytes: try SQLiteRepository.moveHistogramsIntoBytes(in: db)
+                case nil: break
+                }
             }
         }
         return migrator

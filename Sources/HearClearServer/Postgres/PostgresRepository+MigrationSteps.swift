@@ -1,0 +1,88 @@
+import Foundation
+import HearClearAnalysis
+import HearClearCore
+import Logging
+import PostgresNIO
+
+extension PostgresRepository {
+    /// Migration 0007: each check-in's `sample` rows, dropped flags included, into its
+    /// `sample_columns` blob, inside the migration's transaction. Pruned check-ins have no rows
+    /// and keep no blob.
+    static func moveSamplesIntoColumns(on connection: PostgresConnection, logger: Logger) async throws {
+        let checkIns = try await connection.query(
+            "SELECT seq, interval_s FROM checkin WHERE samples_pruned_at IS NULL ORDER BY seq", logger: logger
+        ).decode((Int64, Double).self).reduce(into: [(Int64, Double)]()) { $0.append($1) }
+        for (seq, interval) in checkIns {
+            var samples: [Sample] = [], dropped: [Bool] = []
+            for try await (t, avg, peak, isDropped, fastMax, c, o500, o1000, o2000, o4000, speech, music) in try await connection.query(
+                """
+                SELECT t, avg, peak, dropped, fast_max, c_avg, oct_500, oct_1000, oct_2000, oct_4000, speech, music
+                FROM sample WHERE checkin_seq = \(seq) ORDER BY t
+                """, logger: logger
+            ).decode((Double, Double, Double, Bool, Double?, Double?, Double?, Double?, Double?, Double?, Int?, Int?).self) {
+                let octaves = [o500, o1000, o2000, o4000].compactMap { $0 }
+                let details = fastMax.flatMap { fastMax in c.map { LevelDetails(fastMax: fastMax, cAvg: $0, octaves: octaves) } }
+                let classes = speech.flatMap { speech in music.map { SoundClasses(percent: speech, $0) } }
+                samples.append(Sample(t: t, avg: avg, peak: peak, details: octaves.count == 4 ? details : nil, classes: classes))
+                dropped.append(isDropped)
+            }
+            let blob = SampleColumns(samples: samples, dropped: dropped).encoded(intervalS: interval)
+            try await connection.query("UPDATE checkin SET sample_columns = \(blob) WHERE seq = \(seq)", logger: logger)
+        }
+    }
+
+    /// Migration 0009: every histogram of `checkin_hour` and `loudness` from its `bin:count` text
+    /// into the bytes column that replaces it, a few thousand rows at a time, inside the
+    /// migration's transaction. A text that cannot be read fails the migration, which then changes nothing.
+    static func moveHistogramsIntoBytes(on connection: PostgresConnection, logger: Logger) async throws {
+        // checkin_hour, keyed by its check-in: a few thousand check-ins' hours at a time.
+        var lastCheckIn: Int64 = -1
+        while true {
+            var rows: [(seq: Int64, weekday: Int, hour: Int, histograms: [Data])] = []
+            for try await (seq, weekday, hour, levels, fastMaxima) in try await connection.query(
+                """
+                SELECT checkin_seq, weekday, hour, level_bins, fast_max_bins FROM checkin_hour
+                WHERE checkin_seq IN (SELECT DISTINCT checkin_seq FROM checkin_hour WHERE checkin_seq > \(lastCheckIn) ORDER BY checkin_seq LIMIT 2000)
+                """, logger: logger
+            ).decode((Int64, Int, Int, String?, String?).self) {
+                rows.append((seq, weekday, hour, try histograms(levels, fastMaxima, of: "checkin_hour (\(seq), \(weekday), \(hour))")))
+            }
+            guard let last = rows.map(\.seq).max() else { break }
+            try await connection.query(
+                """
+                UPDATE checkin_hour h SET level_histogram = u.levels, fast_max_histogram = u.fast_maxima
+                FROM unnest(\(rows.map(\.seq)), \(rows.map(\.weekday)), \(rows.map(\.hour)), \(rows.map { ByteBuffer(bytes: $0.histograms[0]) }),
+                    \(rows.map { ByteBuffer(bytes: $0.histograms[1]) })) AS u(seq, weekday, hour, levels, fast_maxima)
+                WHERE h.checkin_seq = u.seq AND h.weekday = u.weekday AND h.hour = u.hour
+                """, logger: logger)
+            lastCheckIn = last
+        }
+        // loudness, a venue's cells at a time.
+        let venues = try await connection.query("SELECT DISTINCT venue_id FROM loudness", logger: logger)
+            .decode(String.self).reduce(into: [String]()) { $0.append($1) }
+        for venue in venues {
+            var cells: [(weekday: Int, hour: Int, histograms: [Data])] = []
+            for try await (weekday, hour, levels, fastMaxima) in try await connection.query(
+                "SELECT weekday, hour, level_bins, fast_max_bins FROM loudness WHERE venue_id = \(venue)", logger: logger
+            ).decode((Int, Int, String?, String?).self) {
+                cells.append((weekday, hour, try histograms(levels, fastMaxima, of: "loudness (\(venue), \(weekday), \(hour))")))
+            }
+            try await connection.query(
+                """
+                UPDATE loudness l SET level_histogram = u.levels, fast_max_histogram = u.fast_maxima
+                FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map { ByteBuffer(bytes: $0.histograms[0]) }),
+                    \(cells.map { ByteBuffer(bytes: $0.histograms[1]) })) AS u(weekday, hour, levels, fast_maxima)
+                WHERE l.venue_id = \(venue) AND l.weekday = u.weekday AND l.hour = u.hour
+                """, logger: logger)
+        }
+    }
+
+    /// A row's two histograms as bytes, from their text; `row` names it when one cannot be read.
+    private static func histograms(_ levels: String?, _ fastMaxima: String?, of row: String) throws -> [Data] {
+        do {
+            return [try LevelHistogram(text: levels).stored, try LevelHistogram(text: fastMaxima).stored]
+        } catch {
+            throw LevelHistogram.Malformed(description: "\(row): \(error.description)")
+        }
+    }
+}

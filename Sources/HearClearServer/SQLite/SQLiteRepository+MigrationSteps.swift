@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+import HearClearAnalysis
+import HearClearCore
+
+extension SQLiteRepository {
+    /// Migration 0008: each check-in's `sample` rows, dropped flags included, into its
+    /// `sample_columns` blob. Pruned check-ins have no rows and keep no blob.
+    static func moveSamplesIntoColumns(in db: GRDB.Database) throws {
+        let rows = try db.makeStatement(
+            sql: """
+                SELECT t, avg, peak, dropped, fast_max, c_avg, oct_500, oct_1000, oct_2000, oct_4000, speech, music
+                FROM sample WHERE checkin_seq = ? ORDER BY t
+                """)
+        let setColumns = try db.makeStatement(sql: "UPDATE checkin SET sample_columns = ? WHERE seq = ?")
+        for checkIn in try Row.fetchAll(db, sql: "SELECT seq, interval_s FROM checkin WHERE samples_pruned_at IS NULL ORDER BY seq") {
+            let seq: Int64 = checkIn["seq"]
+            var samples: [Sample] = [], dropped: [Bool] = []
+            for row in try Row.fetchAll(rows, arguments: [seq]) {
+                let details = (row["fast_max"] as Double?).map { fastMax in
+                    LevelDetails(fastMax: fastMax, cAvg: row["c_avg"], octaves: LevelDetails.octaveNames.map { row[$0] })
+                }
+                let classes = (row["speech"] as Int?).flatMap { speech in (row["music"] as Int?).map { SoundClasses(percent: speech, $0) } }
+                samples.append(Sample(t: row["t"], avg: row["avg"], peak: row["peak"], details: details, classes: classes))
+                dropped.append(row["dropped"])
+            }
+            try setColumns.execute(arguments: [SampleColumns(samples: samples, dropped: dropped).encoded(intervalS: checkIn["interval_s"]), seq])
+        }
+    }
+
+    /// Migration 0010: every histogram of `checkin_hour` and `loudness` from its `bin:count` text
+    /// into the bytes column that replaces it, a few thousand rows at a time. A text that cannot
+    /// be read fails the migration, which then leaves the file as it was.
+    static func moveHistogramsIntoBytes(in db: GRDB.Database) throws {
+        // Each table with its key, and a key below every stored one to start from.
+        let tables: [(name: String, key: [String], before: [DatabaseValue])] = [
+            ("checkin_hour", ["checkin_seq", "weekday", "hour"], [(-1).databaseValue, (-1).databaseValue, (-1).databaseValue]),
+            ("loudness", ["venue_id", "weekday", "hour"], ["".databaseValue, (-1).databaseValue, (-1).databaseValue]),
+        ]
+        for table in tables {
+            let key = table.key.joined(separator: ", ")
+            let next = try db.makeStatement(
+                sql: "SELECT \(key), level_bins, fast_max_bins FROM \(table.name) WHERE (\(key)) > (?, ?, ?) ORDER BY \(key) LIMIT 5000")
+            let update = try db.makeStatement(sql: "UPDATE \(table.name) SET level_histogram = ?, fast_max_histogram = ? WHERE (\(key)) = (?, ?, ?)")
+            var last = table.before
+            while true {
+                let rows = try Row.fetchAll(next, arguments: StatementArguments(last))
+                guard let final = rows.last else { break }
+                for row in rows {
+                    let keyValues: [DatabaseValue] = table.key.map { row[$0] }
+                    let levels: String? = row["level_bins"], fastMaxima: String? = row["fast_max_bins"]
+                    do {
+                        try update.execute(
+                            arguments: StatementArguments([try LevelHistogram(text: levels).stored, try LevelHistogram(text: fastMaxima).stored] + keyValues))
+                    } catch let error as LevelHistogram.Malformed {
+                        throw DatabaseError(message: "\(table.name) (\(keyValues.map(\.description).joined(separator: ", "))): \(error.description)")
+                    }
+                }
+                last = table.key.map { final[$0] }
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import HearClearAnalysis
+import HearClearCore
+import TestCluster
+import Testing
+
+@testable import HearClearServer
+
+/// The migration that turns every stored level histogram from `bin:count` text into bytes, on a
+/// store laid out as the release before it left it: v1 and v2 check-ins, a pruned one (whose hours
+/// cannot be derived again) and one of a banned device.
+struct HistogramBytesMigrationTests {
+    @Test(arguments: StoreKind.allCases) func textHistogramsBecomeBytesWithNothingLost(store: StoreKind) async throws {
+        let database = try await TemporaryDatabase(store)
+        let device = try await database.registerDevice(), banned = try await database.registerDevice(model: "Other Mic")
+        _ = try await database.repository.saveVenue(id: "v1", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "Europe/Paris"), by: device, at: Date())
+        let v1 = makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: 1), seconds: 90)
+        let v2 = CheckInV2Tests.detailedCheckIn(venue: "v1", seconds: 200)
+        let pruned = makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: 20), seconds: 60, level: -40)
+        let fromBanned = makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: 2), seconds: 60, level: -45)
+        for (checkIn, by) in [(v1, device), (v2, device), (pruned, device), (fromBanned, banned)] {
+            _ = try await database.repository.storeCheckIn(checkIn, contentHash: Data(checkIn.id.wireString.utf8), by: by, at: Date())
+        }
+        #expect(try await database.repository.pruneSamples(startedBefore: try #require(Timestamp.parse(mondayEvening(weeksBefore: 10))), at: Date()) == 1)
+        try await database.ban(banned)
+        try await database.repository.rebuild()
+        #expect(try await database.repository.verify() == [])
+
+        let cells = try await database.repository.loudness(venueID: "v1")
+        let hours = try await Self.histograms(database, in: "checkin_hour")
+        #expect(hours.count >= 4 && hours.contains { !$0.value[0].counts.isEmpty })
+        try await Self.layOutAsBefore(database)
+
+        let reopened = try await OpenedStore.open(database.location, logger: quietLogger)
+        defer { reopened.close() }
+        #expect(try await Self.histograms(database, in: "checkin_hour") == hours)
+        #expect(try await reopened.store.verify() == [])
+        #expect(try await reopened.store.loudness(venueID: "v1") == cells)
+        await #expect(throws: (any Error).self) { try await database.strings("SELECT level_bins FROM loudness") }
+    }
+
+    /// A row's key and its two histograms, from each row of `table`.
+    static func histograms(_ database: TemporaryDatabase, in table: String) async throws -> [String: [LevelHistogram]] {
+        let hex = { (column: String) in database.kind == .sqlite ? "hex(\(column))" : "encode(\(column), 'hex')" }
+        let key = table == "loudness" ? "venue_id" : "checkin_seq"
+        var found: [String: [LevelHistogram]] = [:]
+        for line in try await database.strings(
+            "SELECT \(key) || ' ' || weekday || ' ' || hour || ' |' || \(hex("level_histogram")) || '|' || \(hex("fast_max_histogram")) FROM \(table)")
+        {
+            let parts = line.split(separator: "|", omittingEmptySubsequences: false)
+            found[String(parts[0])] = try parts.dropFirst().map { try LevelHistogram(stored: Data(hexDigits: $0)) }
+        }
+        return found
+    }
+
+    /// The store as the migrations before the histograms' bytes left it: each histogram as
+    /// `bin:count` text in `level_bins` and `fast_max_bins`, the two migrations not applied.
+    static func layOutAsBefore(_ database: TemporaryDatabase) async throws {
+        let text = database.kind == .sqlite ? "TEXT" : "text"
+        for (table, key) in [("checkin_hour", "checkin_seq"), ("loudness", "venue_id")] {
+            let rows = try await histograms(database, in: table)
+            try await database.execute("ALTER TABLE \(table) ADD COLUMN level_bins \(text)")
+            try await database.execute("ALTER TABLE \(table) ADD COLUMN fast_max_bins \(text)")
+            for (row, spread) in rows {
+                let fields = row.split(separator: " ")
+                let texts = spread.map { histogram in
+                    histogram.counts.keys.sorted().map { "\($0):\(histogram.counts[$0]!)" }.joined(separator: ",")
+                }
+                try await database.execute(
+                    """
+                    UPDATE \(table) SET level_bins = '\(texts[0])', fast_max_bins = '\(texts[1])'
+                    WHERE \(key) = '\(fields[0])' AND weekday = \(fields[1]) AND hour = \(fields[2])
+                    """)
+            }
+            try await database.execute("ALTER TABLE \(table) DROP COLUMN level_histogram")
+            try await database.execute("ALTER TABLE \(table) DROP COLUMN fast_max_histogram")
+        }
+        let migrations = ["0010_histograms_as_bytes", "0011_drop_histogram_text", "0009_histograms_as_bytes", "0010_drop_histogram_text"]
+            .map { "'\($0)'" }.joined(separator: ", ")
+        try await database.execute(
+            database.kind == .sqlite
+                ? "DELETE FROM grdb_migrations WHERE identifier IN (\(migrations))" : "DELETE FROM hearclear_migration WHERE name IN (\(migrations))")
+    }
+}
