@@ -51,7 +51,7 @@ struct SampleColumnsMigrationTests {
         await #expect(throws: (any Error).self) { try await database.count("sample") }
     }
 
-    /// The store as migrations before `Migrations.samplesIntoColumns` leave it: a `sample` row per
+    /// The store as migrations before `Migrations.Step.samplesIntoColumns` leave it: a `sample` row per
     /// second (dropped flags included), no blob, the two migrations not applied.
     static func layOutAsBefore(_ database: TemporaryDatabase) async throws {
         let sqlite = database.kind == .sqlite
