@@ -95,12 +95,12 @@ import Testing
         let summed = Analysis.cellWrites(summingAgain: [2], from: contributions)
         #expect(summed.written.map(\.cell) == Analysis.cells(covering: monday).sorted())
         for cell in summed.written { #expect(cell == all[cell.cell]) }
-        #expect(summed.deleted == .some([]))
+        #expect(summed.deleted == .cells([]))
         // 3 stops counting too: the cells only it was in are deleted, the overall one summed again.
         let without3 = contributions.map { $0.checkIn == 3 ? contribution(3, 1, 9, .outlier) : $0 }
         let alone = Analysis.cellWrites(summingAgain: [3], from: without3)
         let everyDay = LoudnessAggregate.everyWeekday, wholeDay = LoudnessAggregate.everyHour
-        #expect(alone.deleted == .some([tuesday, LocalHour(weekday: 1, hour: wholeDay), LocalHour(weekday: everyDay, hour: 9)]))
+        #expect(alone.deleted == .cells([tuesday, LocalHour(weekday: 1, hour: wholeDay), LocalHour(weekday: everyDay, hour: 9)]))
         #expect(alone.written.map(\.cell) == [LocalHour(weekday: everyDay, hour: wholeDay)] && alone.written.first?.checkins == 1)
         // Nil: every cell, as from scratch, after deleting every stored one.
         #expect(Analysis.cellWrites(summingAgain: nil as Set<Int>?, from: contributions) == CellWrites(deleting: .every, writing: Array(all.values)))

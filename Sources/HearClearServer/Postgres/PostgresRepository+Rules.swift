@@ -122,8 +122,8 @@ extension PostgresRepository {
         switch writes.deleted {
         case .none: break
         case .every: try await connection.query("DELETE FROM loudness WHERE venue_id = \(venueID)", logger: logger)
-        case .some(let cells) where cells.isEmpty: break
-        case .some(let cells):
+        case .cells(let cells) where cells.isEmpty: break
+        case .cells(let cells):
             try await connection.query(
                 """
                 DELETE FROM loudness WHERE venue_id = \(venueID)

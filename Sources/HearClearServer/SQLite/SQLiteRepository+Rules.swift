@@ -114,7 +114,7 @@ extension SQLiteRepository {
         switch writes.deleted {
         case .none: break
         case .every: try LoudnessRecord.filter(LoudnessRecord.Columns.venueId == venueID).deleteAll(db)
-        case .some(let cells):
+        case .cells(let cells):
             let delete = try db.cachedStatement(sql: "DELETE FROM loudness WHERE venue_id = ? AND weekday = ? AND hour = ?")
             for cell in cells { try delete.execute(arguments: [venueID, cell.weekday, cell.hour]) }
         }
