@@ -7,25 +7,11 @@ import Testing
 @testable import HearClearServer
 
 /// The migration that turns every stored level histogram from `bin:count` text into bytes, on a
-/// store laid out as the release before it left it: v1 and v2 check-ins, a pruned one (whose hours
-/// cannot be derived again) and one of a banned device.
+/// store laid out as the release before it left it (`SampleColumnsMigrationTests.fillAsAnEarlierRelease`).
 struct HistogramBytesMigrationTests {
     @Test(arguments: StoreKind.allCases) func textHistogramsBecomeBytesWithNothingLost(store: StoreKind) async throws {
         let database = try await TemporaryDatabase(store)
-        let device = try await database.registerDevice(), banned = try await database.registerDevice(model: "Other Mic")
-        _ = try await database.repository.saveVenue(id: "v1", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "Europe/Paris"), by: device, at: Date())
-        let v1 = makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: 1), seconds: 90)
-        let v2 = CheckInV2Tests.detailedCheckIn(venue: "v1", seconds: 200)
-        let pruned = makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: 20), seconds: 60, level: -40)
-        let fromBanned = makeCheckIn(venue: "v1", start: mondayEvening(weeksBefore: 2), seconds: 60, level: -45)
-        for (checkIn, by) in [(v1, device), (v2, device), (pruned, device), (fromBanned, banned)] {
-            _ = try await database.repository.storeCheckIn(checkIn, contentHash: Data(checkIn.id.wireString.utf8), by: by, at: Date())
-        }
-        #expect(try await database.repository.pruneSamples(startedBefore: try #require(Timestamp.parse(mondayEvening(weeksBefore: 10))), at: Date()) == 1)
-        try await database.ban(banned)
-        try await database.repository.rebuild()
-        #expect(try await database.repository.verify() == [])
-
+        _ = try await SampleColumnsMigrationTests.fillAsAnEarlierRelease(database)
         let cells = try await database.repository.loudness(venueID: "v1")
         let hours = try await Self.histograms(database, in: "checkin_hour")
         #expect(hours.count >= 4 && hours.contains { !$0.value[0].counts.isEmpty })

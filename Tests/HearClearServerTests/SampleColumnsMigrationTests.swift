@@ -11,6 +11,29 @@ import Testing
 struct SampleColumnsMigrationTests {
     @Test(arguments: StoreKind.allCases) func rowsMoveIntoBlobsWithNothingLost(store: StoreKind) async throws {
         let database = try await TemporaryDatabase(store)
+        let (device, v1, pruned) = try await Self.fillAsAnEarlierRelease(database)
+
+        let blobs = try await database.strings("SELECT \(database.kind == .sqlite ? "hex(sample_columns)" : "encode(sample_columns, 'hex')") FROM checkin ORDER BY seq")
+        let samples = try await database.storedSamples()
+        let cells = try await database.repository.loudness(venueID: "v1")
+        try await Self.layOutAsBefore(database)
+        #expect(try await database.int("SELECT COUNT(*) FROM sample") == 90 + 200 + 60)
+
+        let reopened = try await OpenedStore.open(database.location, logger: quietLogger)
+        defer { reopened.close() }
+        #expect(try await database.strings("SELECT \(database.kind == .sqlite ? "hex(sample_columns)" : "encode(sample_columns, 'hex')") FROM checkin ORDER BY seq") == blobs)
+        #expect(try await database.storedSamples().elementsEqual(samples) { $0.sample == $1.sample && $0.dropped == $1.dropped })
+        #expect(try await reopened.store.verify() == [])
+        #expect(try await reopened.store.loudness(venueID: "v1") == cells)
+        #expect(try await reopened.store.uploadedCheckIn(id: v1.id, by: device)?.samples == v1.samples)
+        #expect(try await reopened.store.uploadedCheckIn(id: pruned.id, by: device)?.samples == [])
+        await #expect(throws: (any Error).self) { try await database.count("sample") }
+    }
+
+    /// What a store of an earlier release may hold, in venue "v1": a v1 check-in (levels of any
+    /// precision, irregular times), a v2 one with every detail and class, one whose samples
+    /// retention dropped (its hours cannot be derived again) and one of a banned device; `verify` passes.
+    static func fillAsAnEarlierRelease(_ database: TemporaryDatabase) async throws -> (device: UUID, v1: CheckIn, pruned: CheckIn) {
         let device = try await database.registerDevice(), banned = try await database.registerDevice(model: "Other Mic")
         _ = try await database.repository.saveVenue(id: "v1", VenueUpsert(name: "V", latitude: 0, longitude: 0, timezone: "Europe/Paris"), by: device, at: Date())
         // API v1: levels of any precision, irregular times, no details or classes.
@@ -33,22 +56,7 @@ struct SampleColumnsMigrationTests {
         try await database.ban(banned)
         try await database.repository.rebuild()
         #expect(try await database.repository.verify() == [])
-
-        let blobs = try await database.strings("SELECT \(database.kind == .sqlite ? "hex(sample_columns)" : "encode(sample_columns, 'hex')") FROM checkin ORDER BY seq")
-        let samples = try await database.storedSamples()
-        let cells = try await database.repository.loudness(venueID: "v1")
-        try await Self.layOutAsBefore(database)
-        #expect(try await database.int("SELECT COUNT(*) FROM sample") == 90 + 200 + 60)
-
-        let reopened = try await OpenedStore.open(database.location, logger: quietLogger)
-        defer { reopened.close() }
-        #expect(try await database.strings("SELECT \(database.kind == .sqlite ? "hex(sample_columns)" : "encode(sample_columns, 'hex')") FROM checkin ORDER BY seq") == blobs)
-        #expect(try await database.storedSamples().elementsEqual(samples) { $0.sample == $1.sample && $0.dropped == $1.dropped })
-        #expect(try await reopened.store.verify() == [])
-        #expect(try await reopened.store.loudness(venueID: "v1") == cells)
-        #expect(try await reopened.store.uploadedCheckIn(id: v1.id, by: device)?.samples == v1.samples)
-        #expect(try await reopened.store.uploadedCheckIn(id: pruned.id, by: device)?.samples == [])
-        await #expect(throws: (any Error).self) { try await database.count("sample") }
+        return (device, v1, pruned)
     }
 
     /// The store as migrations before `Migrations.Step.samplesIntoColumns` leave it: a `sample` row per
