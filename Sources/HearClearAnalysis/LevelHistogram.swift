@@ -60,11 +60,7 @@ extension LevelHistogram {
         var writer = SampleColumns.ByteWriter()
         var previous: Int?
         for bin in counts.keys.sorted() {
-            if let previous {
-                writer.varint(UInt64(bin - previous - 1))
-            } else {
-                writer.varint(UInt64(bitPattern: Int64(bin) << 1 ^ Int64(bin) >> 63))
-            }
+            if let previous { writer.varint(UInt64(bin - previous - 1)) } else { writer.signedVarint(Int64(bin)) }
             writer.varint(UInt64(counts[bin] ?? 0))
             previous = bin
         }
@@ -90,12 +86,13 @@ extension LevelHistogram {
         var counts: [Int: Int] = [:]
         var previous: Int?
         while !reader.isAtEnd {
-            guard let step = try? reader.varint(), let count = try? reader.varint() else {
+            // The first bin signed, the others a distance up from the one before.
+            guard let step = try? previous == nil ? reader.signedVarint() : Int64(clamping: reader.varint()), let count = try? reader.varint() else {
                 throw Malformed(description: "a level histogram ends in the middle of a bin")
             }
             // Bounded before any arithmetic, so that a damaged number cannot overflow.
-            guard step <= UInt64(4 * Self.farthestBin) else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
-            let bin = previous.map { $0 + Int(step) + 1 } ?? Int(Int64(bitPattern: step >> 1) ^ -Int64(bitPattern: step & 1))
+            guard step.magnitude <= UInt64(4 * Self.farthestBin) else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
+            let bin = previous.map { $0 + Int(step) + 1 } ?? Int(step)
             guard abs(bin) <= Self.farthestBin else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
             guard count > 0, count <= UInt64(Self.largestCount) else { throw Malformed(description: "a level histogram counts \(count) seconds in a bin") }
             counts[bin] = Int(count)

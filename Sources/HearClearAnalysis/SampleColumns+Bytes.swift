@@ -23,10 +23,14 @@ extension SampleColumns {
         mutating func deltas(_ values: [Int]) {
             var previous = 0
             for value in values {
-                let delta = Int64(value &- previous)
-                varint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
+                signedVarint(Int64(value &- previous))
                 previous = value
             }
+        }
+
+        /// Zigzag, then a varint: 0, −1, 1, −2, … as 0, 1, 2, 3, …, so small magnitudes take one byte.
+        mutating func signedVarint(_ value: Int64) {
+            varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
         }
 
         mutating func double(_ value: Double) {
@@ -84,11 +88,16 @@ extension SampleColumns {
             values.reserveCapacity(min(count, remaining))
             var previous = 0
             for _ in 0..<count {
-                let zigzag = try varint()
-                previous = previous &+ Int(truncatingIfNeeded: Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+                previous = previous &+ Int(truncatingIfNeeded: try signedVarint())
                 values.append(previous)
             }
             return values
+        }
+
+        /// What `ByteWriter.signedVarint` wrote.
+        mutating func signedVarint() throws(Unreadable) -> Int64 {
+            let zigzag = try varint()
+            return Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
         }
 
         mutating func double() throws(Unreadable) -> Double {
