@@ -20,11 +20,18 @@ import FoundationNetworking
 
     /// Seconds measured through the page.
     static let measuredSeconds = 24
-    /// The share of seconds that may differ from analyze's by more than 0.1 dB (none by more than
-    /// `glitchTolerance`). Chrome's fake capture, on a machine busy with other work, now and then
-    /// drops or repeats a 10 ms block of the file, even at 44.1 kHz where nothing is resampled:
-    /// the seconds around it then differ by up to two tenths in a band. A wrong filter, rule or
-    /// rounding shows in nearly every second.
+    /// Chrome's fake capture, on a machine busy with other work, now and then skips or repeats a
+    /// moment of the file (its timer, late, skips to the next on-time read: media/base/fake_audio_worker.cc),
+    /// even at 44.1 kHz where nothing is resampled. Some of the page's seconds then start a few
+    /// milliseconds (4–8 ms seen here under load) from where the first put them: speech, which starts
+    /// and stops within milliseconds, then reads up to a few tenths apart in a band. So a second that differs from
+    /// analyze's by more than 0.1 dB is checked again at every start within `realignment` of
+    /// where the page began: if the file's second from one of them reads as the page's, the second
+    /// was measured right, only from where the capture had moved to.
+    static let realignment = 0.1
+    /// The share of seconds that no realignment explains: those that hold a skip themselves. A
+    /// wrong filter, rule or rounding shows in nearly every second, and no start makes all six
+    /// energies of a second agree with it. None may differ by more than `glitchTolerance`.
     static let glitchedShare = 0.2
     static let glitchTolerance = 1.0
     /// The file's levels are measured in blocks of this many samples to find where the page
@@ -109,8 +116,8 @@ import FoundationNetworking
     }
 
     /// The file's energies in blocks of `blockSamples`: A, C and the four bands, as LevelMeter
-    /// measures them, and the blocks in a second.
-    func blocks(of path: String) throws -> (energies: [[Double]], perSecond: Int) {
+    /// measures them.
+    func blocks(of path: String) throws -> FileBlocks {
         let file = try SoundFile(path: path)
         var meter = LevelMeter(sampleRate: file.sampleRate, interval: Double(Self.blockSamples) / Double(file.sampleRate))
         var energies: [[Double]] = []
@@ -119,32 +126,68 @@ import FoundationNetworking
                 ([block.avg] + [block.details!.cAvg] + block.details!.octaves).map(Level.energy)
             }
         }
-        return (energies, file.sampleRate / Self.blockSamples)
+        return FileBlocks(energies: energies, perSecond: file.sampleRate / Self.blockSamples)
     }
 
     /// Where in the file the page's first second began, in blocks: the page starts counting when
     /// its meter starts, a moment after the fake microphone started the file. The offset whose
     /// seconds, summed from the blocks by energy, read closest to the page's A, C and bands (its
     /// first and last seconds aside).
-    func offset(of page: [[Int]], in blocks: (energies: [[Double]], perSecond: Int)) -> Int {
-        var prefix = [[Double](repeating: 0, count: 6)]
-        for block in blocks.energies { prefix.append(zip(prefix.last!, block).map(+)) }
-        let n = blocks.perSecond, seconds = page[0].count
-        // The page's columns of avg, c_avg and the bands, in the blocks' order.
-        let measured = [page[0], page[3], page[4], page[5], page[6], page[7]]
-        func misfit(_ offset: Int) -> Double {
+    func offset(of page: [[Int]], in blocks: FileBlocks) -> Int {
+        let measured = (0..<page[0].count).map { FileBlocks.energyMeasures(of: page, second: $0) }
+        return (0...max(0, blocks.count - blocks.perSecond * page[0].count)).map { ($0, blocks.misfit(of: measured, from: $0)) }
+            .min { $0.1 < $1.1 }!.0
+    }
+
+    /// The file's energies in blocks, summed as seconds from any block.
+    struct FileBlocks {
+        let perSecond: Int
+        /// Sums of the blocks' energies (A, C and the four bands) before each block.
+        private let prefix: [[Double]]
+        var count: Int { prefix.count - 1 }
+
+        init(energies: [[Double]], perSecond: Int) {
+            var prefix = [[Double](repeating: 0, count: 6)]
+            for block in energies { prefix.append(zip(prefix.last!, block).map(+)) }
+            self.prefix = prefix
+            self.perSecond = perSecond
+        }
+
+        /// The page's avg, c_avg and bands of one second, in the blocks' order.
+        static func energyMeasures(of page: [[Int]], second: Int) -> [Double] {
+            [0, 3, 4, 5, 6, 7].map { Double(page[$0][second]) / 10 }
+        }
+
+        /// The level of `measure` (A, C, a band) over the second that starts at block `start`.
+        func level(_ measure: Int, from start: Int) -> Double {
+            10 * log10((prefix[start + perSecond][measure] - prefix[start][measure]) / Double(perSecond))
+        }
+
+        /// How far the page's seconds (`measured`, its first and last aside) read from the file's
+        /// when the page began at block `offset`: the sum of the squared differences.
+        func misfit(of measured: [[Double]], from offset: Int) -> Double {
             var sum = 0.0
-            for second in 1..<(seconds - 1) {
-                let start = offset + second * n
+            for second in 1..<(measured.count - 1) {
+                let start = offset + second * perSecond
+                guard start + perSecond < prefix.count else { return .infinity }
                 for measure in 0..<6 {
-                    let level = 10 * log10((prefix[start + n][measure] - prefix[start][measure]) / Double(n))
-                    let difference = level - Double(measured[measure][second]) / 10
+                    let difference = level(measure, from: start) - measured[second][measure]
                     sum += difference * difference
                 }
             }
             return sum
         }
-        return (0...max(0, blocks.energies.count - n * seconds)).min { misfit($0) < misfit($1) }!
+
+        /// How far (in seconds, the nearest first) from where the page began a start lies whose
+        /// second of the file reads as the page's `second` to 0.1 dB; nil when none within `range` does.
+        func movement(of page: [[Int]], second: Int, offset: Int, within range: Double) -> Double? {
+            let measured = Self.energyMeasures(of: page, second: second), reach = Int(range * Double(perSecond))
+            let start = offset + second * perSecond
+            return (0...reach).flatMap { [$0, -$0] }.first { shift in
+                guard start + shift >= 0, start + shift + perSecond < prefix.count else { return false }
+                return (0..<6).allSatisfy { abs(level($0, from: start + shift) - measured[$0]) <= 0.1 + 1e-9 }
+            }.map { Double($0) / Double(perSecond) }
+        }
     }
 
     @Test(.serialized, arguments: [(Sound.speech, 48000), (.music, 48000), (.speech, 44100), (.music, 44100)])
@@ -179,14 +222,16 @@ import FoundationNetworking
             delivered = folder.appendingPathComponent("\(sound)-\(rate)-at-\(pageRate).wav").path
             #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [file, delivered, "rate", "-v", "\(pageRate)"]).status == 0)
         }
-        let start = offset(of: columns, in: try blocks(of: delivered)) * Self.blockSamples
-        let every = try await disagreements(page: columns, reference: analyzed(from: start, of: delivered), measures: Array(0..<8))
-        #expect(every.isEmpty || Double(every.count) / Double(page.avg.count - 2) <= Self.glitchedShare,
-            "\(sound) at \(rate) Hz, measured at \(pageRate) Hz: \(every.count) of \(page.avg.count - 2) seconds disagree:\n\(every.joined(separator: "\n"))")
+        let deliveredBlocks = try blocks(of: delivered)
+        let offset = offset(of: columns, in: deliveredBlocks), start = offset * Self.blockSamples
+        try await check(
+            columns, against: analyzed(from: start, of: delivered), blocks: deliveredBlocks, offset: offset, measures: Array(0..<8),
+            "\(sound) at \(rate) Hz, measured at \(pageRate) Hz")
         if pageRate != rate {
-            let energies = try await disagreements(page: columns, reference: analyzed(from: start * rate / pageRate, of: file), measures: [0, 3, 4, 5, 6, 7])
-            #expect(Double(energies.count) / Double(page.avg.count - 2) <= Self.glitchedShare,
-                "\(sound) at \(rate) Hz, energies: \(energies.count) of \(page.avg.count - 2) seconds disagree:\n\(energies.joined(separator: "\n"))")
+            let fileBlocks = try blocks(of: file), fileOffset = offset * rate / pageRate
+            try await check(
+                columns, against: analyzed(from: start * rate / pageRate, of: file), blocks: fileBlocks, offset: fileOffset,
+                measures: [0, 3, 4, 5, 6, 7], "\(sound) at \(rate) Hz, energies")
         }
     }
 
@@ -197,17 +242,29 @@ import FoundationNetworking
         return try await analyzed(trimmed)
     }
 
-    /// The seconds whose `measures` (indices into avg, peak, fast_max, c_avg and the four bands)
-    /// differ by more than 0.1 dB. The first second is left out: the page's filters start from
-    /// rest where the file has sound, and its start is known to `blockSamples` only; the last, partial
-    /// one is shorter than analyze's.
-    func disagreements(page: [[Int]], reference: [[Double]], measures: [Int]) -> [String] {
-        (1..<(page[0].count - 1)).compactMap { second in
+    /// The page's seconds against analyze's `reference` from where the page began (`offset` in
+    /// `blocks`), in `measures` (indices into avg, peak, fast_max, c_avg and the four bands): no
+    /// second differs by more than `glitchTolerance`, and of those that differ by more than 0.1 dB
+    /// only a few are not explained by the capture having moved (`realignment`).
+    /// The first second is left out: the page's filters start from rest where the file has sound,
+    /// and its start is known to `blockSamples` only; the last, partial one is shorter than analyze's.
+    func check(_ page: [[Int]], against reference: [[Double]], blocks: FileBlocks, offset: Int, measures: [Int], _ what: String) {
+        let seconds = 1..<(page[0].count - 1)
+        var differing: [String] = [], unexplained = 0
+        for second in seconds {
             let differences = measures.map { abs(Double(page[$0][second]) / 10 - reference[second][$0]) }
-            #expect(differences.allSatisfy { $0 <= Self.glitchTolerance }, "second \(second): page \(page.map { $0[second] }) analyze \(reference[second])")
-            guard !differences.allSatisfy({ $0 <= 0.1 + 1e-9 }) else { return nil }
-            return "second \(second): page \(page.map { $0[second] }) analyze \(reference[second])"
+            let line = "second \(second): page \(page.map { $0[second] }) analyze \(reference[second])"
+            #expect(differences.allSatisfy { $0 <= Self.glitchTolerance }, "\(what): \(line)")
+            guard !differences.allSatisfy({ $0 <= 0.1 + 1e-9 }) else { continue }
+            if let moved = blocks.movement(of: page, second: second, offset: offset, within: Self.realignment) {
+                differing.append("\(line): reads as the file's second \(Int((moved * 1000).rounded())) ms from there")
+            } else {
+                unexplained += 1
+                differing.append("\(line): no start within \(Self.realignment) s reads as it")
+            }
         }
+        let report = "\(what): \(differing.count) of \(seconds.count) seconds differ, \(unexplained) unexplained:\n\(differing.joined(separator: "\n"))"
+        #expect(Double(unexplained) <= Self.glitchedShare * Double(seconds.count), "\(report)")
     }
 
     /// The server goes (killed) while a phone measures: at the end the page says the check-in waits, and
