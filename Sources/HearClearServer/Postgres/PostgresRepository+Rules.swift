@@ -98,7 +98,18 @@ extension PostgresRepository {
         venueID: String, homeHour: Int? = nil, joined: JoinedCheckIn<Int64>? = nil, sumAgain: Bool = false, on connection: PostgresConnection,
         logger: Logger
     ) async throws -> [StatusChange<Int64>] {
-        let changes = Analysis.statusChanges(among: try await statusCandidates(venueID: venueID, homeHour: homeHour, on: connection, logger: logger))
+        try await decide(
+            venueID: venueID, candidates: try await statusCandidates(venueID: venueID, homeHour: homeHour, on: connection, logger: logger),
+            joined: joined, sumAgain: sumAgain, on: connection, logger: logger)
+    }
+
+    /// `decide` among `candidates`, already read (`Statement.StoreCheckIn` returns them).
+    @discardableResult
+    static func decide(
+        venueID: String, candidates: [StatusCandidate<Int64>], joined: JoinedCheckIn<Int64>? = nil, sumAgain: Bool = false,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> [StatusChange<Int64>] {
+        let changes = Analysis.statusChanges(among: candidates)
         if !changes.isEmpty {
             try await connection.run(Statement.UpdateStatuses(changes: changes), logger: logger)
             for change in changes where change.to == .outlier { ServerMetrics.outliersDecided.increment() }

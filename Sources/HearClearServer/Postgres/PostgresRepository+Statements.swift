@@ -117,7 +117,13 @@ extension PostgresRepository {
 
         /// A new check-in with its sums per hour and its loud events, and its device seen: one round
         /// trip. No row (and nothing written) when another transaction stored its id first.
+        /// Stores a check-in, its per-hour rows and its events, marks its device seen and announces
+        /// its venue's change (`VenueAnnouncement`); returns the status rule's candidates among the
+        /// venue's check-ins of its home hour, itself marked (the first column): none when its id
+        /// was taken. One round trip for what were three.
         struct StoreCheckIn: PostgresPreparedStatement {
+            static let eventsParameter = 18 + hourArrayCount, lastSeenParameter = eventsParameter + 4
+            static let channelParameter = lastSeenParameter + 1, payloadParameter = channelParameter + 1
             static let sql = """
                 WITH c AS (
                     INSERT INTO checkin (id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
@@ -130,17 +136,22 @@ extension PostgresRepository {
                 ), events AS (
                     INSERT INTO event (checkin_seq, t, peak, duration_s, class)
                     SELECT c.seq, e.t, e.peak, e.duration_s, NULLIF(e.class, '')
-                    FROM c, unnest(\(placeholders(from: 18 + hourArrayCount, count: 4))) AS e(t, peak, duration_s, class)
+                    FROM c, unnest(\(placeholders(from: eventsParameter, count: 4))) AS e(t, peak, duration_s, class)
                 ), touched AS (
-                    UPDATE device SET last_seen_at = $16 WHERE id = $3 AND last_seen_at <= $\(22 + hourArrayCount) AND EXISTS (SELECT FROM c)
+                    UPDATE device SET last_seen_at = $16 WHERE id = $3 AND last_seen_at <= $\(lastSeenParameter) AND EXISTS (SELECT FROM c)
                 )
-                SELECT seq FROM c
+                SELECT true, c.seq, $10 - $11, $12, $13, $14, $15, false, d.banned
+                FROM c, device d, pg_notify($\(channelParameter), $\(payloadParameter)) WHERE d.id = $3
+                UNION ALL
+                SELECT false, o.seq, o.samples - o.dropped_samples, o.level_db, o.home_weekday, o.home_hour, o.status, o.marked_outlier, d.banned
+                FROM checkin o JOIN device d ON d.id = o.device_id
+                WHERE o.venue_id = $2 AND o.home_hour = $14 AND EXISTS (SELECT FROM c)
                 """
             static let bindingDataTypes: [PostgresDataType] =
                 [.uuid, .text, .uuid, .bytea, .timestamptz, .float8, .text, .float8, .text, .int8, .int8, .float8, .int8, .int8, .text, .timestamptz, .bytea]
-                + sumArrayTypes(counted: false) + [.float8Array, .float8Array, .float8Array, .textArray] + [.timestamptz]
+                + sumArrayTypes(counted: false) + [.float8Array, .float8Array, .float8Array, .textArray] + [.timestamptz, .text, .text]
             var checkIn: CheckIn, venueID: String, device: UUID, contentHash: Data, calibrationDB: Double, source: CalibrationSource
-            var analysis: CheckInAnalysis, status: CheckInStatus, receivedAt: Date, sampleColumns: Data
+            var analysis: CheckInAnalysis, status: CheckInStatus, receivedAt: Date, sampleColumns: Data, announcement: String
             func makeBindings() throws -> PostgresBindings {
                 var bindings = try PostgresBindings(
                     nullable: checkIn.id, venueID, device, contentHash, checkIn.startedAt, checkIn.intervalS, checkIn.weighting, calibrationDB, source,
@@ -152,9 +163,15 @@ extension PostgresRepository {
                 for column in [events.map(\.t), events.map(\.peak), events.map(\.durationS)] { bindings.append(column) }
                 bindings.append(events.map { $0.sound?.rawValue ?? "" })
                 bindings.append(receivedAt.addingTimeInterval(-HearClearServer.Device.lastSeenResolution))
+                bindings.append(changeChannel)
+                bindings.append(announcement)
                 return bindings
             }
-            func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
+            func decodeRow(_ row: PostgresRow) throws -> (isNew: Bool, candidate: StatusCandidate<Int64>) {
+                let (isNew, seq, kept, level, weekday, hour, status, marked, banned) = try row.decode(
+                    (Bool, Int64, Int, Double?, Int, Int, CheckInStatus, Bool, Bool).self)
+                return (isNew, StatusCandidates.candidate(seq, kept, level, weekday, hour, status, marked, banned))
+            }
         }
 
         /// The columns of `checkin_hour`, in the order `StoreCheckIn` and `InsertHours` give them,
@@ -189,7 +206,13 @@ extension PostgresRepository {
             func makeBindings() throws -> PostgresBindings { try PostgresBindings(nullable: venueID, homeHour) }
             func decodeRow(_ row: PostgresRow) throws -> StatusCandidate<Int64> {
                 let (seq, kept, level, weekday, hour, status, marked, banned) = try row.decode((Int64, Int, Double?, Int, Int, CheckInStatus, Bool, Bool).self)
-                return StatusCandidate(
+                return Self.candidate(seq, kept, level, weekday, hour, status, marked, banned)
+            }
+            /// A candidate from its row's columns, in the order of `sql`.
+            static func candidate(
+                _ seq: Int64, _ kept: Int, _ level: Double?, _ weekday: Int, _ hour: Int, _ status: CheckInStatus, _ marked: Bool, _ banned: Bool
+            ) -> StatusCandidate<Int64> {
+                StatusCandidate(
                     key: seq, keptSamples: kept, levelDB: level, home: LocalHour(weekday: weekday, hour: hour), status: status, markedOutlier: marked,
                     deviceBanned: banned)
             }

@@ -236,22 +236,23 @@ public struct PostgresRepository: Repository {
             let analysis = prepared.analysis, status = prepared.storedStatus()
             let source: CalibrationSource = checkIn.calibrationDB == nil ? .server : .checkIn
             // The id taken, or posted to another server at the same moment (the insert waits for that
-            // commit and inserts nothing).
-            guard
-                let seq = try await connection.execute(
-                    Statement.StoreCheckIn(
-                        checkIn: checkIn, venueID: venueID, device: device, contentHash: contentHash, calibrationDB: calibration, source: source,
-                        analysis: analysis, status: status, receivedAt: now, sampleColumns: prepared.sampleColumns),
-                    logger: logger
-                ).first(where: { _ in true })
-            else { return try await existing() ?? .conflict }
+            // commit and inserts nothing): no rows.
+            let rows = try await connection.execute(
+                Statement.StoreCheckIn(
+                    checkIn: checkIn, venueID: venueID, device: device, contentHash: contentHash, calibrationDB: calibration, source: source,
+                    analysis: analysis, status: status, receivedAt: now, sampleColumns: prepared.sampleColumns,
+                    announcement: announcement.payload(for: venueID)),
+                logger: logger
+            ).reduce(into: [(isNew: Bool, candidate: StatusCandidate<Int64>)]()) { $0.append($1) }
+            guard let seq = rows.first(where: \.isNew)?.candidate.key else { return try await existing() ?? .conflict }
+            announcement.sent([venueID])
             var finalStatus = status
             if let joined = prepared.joined(as: seq) {
                 // The outlier rule may decide this check-in's status too.
-                let changes = try await Self.decide(venueID: venueID, homeHour: analysis.homeHour.hour, joined: joined, on: connection, logger: logger)
+                let changes = try await Self.decide(
+                    venueID: venueID, candidates: rows.map(\.candidate), joined: joined, on: connection, logger: logger)
                 finalStatus = changes.status(of: seq) ?? status
             }
-            try await announcement.venues([venueID])
             return .created(
                 StoredCheckIn(
                     id: checkIn.id, venueID: venueID, samples: checkIn.samples.count, droppedSamples: analysis.droppedSamples, levelDB: analysis.levelDB,

@@ -46,6 +46,15 @@ final class VenueAnnouncement: Sendable {
         {}
     }
 
+    /// The payload that announces `venue` from within a statement of the transaction (one round
+    /// trip fewer than `venues`); `sent` records it once that statement ran.
+    func payload(for venue: String) -> String { Self.payload(origin: origin, venue: venue) }
+
+    /// A statement of the transaction announced these venues with `payload(for:)`.
+    func sent(_ ids: some Sequence<String>) {
+        announced.withLock { $0.formUnion(ids) }
+    }
+
     /// Every venue's answers may change (a rebuild, a copy into the database).
     func everyVenue() async throws {
         try await venues([Self.everyVenue])
