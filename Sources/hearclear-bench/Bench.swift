@@ -33,6 +33,12 @@ struct Bench: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Stop the growth case after the step with this many check-ins stored, to profile it.", valueName: "n"))
     var growthUpTo: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Spread the growth case's check-ins over this many venues (10,000 in a full run): fewer venues reach a busy venue's size in fewer check-ins, to profile it.",
+            valueName: "n"))
+    var growthVenues: Int?
+
     @Option(help: ArgumentHelp("Scratch folder for databases and recordings.", valueName: "path"))
     var work: String = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-bench").path
 
@@ -41,6 +47,10 @@ struct Bench: AsyncParsableCommand {
         if postgresOnly && postgres == nil { throw ValidationError("--postgres-only needs --postgres") }
         var scale = size == .full ? Size.full : Size.tiny
         if let growthUpTo { scale.growthCheckIns.removeAll { $0 > growthUpTo } }
+        if let growthVenues {
+            guard growthVenues > 0 else { throw ValidationError("--growth-venues needs at least one venue") }
+            scale.growthVenues = growthVenues
+        }
         let cases = Cases(size: scale, work: URL(fileURLWithPath: work), binaries: binaries, postgres: postgres)
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         var results: [CaseResult] = []

@@ -15,6 +15,7 @@ import Testing
             }
 
             let name: String
+            let note: String
             let metrics: [Metric]
             let goals: [Goal]
         }
@@ -40,5 +41,19 @@ import Testing
         }
         let text = try String(contentsOf: markdown, encoding: .utf8)
         #expect(text.hasPrefix("# Benchmarks") && text.contains("| Ingest |") && text.contains("\(document.cores) cores"))
+    }
+
+    /// `--growth-venues` spreads the growth case's check-ins over fewer venues (a busy venue's size
+    /// sooner, docs/profiling.md); none is refused before any work.
+    @Test func theGrowthCaseTakesItsVenuesFromTheCommandLine() async throws {
+        let folder = try temporaryFolder()
+        let json = folder.appendingPathComponent("results.json"), work = folder.appendingPathComponent("work").path
+        let none = try await Executable.run("hearclear-bench", ["--size", "tiny", "--only", "growth", "--growth-venues", "0", "--work", work])
+        #expect(none.status != 0 && none.errors.contains("--growth-venues needs at least one venue"), "\(none.errors)")
+        let run = try await Executable.run(
+            "hearclear-bench", ["--size", "tiny", "--only", "growth", "--growth-venues", "3", "--growth-up-to", "40", "--work", work, "--json", json.path])
+        #expect(run.status == 0, "\(run.errors)")
+        let growth = try #require(try JSONDecoder().decode(Document.self, from: Data(contentsOf: json)).cases.first)
+        #expect(growth.note.contains("over 3 venues"), "\(growth.note)")
     }
 }
