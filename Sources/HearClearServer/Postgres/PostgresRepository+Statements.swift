@@ -115,12 +115,11 @@ extension PostgresRepository {
             func decodeRow(_ row: PostgresRow) throws -> Double { try row.decode(Double.self) }
         }
 
-        /// A new check-in with its sums per hour and its loud events, and its device seen: one round
-        /// trip. No row (and nothing written) when another transaction stored its id first.
-        /// Stores a check-in, its per-hour rows and its events, marks its device seen and announces
-        /// its venue's change (`VenueAnnouncement`); returns the status rule's candidates among the
-        /// venue's check-ins of its home hour, itself marked (the first column): none when its id
-        /// was taken. One round trip for what were three.
+        /// A new check-in with its sums per hour and its loud events, its device seen and its venue's
+        /// change announced (`VenueAnnouncement`), in one round trip for what were three; returns the
+        /// status rule's candidates among the venue's check-ins of its home hour, itself marked by the
+        /// first column (the statement's snapshot does not see its own insert, so its row comes from
+        /// the parameters). No row (and nothing written) when another transaction stored its id first.
         struct StoreCheckIn: PostgresPreparedStatement {
             static let eventsParameter = 18 + hourArrayCount, lastSeenParameter = eventsParameter + 4
             static let channelParameter = lastSeenParameter + 1, payloadParameter = channelParameter + 1
