@@ -34,6 +34,8 @@ import FoundationNetworking
     /// energies of a second agree with it. None may differ by more than `glitchTolerance`.
     static let glitchedShare = 0.2
     static let glitchTolerance = 1.0
+    /// A page's level agrees with the file's within a tenth of a dB (the page stores tenths).
+    static let agreement = 0.1 + 1e-9
     /// The file's levels are measured in blocks of this many samples to find where the page
     /// started: a whole number of blocks per second at 44.1 and 48 kHz (2940 and 3200), and far
     /// shorter than `analyze` measures (0.1 s at least), so measured by its meter in this process.
@@ -185,7 +187,7 @@ import FoundationNetworking
             let start = offset + second * perSecond
             return (0...reach).flatMap { [$0, -$0] }.first { shift in
                 guard start + shift >= 0, start + shift + perSecond < prefix.count else { return false }
-                return (0..<6).allSatisfy { abs(level($0, from: start + shift) - measured[$0]) <= 0.1 + 1e-9 }
+                return (0..<6).allSatisfy { abs(level($0, from: start + shift) - measured[$0]) <= BrowserMeasureTests.agreement }
             }.map { Double($0) / Double(perSecond) }
         }
     }
@@ -255,7 +257,7 @@ import FoundationNetworking
             let differences = measures.map { abs(Double(page[$0][second]) / 10 - reference[second][$0]) }
             let line = "second \(second): page \(page.map { $0[second] }) analyze \(reference[second])"
             #expect(differences.allSatisfy { $0 <= Self.glitchTolerance }, "\(what): \(line)")
-            guard !differences.allSatisfy({ $0 <= 0.1 + 1e-9 }) else { continue }
+            guard !differences.allSatisfy({ $0 <= Self.agreement }) else { continue }
             if let moved = blocks.movement(of: page, second: second, offset: offset, within: Self.realignment) {
                 differing.append("\(line): reads as the file's second \(Int((moved * 1000).rounded())) ms from there")
             } else {

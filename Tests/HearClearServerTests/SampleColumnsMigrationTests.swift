@@ -13,7 +13,8 @@ struct SampleColumnsMigrationTests {
         let database = try await TemporaryDatabase(store)
         let (device, v1, pruned) = try await Self.fillAsAnEarlierRelease(database)
 
-        let blobs = try await database.strings("SELECT \(database.kind == .sqlite ? "hex(sample_columns)" : "encode(sample_columns, 'hex')") FROM checkin ORDER BY seq")
+        let blobsInHex = "SELECT \(database.kind == .sqlite ? "hex(sample_columns)" : "encode(sample_columns, 'hex')") FROM checkin ORDER BY seq"
+        let blobs = try await database.strings(blobsInHex)
         let samples = try await database.storedSamples()
         let cells = try await database.repository.loudness(venueID: "v1")
         try await Self.layOutAsBefore(database)
@@ -21,7 +22,7 @@ struct SampleColumnsMigrationTests {
 
         let reopened = try await OpenedStore.open(database.location, logger: quietLogger)
         defer { reopened.close() }
-        #expect(try await database.strings("SELECT \(database.kind == .sqlite ? "hex(sample_columns)" : "encode(sample_columns, 'hex')") FROM checkin ORDER BY seq") == blobs)
+        #expect(try await database.strings(blobsInHex) == blobs)
         #expect(try await database.storedSamples().elementsEqual(samples) { $0.sample == $1.sample && $0.dropped == $1.dropped })
         #expect(try await reopened.store.verify() == [])
         #expect(try await reopened.store.loudness(venueID: "v1") == cells)
