@@ -58,9 +58,9 @@ extension Analysis {
 
     /// How a venue's stored cells follow status changes. Check-ins that start counting are added to
     /// them. When one stops counting, the cells that cover its hours (and those of the others that
-    /// changed) are summed again from every check-in's per-hour sums instead of taking its energy
-    /// away: a loud check-in's energy can be 10^15 times a quiet one's, and subtracting it would
-    /// leave rounding larger than what stays. The venue's other cells hold none of them and stay.
+    /// changed) are summed again instead of taking its energy away: a loud check-in's energy can be
+    /// 10^15 times a quiet one's, and subtracting it would leave rounding larger than what stays.
+    /// The venue's other cells hold none of them and stay.
     ///
     /// `joined` is a check-in stored in the same transaction: it is in no cell yet, and its sums
     /// are known without reading them back.
@@ -73,7 +73,7 @@ extension Analysis {
             changes.append(StatusChange(key: joined.key, from: .tooShort, to: joinedStatus, deviceBanned: false))
         }
         if changes.contains(where: { counts(status: $0.from, deviceBanned: $0.deviceBanned) && !counts(status: $0.to, deviceBanned: $0.deviceBanned) }) {
-            return .sumAgain(Set(changes.map(\.key)))
+            return .sumAgain(changes)
         }
         var read = Set(changes.filter { counts(status: $0.to, deviceBanned: $0.deviceBanned) }.map(\.key))
         guard let joined, let joinedStatus, read.remove(joined.key) != nil else { return .add(read: read, known: []) }
@@ -113,14 +113,79 @@ extension Analysis {
         return CellWrites(deleting: .none, writing: Array(totals.values))
     }
 
-    /// What a store writes for `.sumAgain`: the cells covering the hours of the `changed` check-ins
-    /// (or every cell, nil) summed again from every per-hour sum of the venue's check-ins
-    /// (`contributions`, all of them); those among them nothing counts in any more are deleted.
-    public static func cellWrites<Key>(summingAgain changed: Set<Key>?, from contributions: [HourContribution<Key>]) -> CellWrites {
-        guard let changed else { return CellWrites(deleting: .every, writing: Array(cells(from: contributions).values)) }
-        let affected = Set(contributions.filter { changed.contains($0.checkIn) }.flatMap { Self.cells(covering: $0.hour) })
-        let sums = cells(from: contributions, only: affected)
-        return CellWrites(deleting: .cells(affected.subtracting(sums.keys)), writing: Array(sums.values))
+    /// What a store writes for `.sumAgain(nil)`: every cell of the venue from scratch, from every
+    /// per-hour sum of its check-ins (`contributions`), after deleting every stored one.
+    public static func cellWrites<Key>(summingAllFrom contributions: [HourContribution<Key>]) -> CellWrites {
+        CellWrites(deleting: .every, writing: Array(cells(from: contributions).values))
+    }
+
+    /// The cells of one weekday and one hour that `changed`'s per-hour sums fall in: those a
+    /// sum-again of their check-ins sums from the per-hour sums of every check-in in them.
+    public static func hourCells<Key>(of changed: [HourContribution<Key>]) -> Set<LocalHour> {
+        Set(changed.map(\.hour))
+    }
+
+    /// The stored cells a sum-again of `hourCells` reads: every cell on their weekdays, every cell at
+    /// their hours, and each weekday's whole day (which the overall cell is the sum of).
+    public static func storedCells(summingAgain hourCells: Set<LocalHour>) -> CellSelection {
+        CellSelection(weekdays: Set(hourCells.map(\.weekday)), hours: Set(hourCells.map(\.hour)).union([LoudnessAggregate.everyHour]))
+    }
+
+    /// What a store writes for `.sumAgain(changes)`, reading no more than the cells of one weekday
+    /// and hour where the changed check-ins were, however many check-ins the venue holds:
+    ///
+    /// - each such cell is summed again from the per-hour sums of every check-in in it
+    ///   (`contributions`: those of the cells `hourCells(of:)` names for the changed check-ins' sums);
+    /// - each weekday, hour and overall cell covering them is the sum of the cells it spans — one
+    ///   weekday and hour each, or for the overall cell each weekday's whole day — as summed again or
+    ///   stored (`stored`: the cells `storedCells(summingAgain:)` selects);
+    /// - its check-in count, which counts a check-in once however many of its hours it holds and so
+    ///   is no sum of the cells it spans, is the stored count plus those that start counting in it
+    ///   less those that stop: whole numbers, exact.
+    ///
+    /// Cells nothing counts in any more are deleted.
+    public static func cellWrites<Key>(
+        summingAgain changes: [StatusChange<Key>], from contributions: [HourContribution<Key>], stored: [LoudnessAggregate]
+    ) -> CellWrites {
+        let changed = Set(changes.map(\.key))
+        let changedHours = Dictionary(grouping: contributions.filter { changed.contains($0.checkIn) }, by: \.checkIn)
+        let hourCells = hourCells(of: changedHours.values.flatMap { $0 })
+        let summed = cells(from: contributions, only: hourCells)
+        var byCell = Dictionary(stored.map { ($0.cell, $0) }, uniquingKeysWith: { first, _ in first })
+        for cell in hourCells { byCell[cell] = summed[cell] }
+
+        var countChange: [LocalHour: Int] = [:]
+        for change in changes {
+            let delta = (counts(status: change.to, deviceBanned: change.deviceBanned) ? 1 : 0)
+                - (counts(status: change.from, deviceBanned: change.deviceBanned) ? 1 : 0)
+            guard delta != 0, let hours = changedHours[change.key] else { continue }
+            for cell in Set(hours.flatMap { cells(covering: $0.hour).dropFirst() }) { countChange[cell, default: 0] += delta }
+        }
+        let spanning = Set(hourCells.flatMap { cells(covering: $0).dropFirst() })
+        // The overall cell last: it is summed from the whole days.
+        let overall = LocalHour(weekday: LoudnessAggregate.everyWeekday, hour: LoudnessAggregate.everyHour)
+        for cell in spanning.sorted(by: { ($0 == overall ? 1 : 0, $0) < ($1 == overall ? 1 : 0, $1) }) {
+            let checkins = (byCell[cell]?.checkins ?? 0) + countChange[cell, default: 0]
+            let parts = byCell.values.filter { cell.spans($0.cell) }
+            byCell[cell] = checkins > 0 ? LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: checkins, sums: parts.reduce(.none) { $0.adding($1.sums) }) : nil
+        }
+        let updated = hourCells.union(spanning)
+        return CellWrites(deleting: .cells(updated.filter { byCell[$0] == nil }), writing: updated.compactMap { byCell[$0] })
+    }
+}
+
+extension LocalHour {
+    /// Whether `part` is one of the cells this one is the sum of: for a weekday's whole day or an
+    /// hour of every weekday, the cells of one weekday and hour within it; for the overall cell,
+    /// each weekday's whole day.
+    func spans(_ part: LocalHour) -> Bool {
+        let every = LoudnessAggregate.everyWeekday, whole = LoudnessAggregate.everyHour
+        switch (weekday, hour) {
+        case (every, whole): return part.weekday != every && part.hour == whole
+        case (every, _): return part.weekday != every && part.hour == hour
+        case (_, whole): return part.weekday == weekday && part.hour != whole
+        default: return false
+        }
     }
 }
 
@@ -150,7 +215,8 @@ public enum CellUpdate<Key: Hashable & Sendable>: Equatable {
     /// Add the per-hour sums of the check-ins that start to count: those of `read`, from the
     /// store, and `known` (a check-in stored in the same transaction, as analysed).
     case add(read: Set<Key>, known: [HourContribution<Key>])
-    /// Sum cells again from every check-in's per-hour sums: those that cover the hours of these
-    /// check-ins (whose status changed), or every cell of the venue (nil; see `cellWrites(summingAgain:from:)`).
-    case sumAgain(Set<Key>?)
+    /// Sum cells again: those that cover the hours of the check-ins of these changes (see
+    /// `cellWrites(summingAgain:from:stored:)`), or every cell of the venue from scratch (nil; see
+    /// `cellWrites(summingAllFrom:)`).
+    case sumAgain([StatusChange<Key>]?)
 }

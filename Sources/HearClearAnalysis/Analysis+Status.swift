@@ -29,7 +29,7 @@ public struct StatusCandidate<Key: Hashable & Sendable>: Sendable {
 }
 
 /// A status the rule gives that differs from the one stored.
-public struct StatusChange<Key: Hashable & Sendable>: Sendable {
+public struct StatusChange<Key: Hashable & Sendable>: Equatable, Sendable {
     public var key: Key
     public var from: CheckInStatus
     public var to: CheckInStatus

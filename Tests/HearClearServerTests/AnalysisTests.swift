@@ -70,7 +70,8 @@ import Testing
         let banned = Analysis.statusChanges(among: quiet.dropLast() + [candidate(4, level: 60, banned: true), candidate(5, level: 80)])
         #expect(banned.isEmpty)
         // A check-in stops counting: the cells are summed again rather than subtracted from.
-        #expect(Analysis.cellUpdate(after: [StatusChange(key: 1, from: .accepted, to: .outlier, deviceBanned: false)]) == .sumAgain([1]))
+        let stops = StatusChange(key: 1, from: .accepted, to: .outlier, deviceBanned: false)
+        #expect(Analysis.cellUpdate(after: [stops]) == .sumAgain([stops]))
         // A new check-in's sums are known, not read; another that starts to count is read.
         let hours = [LocalHour(weekday: 0, hour: 20): CellSums(samples: 60, energy: 1e6)]
         let joined = JoinedCheckIn(key: 9, status: .accepted, hours: hours)
@@ -89,21 +90,73 @@ import Testing
                 status: status, deviceBanned: false)
         }
         let monday = LocalHour(weekday: 0, hour: 20), tuesday = LocalHour(weekday: 1, hour: 9)
+        let everyDay = LoudnessAggregate.everyWeekday, wholeDay = LoudnessAggregate.everyHour
         // 1 and 2 on Monday at 20:00, 3 on Tuesday at 9:00; 2 has just become an outlier.
-        let contributions = [contribution(1, 0, 20, .accepted), contribution(2, 0, 20, .outlier), contribution(3, 1, 9, .accepted)]
+        let before = [contribution(1, 0, 20, .accepted), contribution(2, 0, 20, .accepted), contribution(3, 1, 9, .accepted)]
+        let stored = Array(Analysis.cells(from: before).values)
+        let contributions = before.map { $0.checkIn == 2 ? contribution(2, 0, 20, .outlier) : $0 }
         let all = Analysis.cells(from: contributions)
-        let summed = Analysis.cellWrites(summingAgain: [2], from: contributions)
+        let twoStops = [StatusChange(key: 2, from: .accepted, to: .outlier, deviceBanned: false)]
+        // What the store reads: the check-ins in Monday 20:00, and Monday's, 20:00's and each day's cells.
+        #expect(Analysis.storedCells(summingAgain: [monday]) == CellSelection(weekdays: [0], hours: [20, wholeDay]))
+        let summed = Analysis.cellWrites(
+            summingAgain: twoStops, from: contributions.filter { $0.hour == monday },
+            stored: stored.filter { Analysis.storedCells(summingAgain: [monday]).contains($0.cell) })
         #expect(summed.written.map(\.cell) == Analysis.cells(covering: monday).sorted())
-        for cell in summed.written { #expect(cell == all[cell.cell]) }
+        for cell in summed.written { #expect(cell.matches(all[cell.cell]!)) }
         #expect(summed.deleted == .cells([]))
         // 3 stops counting too: the cells only it was in are deleted, the overall one summed again.
         let without3 = contributions.map { $0.checkIn == 3 ? contribution(3, 1, 9, .outlier) : $0 }
-        let alone = Analysis.cellWrites(summingAgain: [3], from: without3)
-        let everyDay = LoudnessAggregate.everyWeekday, wholeDay = LoudnessAggregate.everyHour
+        let alone = Analysis.cellWrites(
+            summingAgain: [StatusChange(key: 3, from: .accepted, to: .outlier, deviceBanned: false)], from: without3.filter { $0.hour == tuesday },
+            stored: applying(summed, to: stored).filter { Analysis.storedCells(summingAgain: [tuesday]).contains($0.cell) })
         #expect(alone.deleted == .cells([tuesday, LocalHour(weekday: 1, hour: wholeDay), LocalHour(weekday: everyDay, hour: 9)]))
         #expect(alone.written.map(\.cell) == [LocalHour(weekday: everyDay, hour: wholeDay)] && alone.written.first?.checkins == 1)
         // Nil: every cell, as from scratch, after deleting every stored one.
-        #expect(Analysis.cellWrites(summingAgain: nil as Set<Int>?, from: contributions) == CellWrites(deleting: .every, writing: Array(all.values)))
+        #expect(Analysis.cellWrites(summingAllFrom: contributions) == CellWrites(deleting: .every, writing: Array(all.values)))
+    }
+
+    /// Many venues' worth of check-ins over several hours each, statuses changing back and forth
+    /// at random: after each change, the cells as summed again where the check-ins were equal the
+    /// cells from scratch — check-in counts exactly, a check-in across two hours of one day once.
+    @Test func summingAgainWhereCheckInsWereEqualsSummingFromScratch() {
+        var random = SplitMix64(seed: 24)
+        var contributions: [HourContribution<Int>] = []
+        for key in 0..<60 {
+            let start = LocalHour(weekday: Int(random.next() % 7), hour: Int(random.next() % 24)), banned = random.next() % 10 == 0
+            // Up to three hours, across midnight into the next weekday.
+            for offset in 0..<Int(1 + random.next() % 3) {
+                let hour = (start.hour + offset) % 24, weekday = (start.weekday + (start.hour + offset) / 24) % 7
+                contributions.append(
+                    HourContribution(
+                        checkIn: key, hour: LocalHour(weekday: weekday, hour: hour),
+                        sums: CellSums(
+                            samples: 60, energy: 1e6 * random.uniform(0.01, 1e4),
+                            spread: LevelSpread(levels: LevelHistogram(counts: [Int(random.next() % 100): 60]), fastMaxima: .empty)),
+                        status: .accepted, deviceBanned: banned))
+            }
+        }
+        var stored = Array(Analysis.cells(from: contributions).values)
+        let statuses: [CheckInStatus] = [.accepted, .outlier, .tooShort]
+        for _ in 0..<200 {
+            let keys = Set((0..<Int(1 + random.next() % 3)).map { _ in Int(random.next() % 60) })
+            var changes: [StatusChange<Int>] = []
+            for key in keys {
+                let hours = contributions.indices.filter { contributions[$0].checkIn == key }
+                let from = contributions[hours[0]].status, to = statuses[Int(random.next() % 3)]
+                guard from != to else { continue }
+                for index in hours { contributions[index].status = to }
+                changes.append(StatusChange(key: key, from: from, to: to, deviceBanned: contributions[hours[0]].deviceBanned))
+            }
+            let hourCells = Analysis.hourCells(of: contributions.filter { keys.contains($0.checkIn) })
+            let writes = Analysis.cellWrites(
+                summingAgain: changes, from: contributions.filter { hourCells.contains($0.hour) },
+                stored: stored.filter { Analysis.storedCells(summingAgain: hourCells).contains($0.cell) })
+            stored = applying(writes, to: stored)
+            let scratch = Analysis.cells(from: contributions)
+            #expect(stored.count == scratch.count)
+            for cell in stored { #expect(scratch[cell.cell].map(cell.matches) == true, "\(cell.cell)") }
+        }
     }
 
     @Test func addingToStoredCellsSumsOnlyTheCellsTouched() {
@@ -160,4 +213,16 @@ import Testing
         #expect(CheckInAnalysis(checkIn: makeCheckIn(venue: "v", start: "2026-11-16T20:00:00Z", seconds: 14), calibrationDB: 110, clock: clock).isTooShort)
         #expect(!CheckInAnalysis(checkIn: makeCheckIn(venue: "v", start: "2026-11-16T20:00:00Z", seconds: 15), calibrationDB: 110, clock: clock).isTooShort)
     }
+}
+
+/// A venue's cells as a store holds them after `writes`.
+private func applying(_ writes: CellWrites, to stored: [LoudnessAggregate]) -> [LoudnessAggregate] {
+    var cells = Dictionary(uniqueKeysWithValues: stored.map { ($0.cell, $0) })
+    switch writes.deleted {
+    case .none: break
+    case .every: cells = [:]
+    case .cells(let deleted): for cell in deleted { cells[cell] = nil }
+    }
+    for cell in writes.written { cells[cell.cell] = cell }
+    return Array(cells.values)
 }

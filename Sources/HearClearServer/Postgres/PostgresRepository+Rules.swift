@@ -80,6 +80,18 @@ extension PostgresRepository {
         try await connection.execute(Statement.Contributions(venueID: venueID, checkIns: checkIns), logger: logger).reduce(into: []) { $0.append($1) }
     }
 
+    /// The per-hour sums of every check-in of a venue in some cells of one weekday and hour.
+    static func contributions(
+        venueID: String, inCells cells: Set<LocalHour>, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [HourContribution<Int64>] {
+        try await connection.execute(Statement.ContributionsInCells(venueID: venueID, cells: Array(cells)), logger: logger).reduce(into: []) { $0.append($1) }
+    }
+
+    /// A venue's cells that `selection` selects.
+    static func cells(of venueID: String, selected selection: CellSelection, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
+        try await connection.execute(Statement.SelectedCells(venueID: venueID, selection: selection), logger: logger).reduce(into: []) { $0.append($1) }
+    }
+
     /// A venue's cells, or those of `touching`'s weekdays and hours (the cells a check-in adds to
     /// cross to themselves alone: four for a check-in within one hour).
     static func cells(of venueID: String, touching: [LocalHour]? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
@@ -122,8 +134,14 @@ extension PostgresRepository {
             let additions = Analysis.cells(
                 from: known + (read.isEmpty ? [] : try await contributions(venueID: venueID, checkIns: Array(read), on: connection, logger: logger)))
             writes = Analysis.cellWrites(adding: additions, to: try await cells(of: venueID, touching: Array(additions.keys), on: connection, logger: logger))
-        case .sumAgain(let changed):
-            writes = Analysis.cellWrites(summingAgain: changed, from: try await contributions(venueID: venueID, on: connection, logger: logger))
+        case .sumAgain(nil):
+            writes = Analysis.cellWrites(summingAllFrom: try await contributions(venueID: venueID, on: connection, logger: logger))
+        case .sumAgain(let changes?):
+            let hourCells = Analysis.hourCells(
+                of: try await contributions(venueID: venueID, checkIns: changes.map(\.key), on: connection, logger: logger))
+            writes = Analysis.cellWrites(
+                summingAgain: changes, from: try await contributions(venueID: venueID, inCells: hourCells, on: connection, logger: logger),
+                stored: try await cells(of: venueID, selected: Analysis.storedCells(summingAgain: hourCells), on: connection, logger: logger))
         }
         try await write(writes, venueID: venueID, on: connection, logger: logger)
         return changes

@@ -234,12 +234,39 @@ extension PostgresRepository {
             static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array]
             var venueID: String, checkIns: [Int64]?
             func makeBindings() throws -> PostgresBindings { try PostgresBindings(nullable: venueID, checkIns) }
-            func decodeRow(_ row: PostgresRow) throws -> HourContribution<Int64> {
+            func decodeRow(_ row: PostgresRow) throws -> HourContribution<Int64> { try Self.contribution(row) }
+
+            static func contribution(_ row: PostgresRow) throws -> HourContribution<Int64> {
                 let (seq, weekday, hour, status, banned) = try row.decode((Int64, Int, Int, CheckInStatus, Bool).self)
                 return HourContribution(
                     checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour), sums: try CellSums(row.makeRandomAccess(), from: 5), status: status,
                     deviceBanned: banned)
             }
+        }
+
+        /// The per-hour sums of every check-in of a venue in some cells of one weekday and hour.
+        struct ContributionsInCells: PostgresPreparedStatement {
+            static let sql = """
+                SELECT h.checkin_seq, h.weekday, h.hour, c.status, d.banned, \(CellSums.columnList(of: "h"))
+                FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
+                WHERE h.venue_id = $1 AND (h.weekday, h.hour) IN (SELECT * FROM unnest($2::bigint[], $3::bigint[]))
+                """
+            static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array, .int8Array]
+            var venueID: String, cells: [LocalHour]
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(venueID, cells.map(\.weekday), cells.map(\.hour)) }
+            func decodeRow(_ row: PostgresRow) throws -> HourContribution<Int64> { try Contributions.contribution(row) }
+        }
+
+        /// A venue's cells on some weekdays or at some hours (`CellSelection`).
+        struct SelectedCells: PostgresPreparedStatement {
+            static let sql = """
+                SELECT weekday, hour, checkins, \(CellSums.columnList()) FROM loudness
+                WHERE venue_id = $1 AND (weekday = ANY($2) OR hour = ANY($3))
+                """
+            static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array, .int8Array]
+            var venueID: String, selection: CellSelection
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(venueID, Array(selection.weekdays), Array(selection.hours)) }
+            func decodeRow(_ row: PostgresRow) throws -> LoudnessAggregate { try Cells.cell(row) }
         }
 
         /// A venue's cells, or those on some weekdays at some hours.
@@ -251,7 +278,9 @@ extension PostgresRepository {
             static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array, .int8Array]
             var venueID: String, weekdays: [Int]?, hours: [Int]?
             func makeBindings() throws -> PostgresBindings { try PostgresBindings(nullable: venueID, weekdays, hours) }
-            func decodeRow(_ row: PostgresRow) throws -> LoudnessAggregate {
+            func decodeRow(_ row: PostgresRow) throws -> LoudnessAggregate { try Self.cell(row) }
+
+            static func cell(_ row: PostgresRow) throws -> LoudnessAggregate {
                 let (weekday, hour, checkins) = try row.decode((Int, Int, Int).self)
                 return LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, sums: try CellSums(row.makeRandomAccess(), from: 3))
             }

@@ -49,25 +49,34 @@ extension SQLiteRepository {
         // The check-ins travel as a JSON array, so the text is fixed and the statement prepared once
         // per connection: written into the SQL, a list made a new statement for every upload, and
         // preparing it was 4 % of ingest (docs/profiling.md, "Ingest").
-        let select = """
-            SELECT h.checkin_seq, h.weekday, h.hour, \(CellSums.columnList(of: "h")), c.status, d.banned
-            FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
-            """
         let rows =
             if let checkIns {
                 // `+` keeps SQLite from the venue's index, which would walk every hour of the venue:
                 // the check-ins' own rows are found by the primary key.
                 try Row.fetchAll(
-                    db.cachedStatement(sql: select + " WHERE h.checkin_seq IN (SELECT value FROM json_each(?)) AND +h.venue_id = ?"),
+                    db.cachedStatement(sql: contributionSelect + " WHERE h.checkin_seq IN (SELECT value FROM json_each(?)) AND +h.venue_id = ?"),
                     arguments: [jsonArray(checkIns), venueID])
             } else {
-                try Row.fetchAll(db.cachedStatement(sql: select + " WHERE h.venue_id = ?"), arguments: [venueID])
+                try Row.fetchAll(db.cachedStatement(sql: contributionSelect + " WHERE h.venue_id = ?"), arguments: [venueID])
             }
-        return try rows.map { row in
-            HourContribution(
-                checkIn: row["checkin_seq"], hour: LocalHour(weekday: row["weekday"], hour: row["hour"]), sums: try CellSums(row: row),
-                status: row["status"], deviceBanned: row["banned"])
-        }
+        return try rows.map(contribution)
+    }
+
+    /// The per-hour sums of every check-in of a venue in some cells of one weekday and hour.
+    static func contributions(venueID: String, inCells cells: Set<LocalHour>, in db: GRDB.Database) throws -> [HourContribution<Int64>] {
+        let select = try db.cachedStatement(sql: contributionSelect + " WHERE h.venue_id = ? AND h.weekday = ? AND h.hour = ?")
+        return try cells.flatMap { try Row.fetchAll(select, arguments: [venueID, $0.weekday, $0.hour]).map(contribution) }
+    }
+
+    private static let contributionSelect = """
+        SELECT h.checkin_seq, h.weekday, h.hour, \(CellSums.columnList(of: "h")), c.status, d.banned
+        FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
+        """
+
+    private static func contribution(_ row: Row) throws -> HourContribution<Int64> {
+        HourContribution(
+            checkIn: row["checkin_seq"], hour: LocalHour(weekday: row["weekday"], hour: row["hour"]), sums: try CellSums(row: row),
+            status: row["status"], deviceBanned: row["banned"])
     }
 
     /// Applies the status rule to a venue's check-ins (those with one home hour, or all), saves the
@@ -90,8 +99,13 @@ extension SQLiteRepository {
             guard !read.isEmpty || !known.isEmpty else { return changes }
             let additions = Analysis.cells(from: known + (read.isEmpty ? [] : try contributions(venueID: venueID, checkIns: read, in: db)))
             writes = Analysis.cellWrites(adding: additions, to: try cells(of: venueID, touching: Array(additions.keys), in: db))
-        case .sumAgain(let changed):
-            writes = Analysis.cellWrites(summingAgain: changed, from: try contributions(venueID: venueID, in: db))
+        case .sumAgain(nil):
+            writes = Analysis.cellWrites(summingAllFrom: try contributions(venueID: venueID, in: db))
+        case .sumAgain(let changes?):
+            let hourCells = Analysis.hourCells(of: try contributions(venueID: venueID, checkIns: Set(changes.map(\.key)), in: db))
+            writes = Analysis.cellWrites(
+                summingAgain: changes, from: try contributions(venueID: venueID, inCells: hourCells, in: db),
+                stored: try cells(of: venueID, selected: Analysis.storedCells(summingAgain: hourCells), in: db))
         }
         try write(writes, venueID: venueID, in: db)
         return changes
@@ -107,6 +121,18 @@ extension SQLiteRepository {
                     AND weekday IN (SELECT value FROM json_each(?)) AND hour IN (SELECT value FROM json_each(?))
                     """),
             arguments: [venueID, jsonArray(Set(touching.map(\.weekday))), jsonArray(Set(touching.map(\.hour)))]
+        ).map(\.aggregate)
+    }
+
+    /// A venue's cells that `selection` selects.
+    static func cells(of venueID: String, selected selection: CellSelection, in db: GRDB.Database) throws -> [LoudnessAggregate] {
+        try LoudnessRecord.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT * FROM loudness WHERE venue_id = ?
+                    AND (weekday IN (SELECT value FROM json_each(?)) OR hour IN (SELECT value FROM json_each(?)))
+                    """),
+            arguments: [venueID, jsonArray(selection.weekdays), jsonArray(selection.hours)]
         ).map(\.aggregate)
     }
 
