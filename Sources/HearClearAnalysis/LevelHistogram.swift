@@ -3,37 +3,82 @@ import HearClearCore
 
 /// How many seconds fell at each level, in bins 0.5 dB wide centred on whole and half decibels
 /// (bin 141 holds 70.25 dB up to, not including, 70.75 dB, and reads 70.5): what a cell's
-/// percentile levels (L10, L50, L90) are read from. Sparse, so a cell costs what its levels span,
-/// not the whole scale; counts add, so a cell is the sum of its check-ins' hours.
+/// percentile levels (L10, L50, L90) are read from. Kept from the lowest bin a second fell in to
+/// the highest, so a cell costs what its levels span, not the whole scale; counts add, so a cell
+/// is the sum of its check-ins' hours.
 public struct LevelHistogram: Sendable, Equatable {
-    /// Seconds per bin; bins no second fell in are absent.
-    public private(set) var counts: [Int: Int]
+    /// The bin of `bins[0]`; 0 when there are no seconds.
+    private var lowestBin: Int
+    /// Seconds per bin from `lowestBin` up, the first and the last above 0 (none for no seconds).
+    /// Contiguous rather than a dictionary: summing a venue's cells adds and decodes them by the
+    /// thousand on every status change, and a dictionary's hashing was most of that (docs/profiling.md).
+    private var bins: [Int]
 
-    public static let empty = LevelHistogram(counts: [:])
+    public static let empty = LevelHistogram(lowestBin: 0, bins: [])
     public static let binWidthDB = 0.5
 
-    public init(counts: [Int: Int]) {
-        self.counts = counts.filter { $0.value != 0 }
+    private init(lowestBin: Int, bins: [Int]) {
+        // Trimmed, so that equal histograms are equal values.
+        guard let first = bins.firstIndex(where: { $0 != 0 }), let last = bins.lastIndex(where: { $0 != 0 }) else {
+            self.lowestBin = 0
+            self.bins = []
+            return
+        }
+        self.lowestBin = lowestBin + first
+        self.bins = first == 0 && last == bins.count - 1 ? bins : Array(bins[first...last])
     }
 
-    public var seconds: Int { counts.values.reduce(0, +) }
+    public init(counts: [Int: Int]) {
+        guard let low = counts.keys.min(), let high = counts.keys.max() else {
+            self = .empty
+            return
+        }
+        var bins = [Int](repeating: 0, count: high - low + 1)
+        for (bin, count) in counts { bins[bin - low] = count }
+        self.init(lowestBin: low, bins: bins)
+    }
+
+    /// Seconds per bin; bins no second fell in are absent.
+    public var counts: [Int: Int] {
+        Dictionary(uniqueKeysWithValues: bins.enumerated().filter { $0.element != 0 }.map { (lowestBin + $0.offset, $0.element) })
+    }
+
+    public var seconds: Int { bins.reduce(0, +) }
 
     static func bin(of levelDB: Double) -> Int { Int((levelDB / binWidthDB).rounded()) }
 
     mutating func add(_ levelDB: Double) {
-        counts[Self.bin(of: levelDB), default: 0] += 1
+        let bin = Self.bin(of: levelDB)
+        if bins.isEmpty {
+            lowestBin = bin
+            bins = [1]
+        } else if bin < lowestBin {
+            bins.insert(contentsOf: repeatElement(0, count: lowestBin - bin), at: 0)
+            lowestBin = bin
+            bins[0] = 1
+        } else if bin - lowestBin >= bins.count {
+            bins.append(contentsOf: repeatElement(0, count: bin - lowestBin - bins.count + 1))
+            bins[bins.count - 1] = 1
+        } else {
+            bins[bin - lowestBin] += 1
+        }
     }
 
     public func adding(_ other: LevelHistogram) -> LevelHistogram {
-        LevelHistogram(counts: counts.merging(other.counts, uniquingKeysWith: +))
+        if other.bins.isEmpty { return self }
+        if bins.isEmpty { return other }
+        let low = min(lowestBin, other.lowestBin), high = max(lowestBin + bins.count, other.lowestBin + other.bins.count)
+        var sum = [Int](repeating: 0, count: high - low)
+        for (offset, count) in bins.enumerated() { sum[lowestBin - low + offset] += count }
+        for (offset, count) in other.bins.enumerated() { sum[other.lowestBin - low + offset] += count }
+        return LevelHistogram(lowestBin: low, bins: sum)
     }
 
     /// Every level moved by `db`, to the nearest bin: a pruned check-in's new calibration, whose
     /// seconds are gone, so that its levels move by at most a quarter decibel more or less than the
     /// calibration did.
     public func shifted(byDB db: Double) -> LevelHistogram {
-        let bins = Int((db / Self.binWidthDB).rounded())
-        return LevelHistogram(counts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key + bins, $0.value) }))
+        bins.isEmpty ? self : LevelHistogram(lowestBin: lowestBin + Int((db / Self.binWidthDB).rounded()), bins: bins)
     }
 
     /// The level exceeded in `percent` % of the seconds (L10 for 10): the level of the second that
@@ -43,9 +88,9 @@ public struct LevelHistogram: Sendable, Equatable {
         guard total > 0 else { return nil }
         let rank = max(1, (percent * total + 99) / 100)
         var counted = 0
-        for bin in counts.keys.sorted(by: >) {
-            counted += counts[bin] ?? 0
-            if counted >= rank { return Double(bin) * Self.binWidthDB }
+        for offset in bins.indices.reversed() {
+            counted += bins[offset]
+            if counted >= rank { return Double(lowestBin + offset) * Self.binWidthDB }
         }
         return nil
     }
@@ -59,9 +104,10 @@ extension LevelHistogram {
     public var stored: Data {
         var writer = SampleColumns.ByteWriter()
         var previous: Int?
-        for bin in counts.keys.sorted() {
+        for (offset, count) in bins.enumerated() where count != 0 {
+            let bin = lowestBin + offset
             if let previous { writer.varint(UInt64(bin - previous - 1)) } else { writer.signedVarint(Int64(bin)) }
-            writer.varint(UInt64(counts[bin] ?? 0))
+            writer.varint(UInt64(count))
             previous = bin
         }
         return Data(writer.bytes)
@@ -83,8 +129,8 @@ extension LevelHistogram {
     /// From `stored`; `nil` (a row stored before the histograms existed) is no seconds.
     public init(stored bytes: Data?) throws(Malformed) {
         var reader = SampleColumns.ByteReader(Array(bytes ?? Data()))
-        var counts: [Int: Int] = [:]
-        var previous: Int?
+        var bins: [Int] = []
+        var first = 0, previous: Int?
         while !reader.isAtEnd {
             // The first bin signed, the others a distance up from the one before.
             guard let step = try? previous == nil ? reader.signedVarint() : Int64(clamping: reader.varint()), let count = try? reader.varint() else {
@@ -95,9 +141,12 @@ extension LevelHistogram {
             let bin = previous.map { $0 + Int(step) + 1 } ?? Int(step)
             guard abs(bin) <= Self.farthestBin else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
             guard count > 0, count <= UInt64(Self.largestCount) else { throw Malformed(description: "a level histogram counts \(count) seconds in a bin") }
-            counts[bin] = Int(count)
+            // Rising, so each bin extends the range; the gap since the one before holds no seconds.
+            if let previous { bins.append(contentsOf: repeatElement(0, count: bin - previous - 1)) }
+            bins.append(Int(count))
+            if previous == nil { first = bin }
             previous = bin
         }
-        self.counts = counts
+        self.init(lowestBin: first, bins: bins)
     }
 }

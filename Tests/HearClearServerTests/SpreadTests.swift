@@ -27,6 +27,12 @@ import Testing
         var histogram = LevelHistogram.empty
         for level in [70.2, 70.24, 70.26, 70.74, 70.76] { histogram.add(level) }
         #expect(histogram.counts == [140: 2, 141: 2, 142: 1])
+        // Added in any order, below and above the bins so far; histograms add bin by bin.
+        var unordered = LevelHistogram.empty
+        for level in [70.0, 65.0, 80.0, 65.0, 72.5] { unordered.add(level) }
+        #expect(unordered.counts == [130: 2, 140: 1, 145: 1, 160: 1] && unordered.seconds == 5)
+        #expect(unordered.adding(histogram).counts == [130: 2, 140: 3, 141: 2, 142: 1, 145: 1, 160: 1])
+        #expect(unordered.adding(.empty) == unordered && LevelHistogram.empty.adding(unordered) == unordered)
         #expect(LevelHistogram.empty.exceeded(percent: 50) == nil)
         // One second is every percentile.
         #expect(LevelSpread(levels: LevelHistogram(counts: [150: 1]), fastMaxima: .empty).l90 == 75)
