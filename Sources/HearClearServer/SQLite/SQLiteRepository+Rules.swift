@@ -21,14 +21,18 @@ extension SQLiteRepository {
 
     /// A venue's check-ins as the status rule sees them: all, or those with one home hour.
     static func statusCandidates(venueID: String, homeHour: Int? = nil, in db: GRDB.Database) throws -> [StatusCandidate<Int64>] {
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: """
-                    SELECT c.seq, c.samples - c.dropped_samples AS kept, c.level_db, c.home_weekday, c.home_hour, c.status, c.marked_outlier, d.banned
-                    FROM checkin c JOIN device d ON d.id = c.device_id
-                    WHERE c.venue_id = ? AND (? IS NULL OR c.home_hour = ?)
-                    """),
-            arguments: [venueID, homeHour, homeHour])
+        let select = """
+            SELECT c.seq, c.samples - c.dropped_samples AS kept, c.level_db, c.home_weekday, c.home_hour, c.status, c.marked_outlier, d.banned
+            FROM checkin c JOIN device d ON d.id = c.device_id
+            """
+        // Two statements, not `(? IS NULL OR c.home_hour = ?)`: SQLite plans a statement once, and
+        // with that condition its plan walked every check-in of the venue rather than one hour's.
+        let rows =
+            if let homeHour {
+                try Row.fetchCursor(db.cachedStatement(sql: select + " WHERE c.venue_id = ? AND c.home_hour = ?"), arguments: [venueID, homeHour])
+            } else {
+                try Row.fetchCursor(db.cachedStatement(sql: select + " WHERE c.venue_id = ?"), arguments: [venueID])
+            }
         var candidates: [StatusCandidate<Int64>] = []
         while let row = try rows.next() {
             candidates.append(
