@@ -64,6 +64,7 @@ extension Analysis {
     ///
     /// `joined` is a check-in stored in the same transaction: it is in no cell yet, and its sums
     /// are known without reading them back.
+    @_specialize(exported: true, where Key == Int64)
     public static func cellUpdate<Key>(after changes: [StatusChange<Key>], joined: JoinedCheckIn<Key>? = nil) -> CellUpdate<Key> {
         var changes = changes
         let joinedStatus = joined.map { changes.status(of: $0.key) ?? $0.status }
@@ -87,6 +88,7 @@ extension Analysis {
     /// stored cells must always equal. Cells nothing counts in are left out. Given only the check-ins
     /// that start to count, it is what they add to the stored cells.
     /// `only`: these cells, the others left out.
+    @_specialize(exported: true, where Key == Int64)
     public static func cells<Key>(from contributions: [HourContribution<Key>], only: Set<LocalHour>? = nil) -> [LocalHour: LoudnessAggregate] {
         var byCheckIn: [Key: [LocalHour: CellSums]] = [:]
         for contribution in contributions where counts(status: contribution.status, deviceBanned: contribution.deviceBanned) {
@@ -121,6 +123,7 @@ extension Analysis {
 
     /// The cells of one weekday and one hour that `changed`'s per-hour sums fall in: those a
     /// sum-again of their check-ins sums from the per-hour sums of every check-in in them.
+    @_specialize(exported: true, where Key == Int64)
     public static func hourCells<Key>(of changed: [HourContribution<Key>]) -> Set<LocalHour> {
         Set(changed.map(\.hour))
     }
@@ -144,6 +147,7 @@ extension Analysis {
     ///   less those that stop: whole numbers, exact.
     ///
     /// Cells nothing counts in any more are deleted.
+    @_specialize(exported: true, where Key == Int64)
     public static func cellWrites<Key>(
         summingAgain changes: [StatusChange<Key>], from contributions: [HourContribution<Key>], stored: [LoudnessAggregate]
     ) -> CellWrites {

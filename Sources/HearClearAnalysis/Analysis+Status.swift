@@ -73,6 +73,7 @@ extension Analysis {
     /// change touched: each is compared with the others at its home hour, any weekday, as the
     /// outlier rule falls back to the hour when a weekday-hour has too few). Returns the check-ins
     /// whose status changes.
+    @_specialize(exported: true, where Key == Int64)
     public static func statusChanges<Key>(among candidates: [StatusCandidate<Key>]) -> [StatusChange<Key>] {
         Dictionary(grouping: candidates, by: \.home.hour).sorted { $0.key < $1.key }.flatMap { _, group in
             group.compactMap { candidate -> StatusChange<Key>? in

@@ -3,6 +3,11 @@ import Foundation
 /// The rules that turn uploaded levels into a venue's loudness; docs/analysis.md explains them.
 /// Every rule is written here once, in code that knows no SQL: the stores fetch what a rule needs,
 /// apply it through these functions and save what it decides.
+///
+/// The rules are generic over a store's check-in key, which both stores make an `Int64`; those a
+/// store runs for every upload are specialized for it (`@_specialize(exported:)`), since across
+/// modules the compiler does not specialize them and, unspecialized, looking up generic metadata
+/// and key paths took a tenth of the SQLite writer's time (docs/profiling.md, Ingest).
 public enum Analysis {
     /// Hampel filter: a centred window of 7 samples.
     public static let spikeHalfWindow = 3
