@@ -116,7 +116,7 @@ import Testing
         #expect(Analysis.cellWrites(summingAllFrom: contributions) == CellWrites(deleting: .every, writing: Array(all.values)))
     }
 
-    /// Many venues' worth of check-ins over several hours each, statuses changing back and forth
+    /// A venue's 60 check-ins of one to three hours each, statuses changing back and forth
     /// at random: after each change, the cells as summed again where the check-ins were equal the
     /// cells from scratch — check-in counts exactly, a check-in across two hours of one day once.
     @Test func summingAgainWhereCheckInsWereEqualsSummingFromScratch() {
