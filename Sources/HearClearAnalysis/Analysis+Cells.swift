@@ -121,24 +121,25 @@ extension Analysis {
         CellWrites(deleting: .every, writing: Array(cells(from: contributions).values))
     }
 
-    /// The cells of one weekday and one hour that `changed`'s per-hour sums fall in: those a
-    /// sum-again of their check-ins sums from the per-hour sums of every check-in in them.
-    @_specialize(exported: true, where Key == Int64)
-    public static func hourCells<Key>(of changed: [HourContribution<Key>]) -> Set<LocalHour> {
-        Set(changed.map(\.hour))
+    /// The stored cells `cellWrites(adding:to:)` reads: those on the added cells' weekdays at their
+    /// hours — the added cells themselves (four for a check-in within one hour), and for a check-in
+    /// across midnight a few others, which it passes over.
+    public static func storedCells(adding added: some Collection<LocalHour>) -> CellSelection {
+        CellSelection(weekdays: Set(added.map(\.weekday)), hours: Set(added.map(\.hour)), match: .both)
     }
 
-    /// The stored cells a sum-again of `hourCells` reads: every cell on their weekdays, every cell at
-    /// their hours, and each weekday's whole day (which the overall cell is the sum of).
+    /// The stored cells a sum-again reads, where `hourCells` are the cells of one weekday and hour
+    /// that the changed check-ins' hours fall in: every cell on their weekdays, every cell at their
+    /// hours, and each weekday's whole day (which the overall cell is the sum of).
     public static func storedCells(summingAgain hourCells: Set<LocalHour>) -> CellSelection {
-        CellSelection(weekdays: Set(hourCells.map(\.weekday)), hours: Set(hourCells.map(\.hour)).union([LoudnessAggregate.everyHour]))
+        CellSelection(weekdays: Set(hourCells.map(\.weekday)), hours: Set(hourCells.map(\.hour)).union([LoudnessAggregate.everyHour]), match: .either)
     }
 
     /// What a store writes for `.sumAgain(changes)`, reading no more than the cells of one weekday
     /// and hour where the changed check-ins were, however many check-ins the venue holds:
     ///
     /// - each such cell is summed again from the per-hour sums of every check-in in it
-    ///   (`contributions`: those of the cells `hourCells(of:)` names for the changed check-ins' sums);
+    ///   (`contributions`: those in the cells of the changed check-ins' hours);
     /// - each weekday, hour and overall cell covering them is the sum of the cells it spans — one
     ///   weekday and hour each, or for the overall cell each weekday's whole day — as summed again or
     ///   stored (`stored`: the cells `storedCells(summingAgain:)` selects);
@@ -153,7 +154,7 @@ extension Analysis {
     ) -> CellWrites {
         let changed = Set(changes.map(\.key))
         let changedHours = Dictionary(grouping: contributions.filter { changed.contains($0.checkIn) }, by: \.checkIn)
-        let hourCells = hourCells(of: changedHours.values.flatMap { $0 })
+        let hourCells = Set(changedHours.values.joined().map(\.hour))
         let summed = cells(from: contributions, only: hourCells)
         var byCell = Dictionary(stored.map { ($0.cell, $0) }, uniquingKeysWith: { first, _ in first })
         for cell in hourCells { byCell[cell] = summed[cell] }

@@ -1,15 +1,27 @@
-/// Some of a venue's stored cells, as a store selects them: those on `weekdays` (at any hour, and
-/// the whole day) and those at `hours` (on any weekday, and every weekday together).
+/// Some of a venue's stored cells, as a store selects them: by weekdays and hours, a cell chosen
+/// for being on both one of the weekdays and at one of the hours, or on either.
 public struct CellSelection: Equatable, Sendable {
+    public enum Match: Sendable {
+        /// On one of the weekdays at one of the hours: the cells of a check-in's hours alone.
+        case both
+        /// On one of the weekdays (at any hour) or at one of the hours (on any weekday).
+        case either
+    }
+
     public var weekdays: Set<Int>
     public var hours: Set<Int>
+    public var match: Match
 
-    public init(weekdays: Set<Int>, hours: Set<Int>) {
+    public init(weekdays: Set<Int>, hours: Set<Int>, match: Match) {
         self.weekdays = weekdays
         self.hours = hours
+        self.match = match
     }
 
     public func contains(_ cell: LocalHour) -> Bool {
-        weekdays.contains(cell.weekday) || hours.contains(cell.hour)
+        switch match {
+        case .both: weekdays.contains(cell.weekday) && hours.contains(cell.hour)
+        case .either: weekdays.contains(cell.weekday) || hours.contains(cell.hour)
+        }
     }
 }

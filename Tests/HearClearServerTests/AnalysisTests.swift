@@ -98,7 +98,7 @@ import Testing
         let all = Analysis.cells(from: contributions)
         let twoStops = [StatusChange(key: 2, from: .accepted, to: .outlier, deviceBanned: false)]
         // What the store reads: the check-ins in Monday 20:00, and Monday's, 20:00's and each day's cells.
-        #expect(Analysis.storedCells(summingAgain: [monday]) == CellSelection(weekdays: [0], hours: [20, wholeDay]))
+        #expect(Analysis.storedCells(summingAgain: [monday]) == CellSelection(weekdays: [0], hours: [20, wholeDay], match: .either))
         let summed = Analysis.cellWrites(
             summingAgain: twoStops, from: contributions.filter { $0.hour == monday },
             stored: stored.filter { Analysis.storedCells(summingAgain: [monday]).contains($0.cell) })
@@ -148,7 +148,7 @@ import Testing
                 for index in hours { contributions[index].status = to }
                 changes.append(StatusChange(key: key, from: from, to: to, deviceBanned: contributions[hours[0]].deviceBanned))
             }
-            let hourCells = Analysis.hourCells(of: contributions.filter { keys.contains($0.checkIn) })
+            let hourCells = Set(contributions.filter { keys.contains($0.checkIn) }.map(\.hour))
             let writes = Analysis.cellWrites(
                 summingAgain: changes, from: contributions.filter { hourCells.contains($0.hour) },
                 stored: stored.filter { Analysis.storedCells(summingAgain: hourCells).contains($0.cell) })
@@ -168,6 +168,9 @@ import Testing
         let additions = Analysis.cells(from: [
             HourContribution(checkIn: 9, hour: monday, sums: CellSums(samples: 60, energy: 1e6), status: .accepted, deviceBanned: false)
         ])
+        // What the store reads: of every cell a venue can have, the four the check-in adds to.
+        let everyCell = (0...LoudnessAggregate.everyWeekday).flatMap { weekday in (0...LoudnessAggregate.everyHour).map { LocalHour(weekday: weekday, hour: $0) } }
+        #expect(Set(everyCell.filter(Analysis.storedCells(adding: additions.keys).contains)) == Set(additions.keys))
         let writes = Analysis.cellWrites(adding: additions, to: stored)
         // The cells the new check-in covers, each with it added where one was stored; nothing else.
         #expect(writes.deleted == CellWrites.Deletion.none)

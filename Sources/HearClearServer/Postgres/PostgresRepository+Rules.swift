@@ -92,13 +92,14 @@ extension PostgresRepository {
         try await connection.execute(Statement.SelectedCells(venueID: venueID, selection: selection), logger: logger).reduce(into: []) { $0.append($1) }
     }
 
-    /// A venue's cells, or those of `touching`'s weekdays and hours (the cells a check-in adds to
-    /// cross to themselves alone: four for a check-in within one hour).
-    static func cells(of venueID: String, touching: [LocalHour]? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
-        let weekdays = touching.map { Array(Set($0.map(\.weekday))) }, hours = touching.map { Array(Set($0.map(\.hour))) }
-        return try await connection.execute(Statement.Cells(venueID: venueID, weekdays: weekdays, hours: hours), logger: logger).reduce(into: []) {
-            $0.append($1)
-        }
+    /// Every cell of a venue.
+    static func cells(of venueID: String, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
+        try await connection.execute(Statement.Cells(venueID: venueID), logger: logger).reduce(into: []) { $0.append($1) }
+    }
+
+    /// The local hours some check-ins' per-hour sums are in.
+    static func hours(of checkIns: [Int64], on connection: PostgresConnection, logger: Logger) async throws -> Set<LocalHour> {
+        try await connection.execute(Statement.CheckInHours(checkIns: checkIns), logger: logger).reduce(into: []) { $0.insert($1) }
     }
 
     /// Applies the status rule to a venue's check-ins (those with one home hour, or all), saves the
@@ -133,12 +134,12 @@ extension PostgresRepository {
             // The venue's row lock, taken by every writer, keeps another server from writing in between.
             let additions = Analysis.cells(
                 from: known + (read.isEmpty ? [] : try await contributions(venueID: venueID, checkIns: Array(read), on: connection, logger: logger)))
-            writes = Analysis.cellWrites(adding: additions, to: try await cells(of: venueID, touching: Array(additions.keys), on: connection, logger: logger))
+            writes = Analysis.cellWrites(
+                adding: additions, to: try await cells(of: venueID, selected: Analysis.storedCells(adding: additions.keys), on: connection, logger: logger))
         case .sumAgain(nil):
             writes = Analysis.cellWrites(summingAllFrom: try await contributions(venueID: venueID, on: connection, logger: logger))
         case .sumAgain(let changes?):
-            let hourCells = Analysis.hourCells(
-                of: try await contributions(venueID: venueID, checkIns: changes.map(\.key), on: connection, logger: logger))
+            let hourCells = try await hours(of: changes.map(\.key), on: connection, logger: logger)
             writes = Analysis.cellWrites(
                 summingAgain: changes, from: try await contributions(venueID: venueID, inCells: hourCells, on: connection, logger: logger),
                 stored: try await cells(of: venueID, selected: Analysis.storedCells(summingAgain: hourCells), on: connection, logger: logger))

@@ -257,27 +257,38 @@ extension PostgresRepository {
             func decodeRow(_ row: PostgresRow) throws -> HourContribution<Int64> { try Contributions.contribution(row) }
         }
 
-        /// A venue's cells on some weekdays or at some hours (`CellSelection`).
+        /// The local hours some check-ins' per-hour sums are in.
+        struct CheckInHours: PostgresPreparedStatement {
+            static let sql = "SELECT weekday, hour FROM checkin_hour WHERE checkin_seq = ANY($1)"
+            static let bindingDataTypes: [PostgresDataType] = [.int8Array]
+            var checkIns: [Int64]
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(checkIns) }
+            func decodeRow(_ row: PostgresRow) throws -> LocalHour {
+                let (weekday, hour) = try row.decode((Int, Int).self)
+                return LocalHour(weekday: weekday, hour: hour)
+            }
+        }
+
+        /// A venue's cells that a `CellSelection` selects.
         struct SelectedCells: PostgresPreparedStatement {
             static let sql = """
                 SELECT weekday, hour, checkins, \(CellSums.columnList()) FROM loudness
-                WHERE venue_id = $1 AND (weekday = ANY($2) OR hour = ANY($3))
+                WHERE venue_id = $1 AND CASE WHEN $4 THEN weekday = ANY($2) AND hour = ANY($3) ELSE weekday = ANY($2) OR hour = ANY($3) END
                 """
-            static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array, .int8Array]
+            static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array, .int8Array, .bool]
             var venueID: String, selection: CellSelection
-            func makeBindings() throws -> PostgresBindings { try PostgresBindings(venueID, Array(selection.weekdays), Array(selection.hours)) }
+            func makeBindings() throws -> PostgresBindings {
+                try PostgresBindings(venueID, Array(selection.weekdays), Array(selection.hours), selection.match == .both)
+            }
             func decodeRow(_ row: PostgresRow) throws -> LoudnessAggregate { try Cells.cell(row) }
         }
 
-        /// A venue's cells, or those on some weekdays at some hours.
+        /// Every cell of a venue.
         struct Cells: PostgresPreparedStatement {
-            static let sql = """
-                SELECT weekday, hour, checkins, \(CellSums.columnList()) FROM loudness
-                WHERE venue_id = $1 AND ($2::bigint[] IS NULL OR (weekday = ANY($2) AND hour = ANY($3)))
-                """
-            static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array, .int8Array]
-            var venueID: String, weekdays: [Int]?, hours: [Int]?
-            func makeBindings() throws -> PostgresBindings { try PostgresBindings(nullable: venueID, weekdays, hours) }
+            static let sql = "SELECT weekday, hour, checkins, \(CellSums.columnList()) FROM loudness WHERE venue_id = $1"
+            static let bindingDataTypes: [PostgresDataType] = [.text]
+            var venueID: String
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(venueID) }
             func decodeRow(_ row: PostgresRow) throws -> LoudnessAggregate { try Self.cell(row) }
 
             static func cell(_ row: PostgresRow) throws -> LoudnessAggregate {

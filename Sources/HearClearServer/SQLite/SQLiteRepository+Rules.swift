@@ -102,11 +102,11 @@ extension SQLiteRepository {
         case .add(let read, let known):
             guard !read.isEmpty || !known.isEmpty else { return changes }
             let additions = Analysis.cells(from: known + (read.isEmpty ? [] : try contributions(venueID: venueID, checkIns: read, in: db)))
-            writes = Analysis.cellWrites(adding: additions, to: try cells(of: venueID, touching: Array(additions.keys), in: db))
+            writes = Analysis.cellWrites(adding: additions, to: try cells(of: venueID, selected: Analysis.storedCells(adding: additions.keys), in: db))
         case .sumAgain(nil):
             writes = Analysis.cellWrites(summingAllFrom: try contributions(venueID: venueID, in: db))
         case .sumAgain(let changes?):
-            let hourCells = Analysis.hourCells(of: try contributions(venueID: venueID, checkIns: Set(changes.map(\.key)), in: db))
+            let hourCells = try hours(of: changes.map(\.key), in: db)
             writes = Analysis.cellWrites(
                 summingAgain: changes, from: try contributions(venueID: venueID, inCells: hourCells, in: db),
                 stored: try cells(of: venueID, selected: Analysis.storedCells(summingAgain: hourCells), in: db))
@@ -115,27 +115,27 @@ extension SQLiteRepository {
         return changes
     }
 
-    /// A venue's cells on the weekdays and at the hours of `touching` (the cells a check-in adds
-    /// to cross to themselves alone: four for a check-in within one hour).
-    static func cells(of venueID: String, touching: [LocalHour], in db: GRDB.Database) throws -> [LoudnessAggregate] {
-        try LoudnessRecord.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT * FROM loudness WHERE venue_id = ?
-                    AND weekday IN (SELECT value FROM json_each(?)) AND hour IN (SELECT value FROM json_each(?))
-                    """),
-            arguments: [venueID, jsonArray(Set(touching.map(\.weekday))), jsonArray(Set(touching.map(\.hour)))]
-        ).map(\.aggregate)
+    /// The local hours some check-ins' per-hour sums are in, read from the primary key alone.
+    static func hours(of checkIns: [Int64], in db: GRDB.Database) throws -> Set<LocalHour> {
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT weekday, hour FROM checkin_hour WHERE checkin_seq IN (SELECT value FROM json_each(?))"),
+            arguments: [jsonArray(checkIns)])
+        var hours: Set<LocalHour> = []
+        while let row = try rows.next() { hours.insert(LocalHour(weekday: row[0], hour: row[1])) }
+        return hours
     }
 
     /// A venue's cells that `selection` selects.
     static func cells(of venueID: String, selected selection: CellSelection, in db: GRDB.Database) throws -> [LoudnessAggregate] {
-        try LoudnessRecord.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT * FROM loudness WHERE venue_id = ?
-                    AND (weekday IN (SELECT value FROM json_each(?)) OR hour IN (SELECT value FROM json_each(?)))
-                    """),
+        // A text for each match, as SQLite plans a statement once: with both, the primary key
+        // finds each cell; with either, the venue's cells are read through.
+        let condition =
+            switch selection.match {
+            case .both: "weekday IN (SELECT value FROM json_each(?)) AND hour IN (SELECT value FROM json_each(?))"
+            case .either: "(weekday IN (SELECT value FROM json_each(?)) OR hour IN (SELECT value FROM json_each(?)))"
+            }
+        return try LoudnessRecord.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM loudness WHERE venue_id = ? AND " + condition),
             arguments: [venueID, jsonArray(selection.weekdays), jsonArray(selection.hours)]
         ).map(\.aggregate)
     }
