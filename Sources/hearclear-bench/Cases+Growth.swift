@@ -10,17 +10,29 @@ extension Cases {
     /// What one step of the growth case measured, with `storedCheckIns` already stored.
     struct GrowthStep {
         let storedCheckIns: Int
+        let load: Load
+        /// On disk per stored second, indexes included; nil for the empty store.
+        let bytesPerSecond: Double?
+        /// The same load on a new empty store, measured right after this step; nil for the first
+        /// step, itself on the empty store.
+        let beside: Load?
+    }
+
+    /// What one load measured: the uploads, then the answers.
+    struct Load {
         let ingestRate: Double
         let ingestP99: Double
         let loudnessRate: Double
         let loudnessP99: Double
-        /// On disk per stored second, indexes included; nil for the empty store.
-        let bytesPerSecond: Double?
     }
 
     /// Ingest and loudness answers on an empty store, then with `size.growthCheckIns` check-ins
     /// stored, and what a stored second costs on disk. The store is filled through its own save
     /// path (`storeCheckIn`, as the API stores), not HTTP, to keep the run short.
+    ///
+    /// Each step after the first is compared with the same load on a new empty store measured
+    /// right after it: this machine's speed drifts by ±15 % over the minutes a fill takes, and one
+    /// empty store measured at the start moved the ratio by as much.
     func growth(_ store: Store = .sqlite) async throws -> CaseResult {
         let run = try folder("growth")
         let location = try database(store, named: "growth", in: run)
@@ -33,28 +45,38 @@ extension Cases {
         for target in [0] + size.growthCheckIns {
             stored = try await fill(location, from: stored, to: target, random: &random)
             let bytes = stored == 0 ? nil : try storedBytes(store, location) / Double(stored * Self.growthSeconds)
-            let server = try await ServerProcess.hearclear(
-                database: location, binaries: binaries, environment: ["HEARCLEAR_RATE_LIMIT": "0"], logFile: run.appendingPathComponent("growth.log"))
-            let token = try registerDevice(port: server.port)
             let bodies = try (stored..<stored + size.growthUploads).map { number in
                 try APIClient.uploadBody(CheckInV2(nextCheckIn(&random, number: number)))
             }
-            let load = try upload(bodies, token: token, port: server.port)
+            let load = try await measure(location, bodies: bodies, script: script, run: run)
             stored += bodies.count
-            try warm(port: server.port, venues: read)
-            let answers = try wrk(port: server.port, script: script)
-            await server.stop()
+            var beside: Load? = nil
+            if target > 0 {
+                let empty = try database(store, named: "growth-empty-\(target)", in: run)
+                _ = try await fill(empty, from: 0, to: 0, random: &random)
+                beside = try await measure(empty, bodies: bodies, script: script, run: run)
+            }
             // Said as each step ends: the last steps of a full run take most of an hour.
             FileHandle.standardError.write(
                 Data(
-                    "growth: \(target) stored: \(Int(load.rate)) check-ins/s, loudness \(Int(answers.rate)) req/s (p99 \(answers.p99) ms)\(bytes.map { ", \(String(format: "%.1f", $0)) B per stored second" } ?? "")\n"
+                    "growth: \(target) stored: \(Int(load.ingestRate)) check-ins/s\(beside.map { " (\(Int($0.ingestRate)) on an empty store beside it)" } ?? ""), loudness \(Int(load.loudnessRate)) req/s (p99 \(load.loudnessP99) ms)\(bytes.map { ", \(String(format: "%.1f", $0)) B per stored second" } ?? "")\n"
                         .utf8))
-            steps.append(
-                GrowthStep(
-                    storedCheckIns: target, ingestRate: load.rate, ingestP99: load.p99, loudnessRate: answers.rate, loudnessP99: answers.p99,
-                    bytesPerSecond: bytes))
+            steps.append(GrowthStep(storedCheckIns: target, load: load, bytesPerSecond: bytes, beside: beside))
         }
         return growthResult(store, steps: steps)
+    }
+
+    /// A server over `location`: `bodies` uploaded as in the ingest case, then the loudness of the
+    /// venues they reached asked once to warm the cache and by wrk in turn.
+    func measure(_ location: String, bodies: [Data], script: String, run: URL) async throws -> Load {
+        let server = try await ServerProcess.hearclear(
+            database: location, binaries: binaries, environment: ["HEARCLEAR_RATE_LIMIT": "0"], logFile: run.appendingPathComponent("growth.log"))
+        let token = try registerDevice(port: server.port)
+        let load = try upload(bodies, token: token, port: server.port)
+        try warm(port: server.port, venues: min(size.growthUploads, size.growthVenues))
+        let answers = try wrk(port: server.port, script: script)
+        await server.stop()
+        return Load(ingestRate: load.rate, ingestP99: load.p99, loudnessRate: answers.rate, loudnessP99: answers.p99)
     }
 
     /// Seconds in each check-in of the growth case, as in the ingest case.
@@ -101,8 +123,9 @@ extension Cases {
         return to
     }
 
-    /// The store's bytes on disk, indexes included: the SQLite file (its WAL checkpointed away when
-    /// the last connection closed), or every table of the PostgreSQL database with its indexes and TOAST.
+    /// The store's bytes on disk, indexes included: the SQLite file and its WAL (which stays after
+    /// the store closes, up to the 1,000 pages at which the writer checkpoints), or every table of
+    /// the PostgreSQL database with its indexes and TOAST.
     func storedBytes(_ store: Store, _ location: String) throws -> Double {
         switch store {
         case .sqlite:
@@ -120,22 +143,29 @@ extension Cases {
     }
 
     func growthResult(_ store: Store, steps: [GrowthStep]) -> CaseResult {
-        let empty = steps[0], largest = steps[steps.count - 1]
-        let ingestRatio = largest.ingestRate / empty.ingestRate, answerRatio = largest.loudnessRate / empty.loudnessRate
+        let largest = steps[steps.count - 1], empty = largest.beside ?? largest.load
+        let ingestRatio = largest.load.ingestRate / empty.ingestRate, answerRatio = largest.load.loudnessRate / empty.loudnessRate
         let bytes = largest.bytesPerSecond ?? 0
         let (name, bytesTarget) = if case .sqlite = store { ("Growth", 10.0) } else { ("Growth (PostgreSQL)", 16.0) }
         var metrics: [CaseResult.Metric] = []
         for step in steps {
             let at = "at \(step.storedCheckIns) stored"
             metrics += [
-                .init(name: "check-ins/s \(at)", value: step.ingestRate, unit: "1/s"), .init(name: "ingest p99 \(at)", value: step.ingestP99, unit: "ms"),
-                .init(name: "loudness req/s \(at)", value: step.loudnessRate, unit: "1/s"), .init(name: "loudness p99 \(at)", value: step.loudnessP99, unit: "ms"),
+                .init(name: "check-ins/s \(at)", value: step.load.ingestRate, unit: "1/s"), .init(name: "ingest p99 \(at)", value: step.load.ingestP99, unit: "ms"),
+                .init(name: "loudness req/s \(at)", value: step.load.loudnessRate, unit: "1/s"),
+                .init(name: "loudness p99 \(at)", value: step.load.loudnessP99, unit: "ms"),
             ]
+            if let beside = step.beside {
+                metrics += [
+                    .init(name: "check-ins/s on an empty store beside the step \(at)", value: beside.ingestRate, unit: "1/s"),
+                    .init(name: "loudness req/s on an empty store beside the step \(at)", value: beside.loudnessRate, unit: "1/s"),
+                ]
+            }
             if let perSecond = step.bytesPerSecond { metrics.append(.init(name: "bytes per stored second \(at)", value: perSecond, unit: "B")) }
         }
         return CaseResult(
             name: name,
-            reference: "the same server and load on the same store when it was empty, in the same run",
+            reference: "the same server and load on a new empty store, measured right after each step, in the same run",
             metrics: metrics,
             goals: [
                 .init(
