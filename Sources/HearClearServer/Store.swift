@@ -42,10 +42,11 @@ public struct OpenedStore: Sendable {
         case .sqlite(let path):
             let pool = try SQLiteDatabase.openPool(path: path)
             let version = try SQLiteDatabase.migrate(pool)
+            let repository = SQLiteRepository(pool: pool, defaultCalibrationDB: defaultCalibrationDB, changes: changes)
+            let close: @Sendable () -> Void = { try? repository.close() }
             return OpenedStore(
-                store: SQLiteRepository(pool: pool, defaultCalibrationDB: defaultCalibrationDB, changes: changes), schemaVersion: version,
-                changes: changes, rateBuckets: LocalRateBuckets(), isReachable: { true },
-                services: [StoreCloser(close: { try? pool.close() })], close: { try? pool.close() })
+                store: repository, schemaVersion: version, changes: changes, rateBuckets: LocalRateBuckets(), isReachable: { true },
+                services: [StoreCloser(close: close)], close: close)
         case .postgres(let address):
             return try await openPostgres(address, defaultCalibrationDB: defaultCalibrationDB, changes: changes, logger: logger).opened
         }

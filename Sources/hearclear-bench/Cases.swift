@@ -441,7 +441,7 @@ struct Cases {
             let checkIn = Self.checkIn(&random, venue: "v\(index % venues)", seconds: 60, start: start.addingTimeInterval(Double(index) * 1_237))
             _ = try await repository.storeCheckIn(checkIn, contentHash: Data(checkIn.id.wireString.utf8), by: device, at: Date())
         }
-        try pool.close()
+        try repository.close()
         return (path, try loudnessScript(venues: venues, in: run))
     }
 

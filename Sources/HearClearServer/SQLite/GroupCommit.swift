@@ -24,9 +24,13 @@ final class GroupCommit: Sendable {
         let fail: @Sendable (any Error) -> Void
     }
 
-    init(writer: any DatabaseWriter, largestBatch: Int = 64) {
+    /// Told how many writes each transaction committed.
+    private let checkpointer: WALCheckpointer?
+
+    init(writer: any DatabaseWriter, largestBatch: Int = 64, checkpointer: WALCheckpointer? = nil) {
         self.writer = writer
         self.largestBatch = largestBatch
+        self.checkpointer = checkpointer
     }
 
     /// How many writes wait for the next transaction.
@@ -70,6 +74,7 @@ final class GroupCommit: Sendable {
                     }
                 }
                 for settle in settlements.withLock({ $0 }) { settle(.success(())) }
+                checkpointer?.committed(batch.count)
             } catch {
                 // Nothing of this transaction was kept: every caller hears why.
                 let ran = settlements.withLock { $0 }

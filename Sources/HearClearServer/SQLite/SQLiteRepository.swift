@@ -14,12 +14,21 @@ public struct SQLiteRepository: Repository {
     let changes: VenueChangeFeed
     /// Where check-ins are written, so that concurrent uploads share a transaction.
     let groupCommit: GroupCommit
+    /// Copies the WAL into the file beside the writer.
+    let checkpointer: WALCheckpointer
 
     public init(pool: DatabasePool, defaultCalibrationDB: Double = Level.defaultCalibrationDB, changes: VenueChangeFeed = VenueChangeFeed()) {
         self.pool = pool
         self.defaultCalibrationDB = defaultCalibrationDB
         self.changes = changes
-        groupCommit = GroupCommit(writer: pool)
+        checkpointer = WALCheckpointer(path: pool.path)
+        groupCommit = GroupCommit(writer: pool, checkpointer: checkpointer)
+    }
+
+    /// Closes the file, once a checkpoint under way has ended.
+    public func close() throws {
+        checkpointer.finish()
+        try pool.close()
     }
 
     // MARK: Devices

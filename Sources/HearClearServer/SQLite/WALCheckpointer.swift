@@ -1,0 +1,53 @@
+import Dispatch
+import GRDB
+import Synchronization
+
+/// Copies the WAL back into the database file on a connection of its own, so that the one writer
+/// does not wait for it.
+///
+/// SQLite checkpoints in the connection that commits: every 1,000 frames the writer copied the WAL
+/// into the file and `fsync`ed it, and every upload of the next batches waited. On the growth
+/// case's store at 10⁵ check-ins that was a sixth of the ingest's time, more than on an empty store
+/// as each upload dirtied more distinct pages of a larger file (docs/profiling.md, "Ingest", step
+/// 15). Here a passive checkpoint runs every `every` committed check-ins on a dispatch thread
+/// (its `fsync` would block a thread of Swift's cooperative pool). The writer's own checkpoint
+/// stays: it then finds most frames copied, and its completing lets the WAL start over, which a
+/// checkpoint running beside a writer that never pauses never does.
+final class WALCheckpointer: Sendable {
+    /// Committed check-ins between two checkpoints: a few hundred frames on a busy store.
+    static let every = 32
+
+    private let path: String
+    private let every: Int
+    private let state = Mutex<(committed: Int, running: Bool)>((0, false))
+    private let queue = DispatchQueue(label: "hearclear.wal-checkpoint")
+
+    init(path: String, every: Int = WALCheckpointer.every) {
+        self.path = path
+        self.every = every
+    }
+
+    /// Counts `writes` just committed; starts a checkpoint when enough have been and none is running.
+    func committed(_ writes: Int) {
+        let start = state.withLock { state in
+            state.committed += writes
+            guard state.committed >= every, !state.running else { return false }
+            state = (0, true)
+            return true
+        }
+        guard start else { return }
+        queue.async { [self] in
+            defer { state.withLock { $0.running = false } }
+            // A connection for each checkpoint, so that none stays open beside the store's pool. A
+            // failure loses nothing: the writer's own checkpoint copies what this one could not.
+            guard let connection = try? DatabaseQueue(path: path) else { return }
+            _ = try? connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
+            try? connection.close()
+        }
+    }
+
+    /// Returns once the checkpoint under way, if any, has ended: before the store closes.
+    func finish() {
+        queue.sync {}
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import HearClearServer
+
+/// The WAL is copied into the database file beside the writer once enough writes have committed.
+struct WALCheckpointerTests {
+    static func fileSize(_ path: String) throws -> Int {
+        try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+    }
+
+    @Test func committedWritesAreCopiedIntoTheFileOnceThereAreEnough() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("checkpointer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let pool = try SQLiteDatabase.openPool(path: path)
+        defer { try? pool.close() }
+        // The writer copies nothing itself here, so whatever reaches the file was copied beside it.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        try pool.write { db in
+            try db.execute(sql: "CREATE TABLE blob (id INTEGER PRIMARY KEY, bytes BLOB)")
+            for id in 0..<64 { try db.execute(sql: "INSERT INTO blob VALUES (?, zeroblob(16384))", arguments: [id]) }
+        }
+        let before = try Self.fileSize(path)
+        let checkpointer = WALCheckpointer(path: path, every: 2)
+
+        checkpointer.committed(1)
+        checkpointer.finish()
+        #expect(try Self.fileSize(path) == before, "one write of the two it waits for")
+
+        checkpointer.committed(1)
+        checkpointer.finish()
+        #expect(try Self.fileSize(path) >= before + 64 * 16384, "the table's pages are in the file")
+        #expect(try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM blob") } == 64)
+    }
+}
