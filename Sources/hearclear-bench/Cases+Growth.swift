@@ -170,7 +170,7 @@ extension Cases {
             goals: [
                 .init(
                     description: "ingest at \(largest.storedCheckIns) stored ÷ on an empty store", value: ingestRatio, target: "≥ 0.80", met: ingestRatio >= 0.8,
-                    whenMissed: "A check-in's writes touch its venue's rows only (its cells, its check-ins of the same home hour for the outlier rule), through indexes; what grows is the B-trees' depth and the pages the cache no longer holds."),
+                    whenMissed: "A check-in's writes touch its venue's rows only (its cells, its check-ins of the same home hour for the outlier rule), through indexes; what grows with a venue's check-ins is the cells each upload reads and writes (an empty store has few), how often the outlier rule sums cells again, and the pages the cache no longer holds (docs/profiling.md, Ingest, step 15)."),
                 .init(
                     description: "loudness req/s at \(largest.storedCheckIns) stored ÷ on an empty store", value: answerRatio, target: "≥ 0.90",
                     met: answerRatio >= 0.9,
