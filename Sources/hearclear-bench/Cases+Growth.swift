@@ -48,13 +48,13 @@ extension Cases {
             let bodies = try (stored..<stored + size.growthUploads).map { number in
                 try APIClient.uploadBody(CheckInV2(nextCheckIn(&random, number: number)))
             }
-            let load = try await measure(location, bodies: bodies, script: script, run: run)
+            let load = try await measure(location, bodies: bodies, script: script, venues: read, run: run)
             stored += bodies.count
             var beside: Load? = nil
             if target > 0 {
                 let empty = try database(store, named: "growth-empty-\(target)", in: run)
                 _ = try await fill(empty, from: 0, to: 0, random: &random)
-                beside = try await measure(empty, bodies: bodies, script: script, run: run)
+                beside = try await measure(empty, bodies: bodies, script: script, venues: read, run: run)
             }
             // Said as each step ends: the last steps of a full run take most of an hour.
             FileHandle.standardError.write(
@@ -67,13 +67,13 @@ extension Cases {
     }
 
     /// A server over `location`: `bodies` uploaded as in the ingest case, then the loudness of the
-    /// venues they reached asked once to warm the cache and by wrk in turn.
-    func measure(_ location: String, bodies: [Data], script: String, run: URL) async throws -> Load {
+    /// first `venues` (those they reached) asked once to warm the cache and by wrk in turn (`script`).
+    func measure(_ location: String, bodies: [Data], script: String, venues: Int, run: URL) async throws -> Load {
         let server = try await ServerProcess.hearclear(
             database: location, binaries: binaries, environment: ["HEARCLEAR_RATE_LIMIT": "0"], logFile: run.appendingPathComponent("growth.log"))
         let token = try registerDevice(port: server.port)
         let load = try upload(bodies, token: token, port: server.port)
-        try warm(port: server.port, venues: min(size.growthUploads, size.growthVenues))
+        try warm(port: server.port, venues: venues)
         let answers = try wrk(port: server.port, script: script)
         await server.stop()
         return Load(ingestRate: load.rate, ingestP99: load.p99, loudnessRate: answers.rate, loudnessP99: answers.p99)
