@@ -1,12 +1,10 @@
-// The byte-level pieces of the samples blob: varints, zigzag deltas, bitmaps, doubles. Written by
-// hand because no library here has them (Foundation has no varint; protobuf would be a whole
-// dependency for four functions).
+// Varints, zigzag deltas, bitmaps and doubles: the level histograms' bytes, and format 1 of the
+// samples blob, which blobs stored before format 2 keep. Written by hand because no library here
+// has them (Foundation has no varint; protobuf would be a whole dependency for four functions).
 
 extension SampleColumns {
     struct ByteWriter {
         var bytes: [UInt8] = []
-
-        mutating func byte(_ value: UInt8) { bytes.append(value) }
 
         /// LEB128: seven bits a byte, low bits first.
         mutating func varint(_ value: UInt64) {
@@ -18,31 +16,9 @@ extension SampleColumns {
             bytes.append(UInt8(value))
         }
 
-        /// Each value as the zigzag varint of its difference from the one before (from 0 for the
-        /// first): a level moving by less than 6.4 dB a second takes one byte.
-        mutating func deltas(_ values: [Int]) {
-            var previous = 0
-            for value in values {
-                signedVarint(Int64(value &- previous))
-                previous = value
-            }
-        }
-
         /// Zigzag, then a varint: 0, −1, 1, −2, … as 0, 1, 2, 3, …, so small magnitudes take one byte.
         mutating func signedVarint(_ value: Int64) {
             varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
-        }
-
-        mutating func double(_ value: Double) {
-            withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
-        }
-
-        mutating func bitmap(_ bits: [Bool]) {
-            for start in stride(from: 0, to: bits.count, by: 8) {
-                var byte: UInt8 = 0
-                for (offset, bit) in bits[start..<min(start + 8, bits.count)].enumerated() where bit { byte |= 1 << offset }
-                bytes.append(byte)
-            }
         }
     }
 

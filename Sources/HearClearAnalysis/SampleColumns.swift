@@ -6,26 +6,29 @@ import HearClearCore
 /// (docs/storage.md, "The samples blob"). No query reads seconds across check-ins, and a row per
 /// second cost ~85 bytes where these columns cost under ten.
 ///
-/// A blob is a format byte, the payload's length (varint) and the payload, deflated by zlib. The
-/// payload holds, in order: the number of samples; a byte of flags (`t` listed, details, classes,
-/// each for all samples or for those a bitmap names); `t` only when the samples are not at 0,
-/// interval, 2·interval, …; each level column; the classes; the dropped samples' indices.
+/// A blob is a format byte, the CRC-32 of the rest and the payload, range-coded (`RangeEncoder`).
+/// The payload holds, in order: the number of samples; a byte of flags (`t` listed, details,
+/// classes, each for all samples or for those a bitmap names); `t` only when the samples are not at
+/// 0, interval, 2·interval, …; each level column; the classes; the dropped samples' indices.
 ///
 /// A level column is either fixed-point, in tenths of a dB (what API v2 carries, so every level it
 /// brings), hundredths or thousandths, whichever is the coarsest that holds every level of the
-/// column exactly, each level as the difference from the interval's `avg` when `avg` has the same
-/// step (they move together), delta-coded along the check-in as zigzag varints; or, when no such
-/// step holds them all (API v1 brings any precision), the IEEE doubles as they came. Nothing is
-/// rounded: decoding gives back exactly what was stored.
+/// column exactly, each level less the interval's `avg` when `avg` has the same step (they move
+/// together), then as its difference from the value before or from the column's median, whichever
+/// leaves smaller numbers; or, when no such step holds them all (API v1 brings any precision), the
+/// IEEE doubles as they came. Nothing is rounded: decoding gives back exactly what was stored.
+/// Format 1 (varints deflated by zlib) is still read.
 public struct SampleColumns: Sendable, Equatable {
     public var samples: [Sample]
     /// The spike filter's verdict per sample, as the check-in was analysed.
     public var dropped: [Bool]
 
-    /// The format this code writes; it reads every format it ever wrote.
-    public static let formatVersion: UInt8 = 1
-    /// The most samples a blob may claim: a day of seconds is 86,400, and a claim beyond this
-    /// would be a corrupt blob asking for memory.
+    /// The format this code writes: range-coded columns. It reads every format it ever wrote.
+    public static let formatVersion: UInt8 = 2
+    /// The first format, varints deflated by zlib, which blobs stored before format 2 keep.
+    static let deflatedFormat: UInt8 = 1
+    /// The most bytes a format 1 blob's payload may claim: beyond any check-in's, and a damaged
+    /// claim must not ask for memory.
     static let largestPayload = 64 << 20
 
     public init(samples: [Sample], dropped: [Bool]) {
@@ -50,18 +53,21 @@ public struct SampleColumns: Sendable, Equatable {
 
     /// A level column in whole steps of 10^−decimals dB.
     private struct FixedPoint {
-        /// 1, 2 or 3; the column's kind byte (0 is a column of doubles).
+        /// 1 to 6 (3 in format 1); the column's kind (0 is a column of doubles).
         var decimals: Int
         var steps: [Int]
 
         var scale: Double { Self.scale(decimals) }
 
-        static func scale(_ decimals: Int) -> Double { [1, 10, 100, 1000][decimals] }
+        static let mostDecimals = 6
 
-        /// The coarsest step that holds every level exactly, if one does (and every level is finite and sane).
-        init?(_ levels: [Double]) {
+        static func scale(_ decimals: Int) -> Double { [1, 10, 100, 1000, 10_000, 100_000, 1_000_000][decimals] }
+
+        /// The coarsest step, of `decimals` or more, that holds every level exactly, if one does
+        /// (and every level is finite and sane).
+        init?(_ levels: [Double], decimals coarsest: Int = 1) {
             guard levels.allSatisfy({ $0.isFinite && abs($0) < 1e6 }) else { return nil }
-            for decimals in 1...3 {
+            for decimals in coarsest...Self.mostDecimals {
                 let scale = Self.scale(decimals)
                 let steps = levels.map { Int(($0 * scale).rounded()) }
                 if zip(steps, levels).allSatisfy({ Double($0) / scale == $1 }) {
@@ -80,21 +86,29 @@ public struct SampleColumns: Sendable, Equatable {
 
         /// Picks the steps of `indices` (the samples with details, say).
         func picking(_ indices: [Int]) -> FixedPoint { FixedPoint(decimals: decimals, steps: indices.map { steps[$0] }) }
+
+        /// These levels in the finer steps of a column of `decimals`, to be its reference; nil when
+        /// that column's steps are coarser than these (format 1 took a reference of equal steps only).
+        func steps(forDecimals decimals: Int) -> [Int]? {
+            guard decimals >= self.decimals else { return nil }
+            let factor = [1, 10, 100, 1000, 10_000, 100_000][decimals - self.decimals]
+            return steps.map { $0 &* factor }
+        }
     }
 
     // MARK: Encoding
 
     /// The blob of these samples, taken at `intervalS` seconds apart unless their `t` say otherwise.
     public func encoded(intervalS: Double) -> Data {
-        var payload = ByteWriter()
-        payload.varint(UInt64(samples.count))
+        var payload = CodedWriter()
+        payload.number(samples.count)
         let timesListed = !samples.indices.allSatisfy { samples[$0].t == Double($0) * intervalS }
         let withDetails = samples.map { $0.details != nil }
         let withClasses = samples.map { $0.classes != nil }
         var flags: Flags = timesListed ? .timesListed : []
         flags.formUnion(Self.presence(withDetails, all: .details, part: [.details, .detailsInPart]))
         flags.formUnion(Self.presence(withClasses, all: .classes, part: [.classes, .classesInPart]))
-        payload.byte(flags.rawValue)
+        payload.bits(UInt64(flags.rawValue), count: 8)
         if timesListed { samples.forEach { payload.double($0.t) } }
 
         let averages = FixedPoint(samples.map(\.avg))
@@ -112,22 +126,11 @@ public struct SampleColumns: Sendable, Equatable {
         if flags.contains(.classes) {
             if flags.contains(.classesInPart) { payload.bitmap(withClasses) }
             let percents = samples.compactMap { $0.classes?.percent }
-            payload.deltas(percents.map(\.speech))
-            payload.deltas(percents.map(\.music))
+            payload.steps(percents.map(\.speech), reference: nil)
+            payload.steps(percents.map(\.music), reference: nil)
         }
-        let droppedIndices = dropped.indices.filter { dropped[$0] }
-        payload.varint(UInt64(droppedIndices.count))
-        var previous = 0
-        for index in droppedIndices {
-            payload.varint(UInt64(index - previous))
-            previous = index
-        }
-
-        var blob = ByteWriter()
-        blob.byte(Self.formatVersion)
-        blob.varint(UInt64(payload.bytes.count))
-        blob.bytes.append(contentsOf: Self.deflated(payload.bytes))
-        return Data(blob.bytes)
+        payload.indices(dropped.indices.filter { dropped[$0] })
+        return Data([Self.formatVersion] + payload.finish())
     }
 
     /// The levels of `LevelDetails` in the order their columns are written.
@@ -139,24 +142,16 @@ public struct SampleColumns: Sendable, Equatable {
         return present.allSatisfy { $0 } ? all : part
     }
 
-    private static func write(_ levels: [Double], reference: FixedPoint?, to payload: inout ByteWriter) {
-        guard let column = FixedPoint(levels) else {
-            payload.byte(0)
+    /// A column with a reference is kept in steps at least as fine as the reference's, so that it
+    /// can be coded less the reference (tenths are exact in hundredths).
+    private static func write(_ levels: [Double], reference: FixedPoint?, to payload: inout CodedWriter) {
+        guard let column = FixedPoint(levels, decimals: reference?.decimals ?? 1) else {
+            payload.bits(0, count: 3)
             levels.forEach { payload.double($0) }
             return
         }
-        payload.byte(UInt8(column.decimals))
-        guard let reference, reference.decimals == column.decimals else { return payload.deltas(column.steps) }
-        payload.deltas(zip(column.steps, reference.steps).map { $0 - $1 })
-    }
-
-    private static func deflated(_ bytes: [UInt8]) -> [UInt8] {
-        var length = compressBound(uLong(bytes.count))
-        var output = [UInt8](repeating: 0, count: Int(length))
-        // Level 6, zlib's default: a check-in hour deflates in about a millisecond.
-        let status = compress2(&output, &length, bytes, uLong(bytes.count), 6)
-        precondition(status == Z_OK, "zlib failed to deflate \(bytes.count) bytes (\(status))")
-        return Array(output.prefix(Int(length)))
+        payload.bits(UInt64(column.decimals), count: 3)
+        payload.steps(column.steps, reference: reference?.steps(forDecimals: column.decimals))
     }
 
     // MARK: Decoding
@@ -172,19 +167,32 @@ public struct SampleColumns: Sendable, Equatable {
         }
     }
 
-    /// The samples of a blob `encoded(intervalS:)` wrote with the same interval.
+    /// The samples of a blob `encoded(intervalS:)` wrote with the same interval, in this format or
+    /// the one before.
     public init(decoding blob: Data, intervalS: Double) throws(Unreadable) {
-        var header = ByteReader(Array(blob))
-        let version = try header.byte()
-        guard version == Self.formatVersion else {
-            throw Unreadable(description: "samples blob of format \(version), which this release cannot read (it reads format \(Self.formatVersion))")
+        let bytes = Array(blob)
+        guard let version = bytes.first else { throw Unreadable(description: "samples blob ends before its format") }
+        switch version {
+        case Self.formatVersion:
+            var payload = try CodedReader(bytes.dropFirst())
+            try self.init(reading: &payload, intervalS: intervalS)
+        case Self.deflatedFormat:
+            var header = ByteReader(bytes)
+            _ = try header.byte()
+            let length = try header.varint()
+            guard length <= UInt64(Self.largestPayload) else { throw Unreadable(description: "samples blob claims \(length) bytes, more than any check-in holds") }
+            var payload = ByteReader(try Self.inflated(Array(header.rest), length: Int(length)))
+            try self.init(reading: &payload, intervalS: intervalS)
+        default:
+            throw Unreadable(
+                description: "samples blob of format \(version), which this release cannot read (it reads formats \(Self.deflatedFormat) and \(Self.formatVersion))")
         }
-        let length = try header.varint()
-        guard length <= UInt64(Self.largestPayload) else { throw Unreadable(description: "samples blob claims \(length) bytes, more than any check-in holds") }
-        var payload = ByteReader(try Self.inflated(Array(header.rest), length: Int(length)))
+    }
 
+    /// The payload's structure, the same in both formats; `payload` reads each part as its format keeps it.
+    private init(reading payload: inout some ColumnSource, intervalS: Double) throws(Unreadable) {
         let count = try payload.count()
-        let flags = Flags(rawValue: try payload.byte())
+        let flags = Flags(rawValue: try payload.flags())
         var times = (0..<count).map { Double($0) * intervalS }
         if flags.contains(.timesListed) {
             for index in times.indices { times[index] = try payload.double() }
@@ -207,7 +215,7 @@ public struct SampleColumns: Sendable, Equatable {
         if flags.contains(.classes) {
             let present = flags.contains(.classesInPart) ? try payload.bitmap(count: count) : Array(repeating: true, count: count)
             let classified = present.indices.filter { present[$0] }
-            let speech = try payload.deltas(count: classified.count), music = try payload.deltas(count: classified.count)
+            let speech = try payload.steps(count: classified.count, reference: nil), music = try payload.steps(count: classified.count, reference: nil)
             for (position, index) in classified.enumerated() {
                 guard (0...100).contains(speech[position]), (0...100).contains(music[position]) else {
                     throw Unreadable(description: "samples blob holds a class probability outside 0…100 %")
@@ -216,29 +224,25 @@ public struct SampleColumns: Sendable, Equatable {
             }
         }
         var dropped = [Bool](repeating: false, count: count)
-        var index: UInt64 = 0
-        for _ in 0..<(try payload.count()) {
-            index = index &+ (try payload.varint())
-            guard index < UInt64(count) else { throw Unreadable(description: "samples blob drops a sample it does not hold") }
-            dropped[Int(index)] = true
-        }
-        guard payload.isAtEnd else { throw Unreadable(description: "samples blob has \(payload.remaining) bytes after its columns") }
+        for index in try payload.droppedIndices(below: count) { dropped[index] = true }
+        guard payload.isAtEnd else { throw Unreadable(description: "samples blob does not end where its columns do") }
         self.init(
             samples: (0..<count).map { Sample(t: times[$0], avg: averages[$0], peak: peaks[$0], details: details[$0], classes: classes[$0]) },
             dropped: dropped)
     }
 
-    private static func readColumn(count: Int, reference: FixedPoint?, from payload: inout ByteReader) throws(Unreadable) -> (levels: [Double], steps: FixedPoint?) {
-        let kind = try payload.byte()
+    private static func readColumn(count: Int, reference: FixedPoint?, from payload: inout some ColumnSource) throws(Unreadable) -> (levels: [Double], steps: FixedPoint?) {
+        let kind = try payload.columnKind()
         switch kind {
         case 0:
             var levels: [Double] = []
-            levels.reserveCapacity(min(count, payload.remaining / 8))
             for _ in 0..<count { levels.append(try payload.double()) }
             return (levels, nil)
-        case 1...3:
-            var steps = try payload.deltas(count: count)
-            if let reference, reference.decimals == Int(kind) { steps = zip(steps, reference.steps).map { $0 &+ $1 } }
+        case 1...UInt8(FixedPoint.mostDecimals):
+            let referenceSteps = reference.flatMap { reference in
+                type(of: payload).referencesFinerSteps ? reference.steps(forDecimals: Int(kind)) : reference.decimals == Int(kind) ? reference.steps : nil
+            }
+            let steps = try payload.steps(count: count, reference: referenceSteps)
             let column = FixedPoint(decimals: Int(kind), steps: steps)
             return (column.levels, column)
         default:

@@ -1,0 +1,58 @@
+/// Reads what `RangeEncoder` wrote. Past the end of its bytes it reads zeros and remembers it, so a
+/// damaged or cut stream decodes to something wrong, never out of bounds; `isAtEnd` then tells.
+struct RangeDecoder {
+    private let bytes: [UInt8]
+    private var position = 0
+    private var range: UInt32 = 0xFFFF_FFFF
+    private var code: UInt32 = 0
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        // The encoder's first byte, always 0, is not stored: the code starts with the next four.
+        for _ in 0..<4 { code = code << 8 | UInt32(next()) }
+    }
+
+    /// Whether every byte was read and none beyond: a stream decoded exactly as it was written.
+    var isAtEnd: Bool { position == bytes.count }
+
+    mutating func bit(_ probability: inout AdaptiveBit) -> Bool {
+        let bound = (range >> AdaptiveBit.precision) &* probability.zero
+        let bit = code >= bound
+        if bit {
+            code &-= bound
+            range &-= bound
+        } else {
+            range = bound
+        }
+        probability.update(bit)
+        normalize()
+        return bit
+    }
+
+    mutating func bits(count: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for _ in 0..<count {
+            range >>= 1
+            var bit: UInt64 = 0
+            if code >= range {
+                code &-= range
+                bit = 1
+            }
+            value = value << 1 | bit
+            normalize()
+        }
+        return value
+    }
+
+    private mutating func normalize() {
+        while range < RangeEncoder.top {
+            range <<= 8
+            code = code << 8 | UInt32(next())
+        }
+    }
+
+    private mutating func next() -> UInt8 {
+        defer { position += 1 }
+        return position < bytes.count ? bytes[position] : 0
+    }
+}
