@@ -29,16 +29,17 @@ struct RangeDecoder {
         return bit
     }
 
+    /// What `RangeEncoder.bits` wrote; a damaged stream may point past the last part, which
+    /// reads as the last part.
     mutating func bits(count: Int) -> UInt64 {
-        var value: UInt64 = 0
-        for _ in 0..<count {
-            range >>= 1
-            var bit: UInt64 = 0
-            if code >= range {
-                code &-= range
-                bit = 1
-            }
-            value = value << 1 | bit
+        var value: UInt64 = 0, remaining = count
+        while remaining > 0 {
+            let chunk = min(remaining, RangeEncoder.evenChunk)
+            remaining -= chunk
+            range >>= UInt32(chunk)
+            let part = min(code / range, (1 << UInt32(chunk)) - 1)
+            code &-= part &* range
+            value = value << UInt64(chunk) | UInt64(part)
             normalize()
         }
         return value

@@ -30,14 +30,23 @@ struct RangeEncoder {
         normalize()
     }
 
-    /// The low `count` bits of `value`, high first, each as likely 0 as 1 (no model learns them).
+    /// The low `count` bits of `value`, high first, each as likely 0 as 1 (no model learns them),
+    /// up to `evenChunk` at a time: the range split into 2^n equal parts at once (LZMA splits it
+    /// bit by bit: 2.2 % of the server's CPU under ingest against 1.0 %, `perf`).
     mutating func bits(_ value: UInt64, count: Int) {
-        for shift in stride(from: count - 1, through: 0, by: -1) {
-            range >>= 1
-            if (value >> UInt64(shift)) & 1 == 1 { low &+= UInt64(range) }
+        var remaining = count
+        while remaining > 0 {
+            let chunk = min(remaining, Self.evenChunk)
+            remaining -= chunk
+            range >>= UInt32(chunk)
+            low &+= UInt64(range) &* ((value >> UInt64(remaining)) & ((1 << UInt64(chunk)) - 1))
             normalize()
         }
     }
+
+    /// At most this many even bits share one split of the range: with the range at least 2^24
+    /// before, each part is still at least 256 wide.
+    static let evenChunk = 16
 
     /// The coded bytes. The coder's first byte is always 0 and is left out (`RangeDecoder` knows).
     mutating func finish() -> [UInt8] {

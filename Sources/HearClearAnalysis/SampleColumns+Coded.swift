@@ -16,7 +16,7 @@ extension SampleColumns {
 
     struct CodedWriter {
         private var encoder = RangeEncoder()
-        /// Counts, flags' companions and medians: the few numbers outside the columns.
+        /// Counts and medians: the few numbers outside the columns.
         private var structure = IntegerModel()
 
         mutating func number(_ value: Int) { structure.encode(signed: value, to: &encoder) }
@@ -43,13 +43,31 @@ extension SampleColumns {
                 defer { previous = value }
                 return value &- previous
             }
-            let median = residuals.isEmpty ? 0 : residuals.sorted()[residuals.count / 2]
+            let median = Self.median(of: residuals)
             let fromMedian = residuals.map { $0 &- median }
             let predictor: Predictor = Self.cost(fromMedian) < Self.cost(differences) ? .median : .previous
             bits(predictor.rawValue, count: 1)
             if predictor == .median { number(median) }
             var model = IntegerModel()
             for value in predictor == .median ? fromMedian : differences { model.encode(signed: value, to: &encoder) }
+        }
+
+        /// The upper median, counted rather than sorted when the values lie within a few thousand
+        /// steps of each other, as a column's do: sorting every column took 3.5 % of the server's
+        /// CPU under ingest (`perf`); the mean instead cost 0.1 byte a second more on the meter's
+        /// seconds, the median of 64 of them as much (`hearclear-bench --only wire`).
+        static func median(of values: [Int]) -> Int {
+            guard let lowest = values.min(), let highest = values.max() else { return 0 }
+            let (width, overflow) = highest.subtractingReportingOverflow(lowest)
+            guard !overflow, width < 4096 else { return values.sorted()[values.count / 2] }
+            var counts = [Int](repeating: 0, count: width + 1)
+            for value in values { counts[value - lowest] += 1 }
+            var below = 0
+            for (offset, count) in counts.enumerated() {
+                below += count
+                if below > values.count / 2 { return lowest + offset }
+            }
+            return highest
         }
 
         /// Ascending indices, each as its distance from the one before.
