@@ -124,15 +124,16 @@ public struct SQLiteRepository: Repository {
         defer { ServerMetrics.storeCheckInTransaction.recordSeconds((ContinuousClock.now - start).inSeconds) }
         // Analysed and encoded on this request's thread from what a read sees now; the write checks
         // that it still applies.
-        let prepared = try await pool.read { db in try target(of: checkIn, by: device, in: db) }.flatMap { venue, calibration in
-            PreparedCheckIn(checkIn, calibrationDB: calibration, timezone: venue.timezone)
+        let prepared = try await pool.read { db in try target(of: checkIn, by: device, in: db) }.flatMap { venue in
+            PreparedCheckIn(checkIn, calibrationDB: venue.calibrationDB, timezone: venue.timezone)
         }
         let stored = try await groupCommit.write { db -> CheckInOutcome in
             if let existing = try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE id = ?"), arguments: [checkIn.id.wireString]) {
                 guard existing.contentHash == contentHash, existing.deviceId == device else { return .conflict }
                 return .replayed(existing.stored)
             }
-            guard let (venue, calibration) = try target(of: checkIn, by: device, in: db) else { return .unknownVenue }
+            guard let venue = try target(of: checkIn, by: device, in: db) else { return .unknownVenue }
+            let calibration = venue.calibrationDB
             let stillApplies = prepared.map { $0.matches(calibrationDB: calibration, timezone: venue.timezone) } ?? false
             guard let made = stillApplies ? prepared : PreparedCheckIn(checkIn, calibrationDB: calibration, timezone: venue.timezone) else {
                 return .unknownVenue
@@ -141,7 +142,7 @@ public struct SQLiteRepository: Repository {
             try Self.touch(device: device, at: now, in: db)
             let analysis = made.analysis
             var record = CheckInRecord(
-                seq: nil, id: checkIn.id, venueId: venue.id, deviceId: device, contentHash: contentHash, startedAt: checkIn.startedAt,
+                seq: nil, id: checkIn.id, venueId: venue.venueID, deviceId: device, contentHash: contentHash, startedAt: checkIn.startedAt,
                 intervalS: checkIn.intervalS, weighting: checkIn.weighting, calibrationDb: calibration,
                 calibrationSource: checkIn.calibrationDB == nil ? .server : .checkIn,
                 samples: checkIn.samples.count, droppedSamples: analysis.droppedSamples,
@@ -155,11 +156,11 @@ public struct SQLiteRepository: Repository {
             for event in checkIn.events {
                 try insertEvent.execute(arguments: [seq, event.t, event.peak, event.durationS, event.sound?.rawValue])
             }
-            try Self.storeHours(analysis.hours, checkIn: seq, venueID: venue.id, in: db)
+            try Self.storeHours(analysis.hours, checkIn: seq, venueID: venue.venueID, in: db)
 
             if let joined = made.joined(as: seq) {
                 // The outlier rule may decide this check-in's status too.
-                let changes = try Self.decide(venueID: venue.id, homeHour: analysis.homeHour.hour, joined: joined, in: db)
+                let changes = try Self.decide(venueID: venue.venueID, homeHour: analysis.homeHour.hour, joined: joined, in: db)
                 record.status = changes.status(of: seq) ?? record.status
             }
             return .created(record.stored)
@@ -169,19 +170,21 @@ public struct SQLiteRepository: Repository {
         return stored
     }
 
-    /// The venue a check-in counts at (the one it names, or the one that was merged into) and the
-    /// calibration that applies to it; nil for a venue nobody created.
-    private func target(of checkIn: CheckIn, by device: UUID, in db: GRDB.Database) throws -> (VenueRecord, Double)? {
-        let findVenue = try db.cachedStatement(sql: "SELECT * FROM venue WHERE id = ?")
-        var venue = try VenueRecord.fetchOne(findVenue, arguments: [checkIn.venueID])
+    /// The venue a check-in counts at (the one it names, or the one that was merged into), its
+    /// time zone and the calibration that applies to it; nil for a venue nobody created. Only the
+    /// two columns: decoding the whole `VenueRecord`, twice an upload, was 5 % of the samples of
+    /// GRDB's threads in the growth case's fill (`perf`, docs/scale.md).
+    private func target(of checkIn: CheckIn, by device: UUID, in db: GRDB.Database) throws -> (venueID: String, timezone: String, calibrationDB: Double)? {
+        let findVenue = try db.cachedStatement(sql: "SELECT id, timezone FROM venue WHERE id = ?")
+        var venue = try Row.fetchOne(findVenue, arguments: [checkIn.venueID])
         if venue == nil,
             let target = try String.fetchOne(db.cachedStatement(sql: "SELECT venue_id FROM venue_alias WHERE id = ?"), arguments: [checkIn.venueID])
         {
             // A venue merged into another: the check-in counts there.
-            venue = try VenueRecord.fetchOne(findVenue, arguments: [target])
+            venue = try Row.fetchOne(findVenue, arguments: [target])
         }
         guard let venue else { return nil }
-        return (venue, try checkIn.calibrationDB ?? serverCalibration(forDevice: device, in: db))
+        return (venue[0], venue[1], try checkIn.calibrationDB ?? serverCalibration(forDevice: device, in: db))
     }
 
     public func uploadedCheckIn(id: UUID, by device: UUID) async throws -> CheckIn? {
