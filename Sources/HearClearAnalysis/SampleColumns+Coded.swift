@@ -91,9 +91,13 @@ extension SampleColumns {
         /// that merely decodes to other seconds.
         mutating func finish() -> [UInt8] {
             let coded = encoder.finish()
-            let checksum = UInt32(coded.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) })
-            return withUnsafeBytes(of: checksum.littleEndian, Array.init) + coded
+            return withUnsafeBytes(of: SampleColumns.checksum(of: coded).littleEndian, Array.init) + coded
         }
+    }
+
+    /// zlib's CRC-32 of a format 2 blob's coded bytes.
+    static func checksum(of coded: [UInt8]) -> UInt32 {
+        UInt32(coded.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) })
     }
 
     /// Reads what `CodedWriter` wrote.
@@ -109,8 +113,7 @@ extension SampleColumns {
             guard bytes.count >= 4 else { throw Unreadable(description: "samples blob ends before its checksum") }
             let coded = Array(bytes.dropFirst(4))
             let stored = bytes.prefix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            let checksum = UInt32(coded.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) })
-            guard checksum == stored else { throw Unreadable(description: "samples blob fails its checksum: it was damaged") }
+            guard SampleColumns.checksum(of: coded) == stored else { throw Unreadable(description: "samples blob fails its checksum: it was damaged") }
             decoder = RangeDecoder(coded)
         }
 
