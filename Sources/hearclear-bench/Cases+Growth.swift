@@ -123,9 +123,9 @@ extension Cases {
         return to
     }
 
-    /// The store's bytes on disk, indexes included: the SQLite file and its WAL (which stays after
-    /// the store closes, up to the 1,000 pages at which the writer checkpoints), or every table of
-    /// the PostgreSQL database with its indexes and TOAST.
+    /// The store's bytes on disk, indexes included: the SQLite file and its WAL (which closing the
+    /// store empties, unless a reader still held it), or every table of the PostgreSQL database
+    /// with its indexes and TOAST.
     func storedBytes(_ store: Store, _ location: String) throws -> Double {
         switch store {
         case .sqlite:

@@ -35,4 +35,26 @@ struct WALCheckpointerTests {
         #expect(try Self.fileSize(path) >= before + 64 * 16384, "the table's pages are in the file")
         #expect(try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM blob") } == 64)
     }
+
+    @Test func aClosedStoreLeavesItsWALEmpty() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("checkpointer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let pool = try SQLiteDatabase.openPool(path: path)
+        try SQLiteDatabase.migrate(pool)
+        let repository = SQLiteRepository(pool: pool)
+        // Fewer pages than the writer's own checkpoint waits for: they stay in the WAL until closing.
+        try pool.write { db in
+            try db.execute(sql: "CREATE TABLE blob (id INTEGER PRIMARY KEY, bytes BLOB)")
+            for id in 0..<16 { try db.execute(sql: "INSERT INTO blob VALUES (?, zeroblob(16384))", arguments: [id]) }
+        }
+        #expect(try Self.fileSize(path + "-wal") > 0)
+
+        try repository.close()
+        #expect(try Self.fileSize(path + "-wal") == 0, "a file copied whole is the whole store")
+        let reopened = try SQLiteDatabase.openPool(path: path)
+        defer { try? reopened.close() }
+        #expect(try reopened.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM blob") } == 16)
+    }
 }
