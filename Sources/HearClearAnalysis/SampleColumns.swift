@@ -12,12 +12,12 @@ import HearClearCore
 /// 0, interval, 2·interval, …; each level column; the classes; the dropped samples' indices.
 ///
 /// A level column is either fixed-point, in tenths of a dB (what API v2 carries, so every level it
-/// brings), hundredths or thousandths, whichever is the coarsest that holds every level of the
-/// column exactly, each level less the interval's `avg` when `avg` has the same step (they move
-/// together), then as its difference from the value before or from the column's median, whichever
-/// leaves smaller numbers; or, when no such step holds them all (API v1 brings any precision), the
-/// IEEE doubles as they came. Nothing is rounded: decoding gives back exactly what was stored.
-/// Format 1 (varints deflated by zlib) is still read.
+/// brings) or finer steps down to a millionth, the coarsest that holds every level of the column
+/// exactly (and past `avg`, no coarser than `avg`'s), each level past `avg` less the interval's
+/// `avg` (they move together), then as its difference from the value before or from the column's
+/// median, whichever leaves smaller numbers; or, when no such step holds them all (API v1 brings
+/// any precision), the IEEE doubles as they came. Nothing is rounded: decoding gives back exactly
+/// what was stored. Format 1 (varints deflated by zlib) is still read.
 public struct SampleColumns: Sendable, Equatable {
     public var samples: [Sample]
     /// The spike filter's verdict per sample, as the check-in was analysed.
@@ -91,7 +91,7 @@ public struct SampleColumns: Sendable, Equatable {
         /// that column's steps are coarser than these (format 1 took a reference of equal steps only).
         func steps(forDecimals decimals: Int) -> [Int]? {
             guard decimals >= self.decimals else { return nil }
-            let factor = [1, 10, 100, 1000, 10_000, 100_000][decimals - self.decimals]
+            let factor = Int(Self.scale(decimals - self.decimals))
             return steps.map { $0 &* factor }
         }
     }
