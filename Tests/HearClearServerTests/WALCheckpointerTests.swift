@@ -10,9 +10,14 @@ struct WALCheckpointerTests {
         try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
     }
 
-    @Test func committedWritesAreCopiedIntoTheFileOnceThereAreEnough() throws {
+    static func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("checkpointer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test func committedWritesAreCopiedIntoTheFileOnceThereAreEnough() throws {
+        let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("store.sqlite").path
         let pool = try SQLiteDatabase.openPool(path: path)
@@ -37,8 +42,7 @@ struct WALCheckpointerTests {
     }
 
     @Test func aClosedStoreLeavesItsWALEmpty() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("checkpointer-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("store.sqlite").path
         let pool = try SQLiteDatabase.openPool(path: path)
