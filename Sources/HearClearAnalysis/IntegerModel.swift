@@ -21,14 +21,13 @@ struct IntegerModel {
 
     init() {}
 
-    /// A signed number as zigzag (0, −1, 1, −2, … as 0, 1, 2, 3, …), so small magnitudes are small.
+    /// A signed number as zigzag, so small magnitudes are small.
     mutating func encode(signed value: Int, to encoder: inout RangeEncoder) {
-        encode(UInt64(bitPattern: Int64((value << 1) ^ (value >> 63))), to: &encoder)
+        encode(SampleColumns.zigzag(Int64(value)), to: &encoder)
     }
 
     mutating func decodeSigned(from decoder: inout RangeDecoder) throws(SampleColumns.Unreadable) -> Int {
-        let zigzag = try decode(from: &decoder)
-        return Int(truncatingIfNeeded: Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+        Int(truncatingIfNeeded: SampleColumns.unzigzag(try decode(from: &decoder)))
     }
 
     mutating func encode(_ value: UInt64, to encoder: inout RangeEncoder) {

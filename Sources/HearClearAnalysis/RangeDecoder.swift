@@ -1,19 +1,20 @@
 /// Reads what `RangeEncoder` wrote. Past the end of its bytes it reads zeros and remembers it, so a
 /// damaged or cut stream decodes to something wrong, never out of bounds; `isAtEnd` then tells.
 struct RangeDecoder {
-    private let bytes: [UInt8]
-    private var position = 0
+    private let bytes: ArraySlice<UInt8>
+    private var position: Int
     private var range: UInt32 = 0xFFFF_FFFF
     private var code: UInt32 = 0
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
+        position = bytes.startIndex
         // The encoder's first byte, always 0, is not stored: the code starts with the next four.
         for _ in 0..<4 { code = code << 8 | UInt32(next()) }
     }
 
     /// Whether every byte was read and none beyond: a stream decoded exactly as it was written.
-    var isAtEnd: Bool { position == bytes.count }
+    var isAtEnd: Bool { position == bytes.endIndex }
 
     mutating func bit(_ probability: inout AdaptiveBit) -> Bool {
         let bound = (range >> AdaptiveBit.precision) &* probability.zero
@@ -54,6 +55,6 @@ struct RangeDecoder {
 
     private mutating func next() -> UInt8 {
         defer { position += 1 }
-        return position < bytes.count ? bytes[position] : 0
+        return position < bytes.endIndex ? bytes[position] : 0
     }
 }

@@ -3,6 +3,12 @@
 // has them (Foundation has no varint; protobuf would be a whole dependency for four functions).
 
 extension SampleColumns {
+    /// Zigzag: 0, −1, 1, −2, … as 0, 1, 2, 3, …, so small magnitudes are small numbers.
+    static func zigzag(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
+
+    /// What `zigzag(_:)` made.
+    static func unzigzag(_ value: UInt64) -> Int64 { Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1) }
+
     struct ByteWriter {
         var bytes: [UInt8] = []
 
@@ -16,10 +22,8 @@ extension SampleColumns {
             bytes.append(UInt8(value))
         }
 
-        /// Zigzag, then a varint: 0, −1, 1, −2, … as 0, 1, 2, 3, …, so small magnitudes take one byte.
-        mutating func signedVarint(_ value: Int64) {
-            varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
-        }
+        /// Zigzag, then a varint, so small magnitudes take one byte.
+        mutating func signedVarint(_ value: Int64) { varint(SampleColumns.zigzag(value)) }
     }
 
     /// Reads what `ByteWriter` wrote; every read checks its bounds, as a blob may be damaged.
@@ -71,10 +75,7 @@ extension SampleColumns {
         }
 
         /// What `ByteWriter.signedVarint` wrote.
-        mutating func signedVarint() throws(Unreadable) -> Int64 {
-            let zigzag = try varint()
-            return Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
-        }
+        mutating func signedVarint() throws(Unreadable) -> Int64 { SampleColumns.unzigzag(try varint()) }
 
         mutating func double() throws(Unreadable) -> Double {
             guard remaining >= 8 else { throw Self.truncated }

@@ -83,7 +83,7 @@ extension SampleColumns {
         /// About what `IntegerModel` spends on these numbers: twice their bits, as Elias gamma would.
         private static func cost(_ values: [Int]) -> Int {
             values.reduce(0) { total, value in
-                total + 2 * (64 - (UInt64(bitPattern: Int64((value << 1) ^ (value >> 63))) + 1).leadingZeroBitCount) - 1
+                total + 2 * (64 - (SampleColumns.zigzag(Int64(value)) + 1).leadingZeroBitCount) - 1
             }
         }
 
@@ -91,12 +91,12 @@ extension SampleColumns {
         /// that merely decodes to other seconds.
         mutating func finish() -> [UInt8] {
             let coded = encoder.finish()
-            return withUnsafeBytes(of: SampleColumns.checksum(of: coded).littleEndian, Array.init) + coded
+            return withUnsafeBytes(of: SampleColumns.checksum(of: coded[...]).littleEndian, Array.init) + coded
         }
     }
 
     /// zlib's CRC-32 of a format 2 blob's coded bytes.
-    static func checksum(of coded: [UInt8]) -> UInt32 {
+    static func checksum(of coded: ArraySlice<UInt8>) -> UInt32 {
         UInt32(coded.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) })
     }
 
@@ -111,7 +111,7 @@ extension SampleColumns {
 
         init(_ bytes: ArraySlice<UInt8>) throws(Unreadable) {
             guard bytes.count >= 4 else { throw Unreadable(description: "samples blob ends before its checksum") }
-            let coded = Array(bytes.dropFirst(4))
+            let coded = bytes.dropFirst(4)
             let stored = bytes.prefix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             guard SampleColumns.checksum(of: coded) == stored else { throw Unreadable(description: "samples blob fails its checksum: it was damaged") }
             decoder = RangeDecoder(coded)

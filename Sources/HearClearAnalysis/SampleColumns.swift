@@ -82,7 +82,10 @@ public struct SampleColumns: Sendable, Equatable {
             (self.decimals, self.steps) = (decimals, steps)
         }
 
-        var levels: [Double] { steps.map { Double($0) / scale } }
+        var levels: [Double] {
+            let scale = scale
+            return steps.map { Double($0) / scale }
+        }
 
         /// Picks the steps of `indices` (the samples with details, say).
         func picking(_ indices: [Int]) -> FixedPoint { FixedPoint(decimals: decimals, steps: indices.map { steps[$0] }) }

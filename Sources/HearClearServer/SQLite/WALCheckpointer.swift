@@ -9,10 +9,10 @@ import Synchronization
 /// into the file and `fsync`ed it, and every upload of the next batches waited. On the growth
 /// case's store at 10⁵ check-ins its syncs took 1.5 s of every 3,200 uploads, three times as long
 /// as on an empty store, as each upload dirtied more distinct pages of a larger file
-/// (docs/profiling.md, "Ingest", step 15). Here a passive checkpoint runs every `every` committed check-ins on a dispatch thread
-/// (its `fsync` would block a thread of Swift's cooperative pool). The writer's own checkpoint
-/// stays: it then finds most frames copied, and its completing lets the WAL start over, which a
-/// checkpoint running beside a writer that never pauses never does.
+/// (docs/profiling.md, "Ingest", step 15). Here a passive checkpoint runs every `every` committed
+/// check-ins on a dispatch thread (its `fsync` would block a thread of Swift's cooperative pool).
+/// The writer's own checkpoint stays: it then finds most frames copied, and its completing lets
+/// the WAL start over, which a checkpoint running beside a writer that never pauses never does.
 final class WALCheckpointer: Sendable {
     /// Committed check-ins between two checkpoints: a few hundred frames on a busy store.
     static let every = 32
