@@ -192,7 +192,9 @@ import FoundationNetworking
         }
     }
 
-    @Test(.serialized, arguments: [(Sound.speech, 48000), (.music, 48000), (.speech, 44100), (.music, 44100)])
+    /// Each sound once and each rate once: the filters are designed per rate and each sound tries
+    /// them differently, but neither depends on the other, and a case takes most of a minute in real time.
+    @Test(.serialized, arguments: [(Sound.speech, 48000), (.music, 44100)])
     func aPhoneStoresWhatTheClientMeasuresOnTheSameAudio(sound: Sound, rate: Int) async throws {
         let file = try await recording(sound, rate: rate)
         let database = folder.appendingPathComponent("measure.sqlite").path
