@@ -30,11 +30,20 @@ public enum Migrations {
         case samplesIntoColumns
         /// After the file that adds the histograms' bytes columns: every stored histogram from its text.
         case histogramsIntoBytes
+        /// After the file that says the histograms' bytes change: each from the gaps between its
+        /// bins to a count per bin (`LevelHistogram.stored`).
+        case histogramsDense
     }
 
     public static let steps: [Store: [String: Step]] = [
-        .sqlite: ["0008_sample_columns": .samplesIntoColumns, "0010_histograms_as_bytes": .histogramsIntoBytes],
-        .postgres: ["0007_sample_columns": .samplesIntoColumns, "0009_histograms_as_bytes": .histogramsIntoBytes],
+        .sqlite: [
+            "0008_sample_columns": .samplesIntoColumns, "0010_histograms_as_bytes": .histogramsIntoBytes,
+            "0012_histograms_dense": .histogramsDense,
+        ],
+        .postgres: [
+            "0007_sample_columns": .samplesIntoColumns, "0009_histograms_as_bytes": .histogramsIntoBytes,
+            "0011_histograms_dense": .histogramsDense,
+        ],
     ]
 
     public static func files(for store: Store) throws -> [File] {

@@ -97,18 +97,26 @@ public struct LevelHistogram: Sendable, Equatable {
 }
 
 extension LevelHistogram {
-    /// As the stores keep it, in one bytes column: per bin by rising bin, the bin's distance from
-    /// the one before (less one; the first bin as a zigzag number) and its count, each a varint;
-    /// no bytes for no seconds. A bin next to the one before and a count under 128 take two bytes,
-    /// against nine as `bin:count,` text, which the stores kept before (`init(text:)`).
+    /// As the stores keep it, in one bytes column: the lowest bin as a zigzag varint, then the
+    /// count of every bin from it up to the highest, each a varint, where a count of 0 is followed
+    /// by how many more bins after it hold no second; no bytes for no seconds. A level's seconds
+    /// fill the bins between its lowest and highest nearly without gaps, so a bin whose count is
+    /// under 128 takes one byte, against two with the distance from the bin before that the stores
+    /// wrote until migration 0012 (`gapped`); a gap costs one byte more than it did there.
     public var stored: Data {
+        guard !bins.isEmpty else { return Data() }
         var writer = SampleColumns.ByteWriter()
-        var previous: Int?
-        for (offset, count) in bins.enumerated() where count != 0 {
-            let bin = lowestBin + offset
-            if let previous { writer.varint(UInt64(bin - previous - 1)) } else { writer.signedVarint(Int64(bin)) }
-            writer.varint(UInt64(count))
-            previous = bin
+        writer.signedVarint(Int64(lowestBin))
+        var index = 0
+        while index < bins.count {
+            writer.varint(UInt64(bins[index]))
+            if bins[index] == 0 {
+                let run = bins[index...].prefix { $0 == 0 }.count
+                writer.varint(UInt64(run - 1))
+                index += run
+            } else {
+                index += 1
+            }
         }
         return Data(writer.bytes)
     }
@@ -128,25 +136,34 @@ extension LevelHistogram {
 
     /// From `stored`; `nil` (a row stored before the histograms existed) is no seconds.
     public init(stored bytes: Data?) throws(Malformed) {
-        var reader = SampleColumns.ByteReader(Array(bytes ?? Data()))
-        var bins: [Int] = []
-        var first = 0, previous: Int?
-        while !reader.isAtEnd {
-            // The first bin signed, the others a distance up from the one before.
-            guard let step = try? previous == nil ? reader.signedVarint() : Int64(clamping: reader.varint()), let count = try? reader.varint() else {
-                throw Malformed(description: "a level histogram ends in the middle of a bin")
-            }
-            // Bounded before any arithmetic, so that a damaged number cannot overflow.
-            guard step.magnitude <= UInt64(4 * Self.farthestBin) else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
-            let bin = previous.map { $0 + Int(step) + 1 } ?? Int(step)
-            guard abs(bin) <= Self.farthestBin else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
-            guard count > 0, count <= UInt64(Self.largestCount) else { throw Malformed(description: "a level histogram counts \(count) seconds in a bin") }
-            // Rising, so each bin extends the range; the gap since the one before holds no seconds.
-            if let previous { bins.append(contentsOf: repeatElement(0, count: bin - previous - 1)) }
-            bins.append(Int(count))
-            if previous == nil { first = bin }
-            previous = bin
+        guard let bytes, !bytes.isEmpty else {
+            self = .empty
+            return
         }
-        self.init(lowestBin: first, bins: bins)
+        var reader = SampleColumns.ByteReader(Array(bytes))
+        guard let first = try? reader.signedVarint() else { throw Malformed(description: "a level histogram ends in the middle of its lowest bin") }
+        // Bounded before any arithmetic, so that a damaged number cannot overflow or ask for memory.
+        guard first.magnitude <= UInt64(Self.farthestBin) else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
+        var bins: [Int] = []
+        bins.reserveCapacity(reader.remaining)
+        while !reader.isAtEnd {
+            guard let count = try? reader.varint() else { throw Malformed(description: "a level histogram ends in the middle of a bin") }
+            guard count <= UInt64(Self.largestCount) else { throw Malformed(description: "a level histogram counts \(count) seconds in a bin") }
+            var run: UInt64 = 1
+            if count == 0 {
+                // Written once for each run, so that each histogram has one form and equal ones are equal bytes.
+                guard bins.last ?? 0 > 0, let more = try? reader.varint() else {
+                    throw Malformed(description: "a level histogram's empty bins are not one run after a bin that holds seconds")
+                }
+                guard more < UInt64(2 * Self.farthestBin) else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
+                run = more + 1
+            }
+            guard Int(first) + bins.count + Int(run) <= Self.farthestBin + 1 else {
+                throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)")
+            }
+            bins.append(contentsOf: repeatElement(Int(count), count: Int(run)))
+        }
+        guard bins.last ?? 0 > 0 else { throw Malformed(description: "a level histogram's highest bin holds no seconds") }
+        self.init(lowestBin: Int(first), bins: bins)
     }
 }

@@ -40,30 +40,64 @@ import Testing
 
     @Test func theStoredBytesReadBackAndAnythingElseIsAnError() throws {
         let histogram = LevelHistogram(counts: [-3: 2, 140: 7, 141: 1, 144: 300])
-        // -3 as a zigzag number, then each bin's distance from the one before less one; counts as varints.
-        #expect(histogram.stored == Data([5, 2, 142, 1, 7, 0, 1, 2, 0xAC, 0x02]))
+        // -3 as a zigzag number, then the count of every bin from it to the highest as varints,
+        // each 0 followed by how many more empty bins follow it.
+        #expect(histogram.stored == Data([5, 2, 0, 141, 1, 7, 1, 0, 1, 0xAC, 0x02]))
+        #expect(LevelHistogram(counts: [140: 7, 141: 1, 143: 2]).stored == Data([0x98, 0x02, 7, 1, 0, 0, 2]))
+        // Seconds that wander over neighbouring bins, as a level does: about a byte a bin, half the gaps' form.
+        var wandering = LevelHistogram.empty, level = 60.0, walk = SplitMix64(seed: 3)
+        for _ in 0..<300 {
+            wandering.add(level)
+            level += Double(Int.random(in: -2...2, using: &walk)) * LevelHistogram.binWidthDB
+        }
+        #expect(wandering.stored.count * 3 < wandering.gapped.count * 2, "\(wandering.stored.count) against \(wandering.gapped.count)")
         #expect(try LevelHistogram(stored: histogram.stored) == histogram)
         #expect(try LevelHistogram(stored: nil) == .empty && (try LevelHistogram(stored: Data())) == .empty && LevelHistogram.empty.stored.isEmpty)
         for malformed: [UInt8] in [
-            [2], [2, 0], [2, 0x80], [2, 1, 0], [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 1], [2, 1, 0xFF, 0xFF, 0x7F, 1],
+            // No count, a first or last bin without seconds, a count or run cut off, a run after a run.
+            [2], [2, 0, 0, 1], [2, 0x80], [2, 1, 0, 0], [2, 1, 0], [2, 1, 0, 0, 0, 0, 1], [2, 1, 0, 0x80],
+            // Bins beyond ±100,000, by the lowest, by counts or by a run; a count beyond 10^12.
+            [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 1], [0xC0, 0x9A, 0x0C, 1, 1],
+            [2, 1, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 1], [2, 1, 0, 0xC0, 0x9A, 0x0C, 1],
             [2, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],
         ] {
             #expect(throws: LevelHistogram.Malformed.self, "\(malformed)") { try LevelHistogram(stored: Data(malformed)) }
         }
-        // Any histogram reads back; every byte cut off its end is refused or reads as fewer bins.
+        // Any histogram reads back, in either form; every byte cut off its end is refused or reads as fewer bins.
         var random = SplitMix64(seed: 7)
         for _ in 0..<200 {
             let counts = Dictionary((0..<Int.random(in: 0..<40, using: &random)).map { _ in
                 (Int.random(in: -300..<300, using: &random), Int.random(in: 1...100_000, using: &random))
             }) { first, _ in first }
-            let histogram = LevelHistogram(counts: counts), stored = histogram.stored
-            #expect(try LevelHistogram(stored: stored) == histogram)
-            for length in 0..<stored.count {
-                if let shorter = try? LevelHistogram(stored: stored.prefix(length)) { #expect(shorter.counts.count < counts.count) }
+            let histogram = LevelHistogram(counts: counts)
+            #expect(try LevelHistogram(stored: histogram.stored) == histogram)
+            #expect(try LevelHistogram(gapped: histogram.gapped) == histogram)
+            let forms: [(bytes: Data, read: (Data) throws -> LevelHistogram)] = [
+                (histogram.stored, { try LevelHistogram(stored: $0) }), (histogram.gapped, { try LevelHistogram(gapped: $0) }),
+            ]
+            for form in forms {
+                for length in 0..<form.bytes.count {
+                    if let shorter = try? form.read(form.bytes.prefix(length)) { #expect(shorter.counts.count < counts.count) }
+                }
             }
         }
         #expect(histogram.shifted(byDB: 3).counts == [3: 2, 146: 7, 147: 1, 150: 300])
         #expect(histogram.shifted(byDB: 0.2).counts == histogram.counts)
+    }
+
+    /// The bytes the stores kept before the histograms were dense: written by the migration to
+    /// bytes and read by the one to dense.
+    @Test func theGappedBytesOfEarlierReleasesReadAndAnythingElseIsAnError() throws {
+        let histogram = LevelHistogram(counts: [-3: 2, 140: 7, 141: 1, 144: 300])
+        // -3 as a zigzag number, then each bin's distance from the one before less one; counts as varints.
+        #expect(histogram.gapped == Data([5, 2, 142, 1, 7, 0, 1, 2, 0xAC, 0x02]))
+        #expect(try LevelHistogram(gapped: nil) == .empty && LevelHistogram.empty.gapped.isEmpty)
+        for malformed: [UInt8] in [
+            [2], [2, 0], [2, 0x80], [2, 1, 0], [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 1], [2, 1, 0xFF, 0xFF, 0x7F, 1],
+            [2, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],
+        ] {
+            #expect(throws: LevelHistogram.Malformed.self, "\(malformed)") { try LevelHistogram(gapped: Data(malformed)) }
+        }
     }
 
     /// The text the stores kept before bytes: read once, by the migration to bytes.

@@ -32,27 +32,55 @@ extension PostgresRepository {
     }
 
     /// Migration 0009: every histogram of `checkin_hour` and `loudness` from its `bin:count` text
-    /// into the bytes column that replaces it, a few thousand rows at a time, inside the
-    /// migration's transaction. A text that cannot be read fails the migration, which then changes nothing.
+    /// into the bytes column that replaces it, as the bytes of that release (`gapped`).
     static func moveHistogramsIntoBytes(on connection: PostgresConnection, logger: Logger) async throws {
+        try await rewriteHistograms(from: ("level_bins", "fast_max_bins"), on: connection, logger: logger) { (text: String?) throws(LevelHistogram.Malformed) in
+            try LevelHistogram(text: text).gapped
+        }
+    }
+
+    /// Migration 0011: every histogram's bytes from the gaps between its bins to a count per bin.
+    static func makeHistogramsDense(on connection: PostgresConnection, logger: Logger) async throws {
+        try await rewriteHistograms(from: ("level_histogram", "fast_max_histogram"), on: connection, logger: logger) {
+            (bytes: Data?) throws(LevelHistogram.Malformed) in try LevelHistogram(gapped: bytes).stored
+        }
+    }
+
+    /// Each row of `checkin_hour` and `loudness`: its two histograms read from `columns` (levels,
+    /// Fast maxima) and written as `rewrite` makes them into the bytes columns, a few thousand rows
+    /// at a time, inside the migration's transaction. A histogram that cannot be read fails the
+    /// migration, which then changes nothing.
+    private static func rewriteHistograms<Stored: PostgresDecodable & Sendable>(
+        from columns: (levels: String, fastMaxima: String), on connection: PostgresConnection, logger: Logger,
+        _ rewrite: (Stored?) throws(LevelHistogram.Malformed) -> Data
+    ) async throws where Stored._DecodableType == Stored {
+        // Both histograms of a row, or what names the row when one cannot be read.
+        func histograms(_ levels: Stored?, _ fastMaxima: Stored?, of row: String) throws -> [ByteBuffer] {
+            do {
+                return [ByteBuffer(bytes: try rewrite(levels)), ByteBuffer(bytes: try rewrite(fastMaxima))]
+            } catch {
+                throw LevelHistogram.Malformed(description: "\(row): \(error.description)")
+            }
+        }
+        let read = "\(columns.levels), \(columns.fastMaxima)"
         // checkin_hour, keyed by its check-in: a few thousand check-ins' hours at a time.
         var lastCheckIn: Int64 = -1
         while true {
-            var rows: [(seq: Int64, weekday: Int, hour: Int, histograms: [Data])] = []
+            var rows: [(seq: Int64, weekday: Int, hour: Int, histograms: [ByteBuffer])] = []
             for try await (seq, weekday, hour, levels, fastMaxima) in try await connection.query(
                 """
-                SELECT checkin_seq, weekday, hour, level_bins, fast_max_bins FROM checkin_hour
+                SELECT checkin_seq, weekday, hour, \(unescaped: read) FROM checkin_hour
                 WHERE checkin_seq IN (SELECT DISTINCT checkin_seq FROM checkin_hour WHERE checkin_seq > \(lastCheckIn) ORDER BY checkin_seq LIMIT 2000)
                 """, logger: logger
-            ).decode((Int64, Int, Int, String?, String?).self) {
+            ).decode((Int64, Int, Int, Stored?, Stored?).self) {
                 rows.append((seq, weekday, hour, try histograms(levels, fastMaxima, of: "checkin_hour (\(seq), \(weekday), \(hour))")))
             }
             guard let last = rows.map(\.seq).max() else { break }
             try await connection.query(
                 """
                 UPDATE checkin_hour h SET level_histogram = u.levels, fast_max_histogram = u.fast_maxima
-                FROM unnest(\(rows.map(\.seq)), \(rows.map(\.weekday)), \(rows.map(\.hour)), \(rows.map { ByteBuffer(bytes: $0.histograms[0]) }),
-                    \(rows.map { ByteBuffer(bytes: $0.histograms[1]) })) AS u(seq, weekday, hour, levels, fast_maxima)
+                FROM unnest(\(rows.map(\.seq)), \(rows.map(\.weekday)), \(rows.map(\.hour)), \(rows.map { $0.histograms[0] }),
+                    \(rows.map { $0.histograms[1] })) AS u(seq, weekday, hour, levels, fast_maxima)
                 WHERE h.checkin_seq = u.seq AND h.weekday = u.weekday AND h.hour = u.hour
                 """, logger: logger)
             lastCheckIn = last
@@ -61,28 +89,19 @@ extension PostgresRepository {
         let venues = try await connection.query("SELECT DISTINCT venue_id FROM loudness", logger: logger)
             .decode(String.self).reduce(into: [String]()) { $0.append($1) }
         for venue in venues {
-            var cells: [(weekday: Int, hour: Int, histograms: [Data])] = []
+            var cells: [(weekday: Int, hour: Int, histograms: [ByteBuffer])] = []
             for try await (weekday, hour, levels, fastMaxima) in try await connection.query(
-                "SELECT weekday, hour, level_bins, fast_max_bins FROM loudness WHERE venue_id = \(venue)", logger: logger
-            ).decode((Int, Int, String?, String?).self) {
+                "SELECT weekday, hour, \(unescaped: read) FROM loudness WHERE venue_id = \(venue)", logger: logger
+            ).decode((Int, Int, Stored?, Stored?).self) {
                 cells.append((weekday, hour, try histograms(levels, fastMaxima, of: "loudness (\(venue), \(weekday), \(hour))")))
             }
             try await connection.query(
                 """
                 UPDATE loudness l SET level_histogram = u.levels, fast_max_histogram = u.fast_maxima
-                FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map { ByteBuffer(bytes: $0.histograms[0]) }),
-                    \(cells.map { ByteBuffer(bytes: $0.histograms[1]) })) AS u(weekday, hour, levels, fast_maxima)
+                FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour)), \(cells.map { $0.histograms[0] }),
+                    \(cells.map { $0.histograms[1] })) AS u(weekday, hour, levels, fast_maxima)
                 WHERE l.venue_id = \(venue) AND l.weekday = u.weekday AND l.hour = u.hour
                 """, logger: logger)
-        }
-    }
-
-    /// A row's two histograms as bytes, from their text; `row` names it when one cannot be read.
-    private static func histograms(_ levels: String?, _ fastMaxima: String?, of row: String) throws -> [Data] {
-        do {
-            return [try LevelHistogram(text: levels).stored, try LevelHistogram(text: fastMaxima).stored]
-        } catch {
-            throw LevelHistogram.Malformed(description: "\(row): \(error.description)")
         }
     }
 }

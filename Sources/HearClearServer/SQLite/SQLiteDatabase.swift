@@ -46,6 +46,7 @@ public enum SQLiteDatabase {
                 switch Migrations.steps[.sqlite]?[file.name] {
                 case .samplesIntoColumns: try SQLiteRepository.moveSamplesIntoColumns(in: db)
                 case .histogramsIntoBytes: try SQLiteRepository.moveHistogramsIntoBytes(in: db)
+                case .histogramsDense: try SQLiteRepository.makeHistogramsDense(in: db)
                 case nil: break
                 }
             }

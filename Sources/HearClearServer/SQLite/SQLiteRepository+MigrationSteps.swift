@@ -29,9 +29,27 @@ extension SQLiteRepository {
     }
 
     /// Migration 0010: every histogram of `checkin_hour` and `loudness` from its `bin:count` text
-    /// into the bytes column that replaces it, a few thousand rows at a time. A text that cannot
-    /// be read fails the migration, which then leaves the file as it was.
+    /// into the bytes column that replaces it, as the bytes of that release (`gapped`).
     static func moveHistogramsIntoBytes(in db: GRDB.Database) throws {
+        try rewriteHistograms(from: ["level_bins", "fast_max_bins"], in: db) { (text: String?) throws(LevelHistogram.Malformed) in
+            try LevelHistogram(text: text).gapped
+        }
+    }
+
+    /// Migration 0012: every histogram's bytes from the gaps between its bins to a count per bin.
+    static func makeHistogramsDense(in db: GRDB.Database) throws {
+        try rewriteHistograms(from: ["level_histogram", "fast_max_histogram"], in: db) { (bytes: Data?) throws(LevelHistogram.Malformed) in
+            try LevelHistogram(gapped: bytes).stored
+        }
+    }
+
+    /// Each row of `checkin_hour` and `loudness`: its two histograms read from `columns` (levels,
+    /// Fast maxima) and written as `rewrite` makes them into the bytes columns, a few thousand
+    /// rows at a time. A histogram that cannot be read fails the migration, which then leaves the
+    /// file as it was.
+    private static func rewriteHistograms<Stored: DatabaseValueConvertible>(
+        from columns: [String], in db: GRDB.Database, _ rewrite: (Stored?) throws(LevelHistogram.Malformed) -> Data
+    ) throws {
         // Each table with its key, and a key below every stored one to start from.
         let tables: [(name: String, key: [String], before: [DatabaseValue])] = [
             ("checkin_hour", ["checkin_seq", "weekday", "hour"], [(-1).databaseValue, (-1).databaseValue, (-1).databaseValue]),
@@ -40,7 +58,7 @@ extension SQLiteRepository {
         for table in tables {
             let key = table.key.joined(separator: ", ")
             let next = try db.makeStatement(
-                sql: "SELECT \(key), level_bins, fast_max_bins FROM \(table.name) WHERE (\(key)) > (?, ?, ?) ORDER BY \(key) LIMIT 5000")
+                sql: "SELECT \(key), \(columns.joined(separator: ", ")) FROM \(table.name) WHERE (\(key)) > (?, ?, ?) ORDER BY \(key) LIMIT 5000")
             let update = try db.makeStatement(sql: "UPDATE \(table.name) SET level_histogram = ?, fast_max_histogram = ? WHERE (\(key)) = (?, ?, ?)")
             var last = table.before
             while true {
@@ -48,10 +66,9 @@ extension SQLiteRepository {
                 guard let final = rows.last else { break }
                 for row in rows {
                     let keyValues: [DatabaseValue] = table.key.map { row[$0] }
-                    let levels: String? = row["level_bins"], fastMaxima: String? = row["fast_max_bins"]
                     do {
-                        try update.execute(
-                            arguments: StatementArguments([try LevelHistogram(text: levels).stored, try LevelHistogram(text: fastMaxima).stored] + keyValues))
+                        let histograms = try columns.map { column in try rewrite(row[column] as Stored?).databaseValue }
+                        try update.execute(arguments: StatementArguments(histograms + keyValues))
                     } catch let error as LevelHistogram.Malformed {
                         throw DatabaseError(message: "\(table.name) (\(keyValues.map(\.description).joined(separator: ", "))): \(error.description)")
                     }

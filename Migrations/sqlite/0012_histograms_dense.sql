@@ -1,0 +1,4 @@
+-- Each level histogram of a check-in hour and a cell as the count of every bin from its lowest to
+-- its highest rather than the gaps between the bins that hold seconds: about half the bytes
+-- (LevelHistogram.stored, docs/storage.md). Nothing in the schema changes; right after this file
+-- the server rewrites every stored histogram, which SQL cannot (Migrations.Step.histogramsDense).
