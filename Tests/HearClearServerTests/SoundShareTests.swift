@@ -72,7 +72,10 @@ import Testing
     }
 
     func deviceID(of checkIn: UUID, in database: TemporaryDatabase) async throws -> UUID {
-        try #require(UUID(uuidString: try await database.string("SELECT device_id FROM checkin WHERE id = '\(checkIn.wireString)'") ?? ""))
+        // SQLite keeps the device's row number in the check-in, PostgreSQL its id.
+        let device = database.kind == .sqlite ? "d.seq = c.device_seq" : "d.id = c.device_id"
+        return try #require(
+            UUID(uuidString: try await database.string("SELECT d.id FROM checkin c JOIN device d ON \(device) WHERE c.id = '\(checkIn.wireString)'") ?? ""))
     }
 
     @Test(arguments: StoreKind.allCases) func badClassesAreRefusedAndNothingIsStored(store: StoreKind) async throws {

@@ -90,6 +90,8 @@ public enum DeploymentCopy {
                 \(devices.map(\.platform)), \(devices.map(\.banned)), \(devices.map(\.createdAt)), \(devices.map(\.lastSeenAt)))
             """, logger: logger)
         summary.devices = devices.count
+        // A check-in names its device by the device's row number in SQLite and by its id here.
+        let deviceIDs = Dictionary(uniqueKeysWithValues: devices.compactMap { device in device.seq.map { ($0, device.id) } })
 
         // Arrays cannot carry NULLs here (postgres-nio encodes no optional elements): a nullable
         // column travels as text, '' standing for NULL, which no valid value is.
@@ -129,7 +131,7 @@ public enum DeploymentCopy {
             }
             let (checkIns, events, hours) = batch
             guard let newest = checkIns.last?.seq else { break }
-            try await insert(checkIns, on: connection, logger: logger)
+            try await insert(checkIns, deviceIDs: deviceIDs, on: connection, logger: logger)
             // An event's unclassified class travels as an empty text (arrays bound as parameters cannot hold NULLs).
             try await connection.query(
                 """
@@ -188,9 +190,17 @@ public enum DeploymentCopy {
         return summary
     }
 
+    /// The id of a check-in's device; SQLite's foreign key keeps it there, so a miss is a damaged file.
+    private static func deviceID(of checkIn: CheckInRecord, in deviceIDs: [Int64: UUID]) throws -> UUID {
+        guard let id = deviceIDs[checkIn.deviceSeq] else {
+            throw Refusal(description: "check-in \(checkIn.id.wireString) names device \(checkIn.deviceSeq), which the file does not hold")
+        }
+        return id
+    }
+
     /// Check-ins with their own `seq`, their samples blob as it is (both stores write the same
     /// format); nullable columns as text ('' for NULL), a pruned check-in's blob as no bytes.
-    private static func insert(_ checkIns: [CheckInRecord], on connection: PostgresConnection, logger: Logger) async throws {
+    private static func insert(_ checkIns: [CheckInRecord], deviceIDs: [Int64: UUID], on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query(
             """
             INSERT INTO checkin (seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
@@ -200,7 +210,7 @@ public enum DeploymentCopy {
             SELECT seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db, calibration_source,
                 samples, dropped_samples, NULLIF(level_db, '')::double precision, home_weekday, home_hour, status, received_at,
                 marked_outlier, to_timestamp(NULLIF(samples_pruned_at, '')::double precision), NULLIF(sample_columns, ''::bytea)
-            FROM unnest(\(checkIns.map { $0.seq ?? 0 }), \(checkIns.map(\.id)), \(checkIns.map(\.venueId)), \(checkIns.map(\.deviceId)),
+            FROM unnest(\(checkIns.map { $0.seq ?? 0 }), \(checkIns.map(\.id)), \(checkIns.map(\.venueId)), \(try checkIns.map { try deviceID(of: $0, in: deviceIDs) }),
                 \(checkIns.map { ByteBuffer(bytes: $0.contentHash) }), \(checkIns.map(\.startedAt)), \(checkIns.map(\.intervalS)),
                 \(checkIns.map(\.weighting.rawValue)), \(checkIns.map(\.calibrationDb)), \(checkIns.map(\.calibrationSource.rawValue)),
                 \(checkIns.map { Int32($0.samples) }), \(checkIns.map { Int32($0.droppedSamples) }),

@@ -34,6 +34,8 @@ extension CalibrationSource: DatabaseValueConvertible {}
 struct DeviceRecord: SQLiteRecord, PersistableRecord {
     static let databaseTableName = "device"
 
+    /// Its row number, the key its check-ins keep (migration 0013); nil until inserted.
+    var seq: Int64?
     var id: UUID
     var tokenHash: Data
     var model: String
@@ -43,6 +45,13 @@ struct DeviceRecord: SQLiteRecord, PersistableRecord {
     var lastSeenAt: Date
 
     var device: Device { Device(id: id, model: model, platform: platform, banned: banned) }
+
+    enum Columns {
+        static let id = Column("id")
+    }
+
+    /// Its primary key is `seq`; the API names a device by its id.
+    static func withID(_ id: UUID) -> QueryInterfaceRequest<DeviceRecord> { filter(Columns.id == id.wireString) }
 }
 
 struct VenueRecord: SQLiteRecord, PersistableRecord {
@@ -92,7 +101,8 @@ struct CheckInRecord: SQLiteRecord {
     var seq: Int64?
     var id: UUID
     var venueId: String
-    var deviceId: UUID
+    /// Its device's `seq`.
+    var deviceSeq: Int64
     var contentHash: Data
     var startedAt: Date
     var intervalS: Double
@@ -139,7 +149,7 @@ struct CheckInRecord: SQLiteRecord {
         container["seq"] = seq
         container["id"] = id.wireString
         container["venue_id"] = venueId
-        container["device_id"] = deviceId.wireString
+        container["device_seq"] = deviceSeq
         container["content_hash"] = contentHash
         container["started_at"] = startedAt.timeIntervalSince1970
         container["interval_s"] = intervalS

@@ -151,9 +151,9 @@ extension SQLiteRepository: AdminStore {
 
     public func setBanned(device: UUID, banned: Bool) async throws -> Bool {
         let venues = try await pool.write { db -> [String]? in
-            guard try DeviceRecord.exists(db, key: device.wireString) else { return nil }
-            try db.execute(literal: "UPDATE device SET banned = \(banned) WHERE id = \(device.wireString)")
-            let venues = try SQLRequest<String>("SELECT DISTINCT venue_id FROM checkin WHERE device_id = \(device.wireString)").fetchAll(db)
+            guard let seq = try DeviceRecord.withID(device).fetchOne(db)?.seq else { return nil }
+            try db.execute(literal: "UPDATE device SET banned = \(banned) WHERE seq = \(seq)")
+            let venues = try SQLRequest<String>("SELECT DISTINCT venue_id FROM checkin WHERE device_seq = \(seq)").fetchAll(db)
             for venue in venues { try Self.refreshVenue(venue, in: db) }
             return venues
         }
@@ -171,7 +171,7 @@ extension SQLiteRepository: AdminStore {
             let offset = offsetDB ?? defaultCalibrationDB
             var affected = try SQLRequest<CheckInRecord>(
                 """
-                SELECT c.* FROM checkin c JOIN device d ON d.id = c.device_id
+                SELECT c.* FROM checkin c JOIN device d ON d.seq = c.device_seq
                 WHERE d.model = \(model) AND c.calibration_source = \(CalibrationSource.server)
                 """
             ).fetchAll(db)
@@ -205,8 +205,8 @@ extension SQLiteRepository: AdminStore {
         try SQLRequest<Row>(
             """
             SELECT d.id, d.model, d.platform, d.banned, d.created_at, d.last_seen_at,
-                   (SELECT COUNT(*) FROM checkin c WHERE c.device_id = d.id) AS checkins,
-                   (SELECT COUNT(*) FROM checkin c WHERE c.device_id = d.id AND c.status = \(CheckInStatus.outlier)) AS outliers
+                   (SELECT COUNT(*) FROM checkin c WHERE c.device_seq = d.seq) AS checkins,
+                   (SELECT COUNT(*) FROM checkin c WHERE c.device_seq = d.seq AND c.status = \(CheckInStatus.outlier)) AS outliers
             FROM device d \(clause)
             """
         ).fetchAll(db).compactMap { row in
@@ -221,9 +221,9 @@ extension SQLiteRepository: AdminStore {
     private static func checkInListings(_ db: GRDB.Database, literal clause: SQL) throws -> [CheckInListing] {
         try SQLRequest<Row>(
             """
-            SELECT c.id, c.venue_id, v.name AS venue_name, c.device_id, d.model, c.started_at, c.received_at,
+            SELECT c.id, c.venue_id, v.name AS venue_name, d.id AS device_id, d.model, c.started_at, c.received_at,
                    c.samples, c.dropped_samples, c.level_db, c.status, c.marked_outlier, d.banned
-            FROM checkin c JOIN venue v ON v.id = c.venue_id JOIN device d ON d.id = c.device_id
+            FROM checkin c JOIN venue v ON v.id = c.venue_id JOIN device d ON d.seq = c.device_seq
             \(clause)
             """
         ).fetchAll(db).compactMap { row in

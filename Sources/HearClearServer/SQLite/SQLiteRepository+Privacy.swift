@@ -6,10 +6,10 @@ extension SQLiteRepository {
     public func deleteDevice(_ id: UUID) async throws -> Bool {
         let device = id.wireString
         let venues = try await pool.write { db -> [String]? in
-            guard try DeviceRecord.exists(db, key: device) else { return nil }
-            let venues = try SQLRequest<String>("SELECT DISTINCT venue_id FROM checkin WHERE device_id = \(device)").fetchAll(db)
+            guard let seq = try DeviceRecord.withID(id).fetchOne(db)?.seq else { return nil }
+            let venues = try SQLRequest<String>("SELECT DISTINCT venue_id FROM checkin WHERE device_seq = \(seq)").fetchAll(db)
             // Samples, events and per-hour sums go with their check-ins (ON DELETE CASCADE).
-            try db.execute(literal: "DELETE FROM checkin WHERE device_id = \(device)")
+            try db.execute(literal: "DELETE FROM checkin WHERE device_seq = \(seq)")
             try db.execute(literal: "UPDATE venue SET owner_device_id = NULL WHERE owner_device_id = \(device)")
             let deleted = VenueActor.deletedDevice
             try db.execute(
@@ -18,7 +18,7 @@ extension SQLiteRepository {
                     UPDATE venue_change SET before = replace(before, \(device), \(deleted)), after = replace(after, \(device), \(deleted))
                     WHERE instr(before, \(device)) > 0 OR instr(after, \(device)) > 0
                     """)
-            _ = try DeviceRecord.deleteOne(db, key: device)
+            _ = try DeviceRecord.deleteOne(db, key: seq)
             // Outlier decisions of the check-ins left may change without these as references.
             for venue in venues { try Self.refreshVenue(venue, in: db) }
             return venues

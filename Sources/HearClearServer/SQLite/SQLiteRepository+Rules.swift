@@ -11,6 +11,15 @@ extension SQLiteRepository {
             arguments: [now.timeIntervalSince1970, device.wireString, now.timeIntervalSince1970 - Device.lastSeenResolution])
     }
 
+    /// The row number a device's check-ins keep; a device deleted meanwhile fails as its
+    /// foreign key would have.
+    static func seq(ofDevice device: UUID, in db: GRDB.Database) throws -> Int64 {
+        guard let seq = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM device WHERE id = ?"), arguments: [device.wireString]) else {
+            throw DatabaseError(resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY, message: "no device \(device.wireString)")
+        }
+        return seq
+    }
+
     /// The calibration the server applies to a device's check-ins that bring none: its model's
     /// offset from the calibration table, else the store's default.
     func serverCalibration(forDevice device: UUID, in db: GRDB.Database) throws -> Double {
@@ -23,7 +32,7 @@ extension SQLiteRepository {
     static func statusCandidates(venueID: String, homeHour: Int? = nil, in db: GRDB.Database) throws -> [StatusCandidate<Int64>] {
         let select = """
             SELECT c.seq, c.samples - c.dropped_samples AS kept, c.level_db, c.home_weekday, c.home_hour, c.status, c.marked_outlier, d.banned
-            FROM checkin c JOIN device d ON d.id = c.device_id
+            FROM checkin c JOIN device d ON d.seq = c.device_seq
             """
         // Two statements, not `(? IS NULL OR c.home_hour = ?)`: SQLite plans a statement once, and
         // with that condition its plan walked every check-in of the venue rather than one hour's.
@@ -74,7 +83,7 @@ extension SQLiteRepository {
 
     private static let contributionSelect = """
         SELECT h.checkin_seq, h.weekday, h.hour, \(CellSums.columnList(of: "h")), c.status, d.banned
-        FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
+        FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.seq = c.device_seq
         """
 
     private static func contribution(_ row: Row) throws -> HourContribution<Int64> {

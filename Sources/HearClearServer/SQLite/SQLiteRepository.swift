@@ -40,7 +40,7 @@ public struct SQLiteRepository: Repository {
     public func registerDevice(_ registration: DeviceRegistration, tokenHash: Data, at now: Date) async throws -> UUID {
         let id = UUID()
         let record = DeviceRecord(
-            id: id, tokenHash: tokenHash, model: registration.model, platform: registration.platform, banned: false, createdAt: now, lastSeenAt: now)
+            seq: nil, id: id, tokenHash: tokenHash, model: registration.model, platform: registration.platform, banned: false, createdAt: now, lastSeenAt: now)
         try await pool.write { db in try record.insert(db) }
         return id
     }
@@ -132,8 +132,9 @@ public struct SQLiteRepository: Repository {
             PreparedCheckIn(checkIn, calibrationDB: venue.calibrationDB, timezone: venue.timezone)
         }
         let stored = try await groupCommit.write { db -> CheckInOutcome in
+            let deviceSeq = try Self.seq(ofDevice: device, in: db)
             if let existing = try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE id = ?"), arguments: [checkIn.id.wireString]) {
-                guard existing.contentHash == contentHash, existing.deviceId == device else { return .conflict }
+                guard existing.contentHash == contentHash, existing.deviceSeq == deviceSeq else { return .conflict }
                 return .replayed(existing.stored)
             }
             guard let venue = try target(of: checkIn, by: device, in: db) else { return .unknownVenue }
@@ -146,7 +147,7 @@ public struct SQLiteRepository: Repository {
             try Self.touch(device: device, at: now, in: db)
             let analysis = made.analysis
             var record = CheckInRecord(
-                seq: nil, id: checkIn.id, venueId: venue.venueID, deviceId: device, contentHash: contentHash, startedAt: checkIn.startedAt,
+                seq: nil, id: checkIn.id, venueId: venue.venueID, deviceSeq: deviceSeq, contentHash: contentHash, startedAt: checkIn.startedAt,
                 intervalS: checkIn.intervalS, weighting: checkIn.weighting, calibrationDb: calibration,
                 calibrationSource: checkIn.calibrationDB == nil ? .server : .checkIn,
                 samples: checkIn.samples.count, droppedSamples: analysis.droppedSamples,
@@ -193,8 +194,11 @@ public struct SQLiteRepository: Repository {
 
     public func uploadedCheckIn(id: UUID, by device: UUID) async throws -> CheckIn? {
         try await pool.read { db in
-            guard let record = try CheckInRecord.filter(CheckInRecord.Columns.id == id.wireString).fetchOne(db), let seq = record.seq,
-                record.deviceId == device
+            guard
+                let record = try CheckInRecord.fetchOne(
+                    db.cachedStatement(sql: "SELECT c.* FROM checkin c JOIN device d ON d.seq = c.device_seq WHERE c.id = ? AND d.id = ?"),
+                    arguments: [id.wireString, device.wireString]),
+                let seq = record.seq
             else { return nil }
             let events = try Self.events(of: seq, in: db)
             return CheckIn(
@@ -218,8 +222,8 @@ public struct SQLiteRepository: Repository {
         let rows: [VenueEvidence.Row] = try await pool.read { db in
             try SQLRequest<Row>(
                 """
-                SELECT v.id, v.timezone, c.seq, c.device_id, c.started_at, c.status, d.banned, h.weekday, h.hour
-                FROM venue v JOIN checkin c ON c.venue_id = v.id JOIN device d ON d.id = c.device_id JOIN checkin_hour h ON h.checkin_seq = c.seq
+                SELECT v.id, v.timezone, c.seq, d.id AS device_id, c.started_at, c.status, d.banned, h.weekday, h.hour
+                FROM venue v JOIN checkin c ON c.venue_id = v.id JOIN device d ON d.seq = c.device_seq JOIN checkin_hour h ON h.checkin_seq = c.seq
                 WHERE v.id IN \(venueIDs) AND h.samples > 0 ORDER BY c.seq
                 """
             ).fetchAll(db).compactMap { row in
@@ -235,7 +239,7 @@ public struct SQLiteRepository: Repository {
             try SQLRequest<Row>(
                 """
                 SELECT c.seq, c.venue_id, v.kind, c.status, d.banned, h.weekday, h.hour, h.samples, h.energy
-                FROM checkin c JOIN venue v ON v.id = c.venue_id JOIN device d ON d.id = c.device_id JOIN checkin_hour h ON h.checkin_seq = c.seq
+                FROM checkin c JOIN venue v ON v.id = c.venue_id JOIN device d ON d.seq = c.device_seq JOIN checkin_hour h ON h.checkin_seq = c.seq
                 ORDER BY c.seq, h.weekday, h.hour
                 """
             ).fetchAll(db).compactMap { row in
