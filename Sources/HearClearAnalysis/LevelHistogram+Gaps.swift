@@ -26,9 +26,9 @@ extension LevelHistogram {
                 throw Malformed(description: "a level histogram ends in the middle of a bin")
             }
             // Bounded before any arithmetic, so that a damaged number cannot overflow.
-            guard step.magnitude <= UInt64(4 * Self.farthestBin) else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
+            guard step.magnitude <= UInt64(4 * Self.farthestBin) else { throw Malformed.beyondRange }
             let bin = previous.map { $0 + Int(step) + 1 } ?? Int(step)
-            guard abs(bin) <= Self.farthestBin else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
+            guard abs(bin) <= Self.farthestBin else { throw Malformed.beyondRange }
             guard count > 0, count <= UInt64(Self.largestCount) else { throw Malformed(description: "a level histogram counts \(count) seconds in a bin") }
             counts[bin] = Int(count)
             previous = bin

@@ -127,6 +127,9 @@ extension LevelHistogram {
         public init(description: String) {
             self.description = description
         }
+
+        /// A bin past `farthestBin`, however the bytes said it.
+        static let beyondRange = Malformed(description: "a level histogram's bins lie beyond ±\(LevelHistogram.farthestBin)")
     }
 
     /// The most seconds a bin may count and the farthest a bin may lie from 0 dB: far beyond any
@@ -143,7 +146,7 @@ extension LevelHistogram {
         var reader = SampleColumns.ByteReader(Array(bytes))
         guard let first = try? reader.signedVarint() else { throw Malformed(description: "a level histogram ends in the middle of its lowest bin") }
         // Bounded before any arithmetic, so that a damaged number cannot overflow or ask for memory.
-        guard first.magnitude <= UInt64(Self.farthestBin) else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
+        guard first.magnitude <= UInt64(Self.farthestBin) else { throw Malformed.beyondRange }
         var bins: [Int] = []
         bins.reserveCapacity(reader.remaining)
         while !reader.isAtEnd {
@@ -155,11 +158,11 @@ extension LevelHistogram {
                 guard bins.last ?? 0 > 0, let more = try? reader.varint() else {
                     throw Malformed(description: "a level histogram's empty bins are not one run after a bin that holds seconds")
                 }
-                guard more < UInt64(2 * Self.farthestBin) else { throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)") }
+                guard more < UInt64(2 * Self.farthestBin) else { throw Malformed.beyondRange }
                 run = more + 1
             }
             guard Int(first) + bins.count + Int(run) <= Self.farthestBin + 1 else {
-                throw Malformed(description: "a level histogram's bins lie beyond ±\(Self.farthestBin)")
+                throw Malformed.beyondRange
             }
             bins.append(contentsOf: repeatElement(Int(count), count: Int(run)))
         }
