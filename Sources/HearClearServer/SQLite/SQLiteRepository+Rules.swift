@@ -11,8 +11,8 @@ extension SQLiteRepository {
             arguments: [now.timeIntervalSince1970, device.wireString, now.timeIntervalSince1970 - Device.lastSeenResolution])
     }
 
-    /// The row number a device's check-ins keep; a device deleted meanwhile fails as its
-    /// foreign key would have.
+    /// The row number a device's check-ins keep; an unknown device fails as the check-in's
+    /// foreign key would.
     static func seq(ofDevice device: UUID, in db: GRDB.Database) throws -> Int64 {
         guard let seq = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM device WHERE id = ?"), arguments: [device.wireString]) else {
             throw DatabaseError(resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY, message: "no device \(device.wireString)")

@@ -127,12 +127,11 @@ public struct SQLiteRepository: Repository {
         let start = ContinuousClock.now
         defer { ServerMetrics.storeCheckInTransaction.recordSeconds((ContinuousClock.now - start).inSeconds) }
         // Analysed and encoded on this request's thread from what a read sees now; the write checks
-        // that it still applies.
-        let prepared = try await pool.read { db in try target(of: checkIn, by: device, in: db) }.flatMap { venue in
-            PreparedCheckIn(checkIn, calibrationDB: venue.calibrationDB, timezone: venue.timezone)
-        }
+        // that it still applies. A device keeps its number: one deleted meanwhile fails the
+        // insert's foreign key.
+        let (deviceSeq, venue) = try await pool.read { db in (try Self.seq(ofDevice: device, in: db), try target(of: checkIn, by: device, in: db)) }
+        let prepared = venue.flatMap { venue in PreparedCheckIn(checkIn, calibrationDB: venue.calibrationDB, timezone: venue.timezone) }
         let stored = try await groupCommit.write { db -> CheckInOutcome in
-            let deviceSeq = try Self.seq(ofDevice: device, in: db)
             if let existing = try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE id = ?"), arguments: [checkIn.id.wireString]) {
                 guard existing.contentHash == contentHash, existing.deviceSeq == deviceSeq else { return .conflict }
                 return .replayed(existing.stored)
