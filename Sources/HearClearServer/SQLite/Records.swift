@@ -45,13 +45,6 @@ struct DeviceRecord: SQLiteRecord, PersistableRecord {
     var lastSeenAt: Date
 
     var device: Device { Device(id: id, model: model, platform: platform, banned: banned) }
-
-    enum Columns {
-        static let id = Column("id")
-    }
-
-    /// Its primary key is `seq`; the API names a device by its id.
-    static func withID(_ id: UUID) -> QueryInterfaceRequest<DeviceRecord> { filter(Columns.id == id.wireString) }
 }
 
 struct VenueRecord: SQLiteRecord, PersistableRecord {

@@ -151,7 +151,7 @@ extension SQLiteRepository: AdminStore {
 
     public func setBanned(device: UUID, banned: Bool) async throws -> Bool {
         let venues = try await pool.write { db -> [String]? in
-            guard let seq = try DeviceRecord.withID(device).fetchOne(db)?.seq else { return nil }
+            guard let seq = try Self.seq(ofDevice: device, in: db) else { return nil }
             try db.execute(literal: "UPDATE device SET banned = \(banned) WHERE seq = \(seq)")
             let venues = try SQLRequest<String>("SELECT DISTINCT venue_id FROM checkin WHERE device_seq = \(seq)").fetchAll(db)
             for venue in venues { try Self.refreshVenue(venue, in: db) }

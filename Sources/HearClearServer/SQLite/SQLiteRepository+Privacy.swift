@@ -6,7 +6,7 @@ extension SQLiteRepository {
     public func deleteDevice(_ id: UUID) async throws -> Bool {
         let device = id.wireString
         let venues = try await pool.write { db -> [String]? in
-            guard let seq = try DeviceRecord.withID(id).fetchOne(db)?.seq else { return nil }
+            guard let seq = try Self.seq(ofDevice: id, in: db) else { return nil }
             let venues = try SQLRequest<String>("SELECT DISTINCT venue_id FROM checkin WHERE device_seq = \(seq)").fetchAll(db)
             // Samples, events and per-hour sums go with their check-ins (ON DELETE CASCADE).
             try db.execute(literal: "DELETE FROM checkin WHERE device_seq = \(seq)")

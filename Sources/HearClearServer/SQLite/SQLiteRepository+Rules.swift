@@ -11,13 +11,10 @@ extension SQLiteRepository {
             arguments: [now.timeIntervalSince1970, device.wireString, now.timeIntervalSince1970 - Device.lastSeenResolution])
     }
 
-    /// The row number a device's check-ins keep; an unknown device fails as the check-in's
-    /// foreign key would.
-    static func seq(ofDevice device: UUID, in db: GRDB.Database) throws -> Int64 {
-        guard let seq = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM device WHERE id = ?"), arguments: [device.wireString]) else {
-            throw DatabaseError(resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY, message: "no device \(device.wireString)")
-        }
-        return seq
+    /// The row number a device's check-ins keep (the API names a device by its id); nil for no
+    /// such device.
+    static func seq(ofDevice device: UUID, in db: GRDB.Database) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM device WHERE id = ?"), arguments: [device.wireString])
     }
 
     /// The calibration the server applies to a device's check-ins that bring none: its model's

@@ -48,7 +48,7 @@ extension SQLiteRepository {
     public func transferVenue(id: String, to device: UUID, at now: Date) async throws -> VenueAdminOutcome {
         try await pool.write { db in
             guard var record = try VenueRecord.fetchOne(db, key: id) else { return .noSuchVenue }
-            guard try DeviceRecord.withID(device).fetchCount(db) > 0 else { return .noSuchDevice }
+            guard try Self.seq(ofDevice: device, in: db) != nil else { return .noSuchDevice }
             let before = record
             record.ownerDeviceId = device
             record.updatedAt = now

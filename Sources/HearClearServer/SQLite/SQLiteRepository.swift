@@ -129,7 +129,12 @@ public struct SQLiteRepository: Repository {
         // Analysed and encoded on this request's thread from what a read sees now; the write checks
         // that it still applies. A device keeps its number: one deleted meanwhile fails the
         // insert's foreign key.
-        let (deviceSeq, venue) = try await pool.read { db in (try Self.seq(ofDevice: device, in: db), try target(of: checkIn, by: device, in: db)) }
+        let (deviceSeq, venue) = try await pool.read { db in
+            guard let seq = try Self.seq(ofDevice: device, in: db) else {
+                throw DatabaseError(resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY, message: "no device \(device.wireString)")
+            }
+            return (seq, try target(of: checkIn, by: device, in: db))
+        }
         let prepared = venue.flatMap { venue in PreparedCheckIn(checkIn, calibrationDB: venue.calibrationDB, timezone: venue.timezone) }
         let stored = try await groupCommit.write { db -> CheckInOutcome in
             if let existing = try CheckInRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM checkin WHERE id = ?"), arguments: [checkIn.id.wireString]) {
