@@ -27,7 +27,10 @@ PROFILE_PACKAGES := linux-perf wrk
 TEST_PACKAGES := sox chromium chromium-driver python3-selenium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx planetblupi-music-ogg espeak-ng \
 	festival festvox-kallpc16k drascula-music openssl curl
 # What `make train-classes` builds its corpus from (docs/sound-classes.md), and numpy to train.
-CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils planetblupi-music-ogg nexuiz-music drascula-music python3-numpy
+CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils planetblupi-music-ogg nexuiz-music drascula-music python3-numpy \
+	ktuberling-data klettres-data asterisk-core-sounds-en-wav asterisk-core-sounds-es-wav asterisk-core-sounds-it-wav \
+	asterisk-core-sounds-fr-wav asterisk-core-sounds-ru-wav asterisk-moh-opsound-wav wesnoth-1.16-music hedgewars-data \
+	warzone2100-music opus-tools fluidsynth fluid-soundfont-gm timgm6mb-soundfont
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080

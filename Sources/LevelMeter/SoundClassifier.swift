@@ -34,7 +34,7 @@ public struct SoundClassifier: Sendable {
         public let description: String
     }
 
-    public static let resourceName = "sound-classes-v2"
+    public static let resourceName = "sound-classes-v3"
     public let version: Int
     private let model: Model
 

@@ -87,13 +87,15 @@ import Testing
         #expect(music.music >= 0.6, "chords: \(music)")
     }
 
-    /// Music, 25 s of room noise, music: two sessions; with 12 s of noise between, one.
+    /// Music, 25 s of room noise, music: two sessions; with 12 s of noise between, one; with 40 s of
+    /// digital silence between, two (a reported case: silence is a gap like any other).
     @Test func detectMergesMomentsIntoSessionsWithFriendlyTimes() async throws {
         let music = folder.appendingPathComponent("music.raw.wav").path
         try await sox(["/usr/share/planetblupi/music/music003.ogg", "-r", "48000", "-c", "1", music, "trim", "20", "10", "norm", "-20"])
-        for (gap, sessions) in [(25, 2), (12, 1)] {
+        for (gap, sessions) in [(25, 2), (12, 1), (40, 2)] {
             let noise = folder.appendingPathComponent("noise-\(gap).wav").path
-            try await sox(["-n", "-r", "48000", "-c", "1", noise, "synth", "\(gap)", "pinknoise", "vol", "0.01"])
+            let filler = gap == 40 ? ["trim", "0", "\(gap)"] : ["synth", "\(gap)", "pinknoise", "vol", "0.01"]
+            try await sox(["-n", "-r", "48000", "-c", "1", noise] + filler)
             let joined = folder.appendingPathComponent("joined-\(gap).raw.wav").path
             try await sox([music, noise, music, joined])
             let path = try await recording(joined, named: "joined-\(gap)")
