@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 
-APT_PACKAGES := libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libasound2-dev libsndfile1-dev
+APT_PACKAGES := libsqlite3-dev libcurl4-openssl-dev zlib1g-dev libasound2-dev libsndfile1-dev libfftw3-dev
 # The benchmarks' load generator and references; postgresql for the PostgreSQL cases (a private
 # cluster started for the run, psql \copy the ingest reference); real speech (espeak-ng) and music
 # (planetblupi-music-ogg) for the wire-size case.
@@ -26,11 +26,11 @@ PROFILE_PACKAGES := linux-perf wrk
 # trained on, which the tests check it on.
 TEST_PACKAGES := sox chromium chromium-driver python3-selenium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx planetblupi-music-ogg espeak-ng \
 	festival festvox-kallpc16k drascula-music openssl curl
-# What `make train-classes` builds its corpus from (docs/sound-classes.md), and numpy to train.
-CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils planetblupi-music-ogg nexuiz-music drascula-music python3-numpy \
+# What `make train-classes` builds its corpus from (docs/sound-classes.md); it trains with PyTorch and numpy from PyPI.
+CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils planetblupi-music-ogg nexuiz-music drascula-music \
 	ktuberling-data klettres-data asterisk-core-sounds-en-wav asterisk-core-sounds-es-wav asterisk-core-sounds-it-wav \
 	asterisk-core-sounds-fr-wav asterisk-core-sounds-ru-wav asterisk-moh-opsound-wav wesnoth-1.16-music hedgewars-data \
-	warzone2100-music opus-tools fluidsynth fluid-soundfont-gm timgm6mb-soundfont
+	wesnoth-1.16-data warzone2100-music opus-tools fluidsynth fluid-soundfont-gm timgm6mb-soundfont
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080
@@ -121,8 +121,10 @@ bench: bench-deps
 train-classes:
 	$(call install_missing,$(APT_PACKAGES) $(CLASS_PACKAGES))
 	swift build -c release --product hearclear
+	python3 -m venv .build/train-classes-venv
+	.build/train-classes-venv/bin/pip install --quiet torch==2.13.0+cpu numpy==2.4.6
 	rm -rf .build/sound-classes
-	/usr/bin/python3 scripts/train-classes.py .build/release/hearclear .build/sound-classes
+	.build/train-classes-venv/bin/python scripts/train-classes.py .build/release/hearclear .build/sound-classes
 
 ## Where a /healthz request's time goes (perf, release build); docs/profiling.md reads its output.
 profile:

@@ -81,7 +81,9 @@ let package = Package(
             ]
         ),
         // Per-interval average and peak levels, A-weighting, loud events, speech and music: the meter, no I/O.
-        .target(name: "LevelMeter", dependencies: ["HearClearCore"], resources: [.copy("Resources/sound-classes-v3.json")]),
+        .target(name: "LevelMeter", dependencies: ["HearClearCore", "CFFTW"], resources: [.copy("Resources/sound-classes-v4.json")]),
+        // FFTW's C API, single precision (libfftw3-dev): the sound features' transforms.
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         // ALSA's C API (libasound2-dev).
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // libsndfile's C API (libsndfile1-dev): WAV in all its forms, FLAC, Ogg Vorbis, Opus, MP3.

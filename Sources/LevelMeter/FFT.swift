@@ -1,141 +1,72 @@
-import Foundation
+import CFFTW
+import Synchronization
 
-/// The discrete Fourier transform of real frames of one power-of-two size, through a complex FFT of
-/// half the size (even samples as real parts, odd ones as imaginary, then split), into buffers it
-/// owns, so a frame allocates nothing. Written here because no library this project may use has an
-/// FFT for Linux (Accelerate's vDSP is Apple's only); the sound features run one or two of a few
-/// hundred points per frame, 30 frames a second, so this is on the meter's hot path: written with
-/// unchecked pointers, four butterflies at a time, in Float (the features are logarithms of band
-/// energies and a correlation, far coarser than Float's 24 bits).
-struct RealFFT: Sendable {
+/// The discrete Fourier transform of real frames of one size, through FFTW (libfftw3f, single
+/// precision), into a buffer it owns, so a frame allocates nothing. FFTW replaced a transform
+/// written here, which was slower and took powers of two only (docs/sound-classes.md, "What it
+/// costs"). Plans are made with `FFTW_ESTIMATE`, so the same input gives the same bits on every run
+/// (a measured plan may pick another algorithm), which `make train-classes` needs to write the same
+/// model twice.
+///
+/// A class, as it owns FFTW's buffers and plan; each meter makes its own and uses it from one task
+/// at a time, hence `@unchecked Sendable`.
+final class RealFFT: @unchecked Sendable {
     let size: Int
-    /// Bins 0 … size/2 of the last `transform`: X(k) = Σ x(n)·e^(−2πikn/size).
-    private(set) var real: [Float]
-    private(set) var imaginary: [Float]
     private let window: [Float]
-    private var packedReal: [Float]
-    private var packedImaginary: [Float]
-    /// e^(−2πik/(2h)) for k in 0 ..< h, for each stage's half-width h = 1, 2, 4 …, one after another.
-    private let stageCosines: [Float]
-    private let stageSines: [Float]
-    /// e^(−2πik/size) for k in 0 ... size/2, for the split.
-    private let splitCosines: [Float]
-    private let splitSines: [Float]
-    private let reversed: [Int]
+    private let input: UnsafeMutablePointer<Float>
+    /// Bins 0 … size/2 of the last `transform`, real and imaginary parts interleaved:
+    /// X(k) = Σ x(n)·e^(−2πikn/size).
+    private let output: UnsafeMutablePointer<Float>
+    private let plan: fftwf_plan
+
+    /// FFTW's planner keeps global state: plans are made and destroyed one at a time (executing
+    /// different plans at once is safe).
+    private static let planner = Mutex(())
+    /// `FFTW_ESTIMATE`, a macro Swift does not import.
+    private static let estimate: UInt32 = 1 << 6
 
     /// `window`: `size` weights the signal is multiplied by (none: all ones).
     init(size: Int, window: [Float]? = nil) {
-        precondition(size >= 8 && size & (size - 1) == 0, "the FFT size must be a power of two, 8 or more")
+        precondition(size >= 8 && size % 2 == 0, "the transform's size must be even, 8 or more")
         precondition(window == nil || window?.count == size, "the window must have the transform's size")
         self.size = size
         self.window = window ?? Array(repeating: 1, count: size)
-        let half = size / 2
-        real = Array(repeating: 0, count: half + 1)
-        imaginary = Array(repeating: 0, count: half + 1)
-        packedReal = Array(repeating: 0, count: half)
-        packedImaginary = Array(repeating: 0, count: half)
-        var cosines: [Float] = [], sines: [Float] = []
-        var width = 1
-        while width < half {
-            for k in 0..<width {
-                cosines.append(Float(cos(-Double.pi * Double(k) / Double(width))))
-                sines.append(Float(sin(-Double.pi * Double(k) / Double(width))))
-            }
-            width *= 2
+        let input = fftwf_alloc_real(size)!
+        let bins = size / 2 + 1
+        let complex = fftwf_alloc_complex(bins)!
+        self.input = input
+        output = UnsafeMutableRawPointer(complex).bindMemory(to: Float.self, capacity: 2 * bins)
+        // (Addresses as integers: the lock's closure must not capture pointers, which are not Sendable.)
+        let (inputAddress, outputAddress) = (Int(bitPattern: input), Int(bitPattern: complex))
+        let plan = Self.planner.withLock { _ in
+            fftwf_plan_dft_r2c_1d(
+                Int32(size), UnsafeMutablePointer(bitPattern: inputAddress), UnsafeMutablePointer(bitPattern: outputAddress), Self.estimate)
         }
-        stageCosines = cosines
-        stageSines = sines
-        splitCosines = (0...half).map { Float(cos(-2 * Double.pi * Double($0) / Double(size))) }
-        splitSines = (0...half).map { Float(sin(-2 * Double.pi * Double($0) / Double(size))) }
-        let bits = half.trailingZeroBitCount
-        reversed = (0..<half).map { index in
-            var value = 0
-            for bit in 0..<bits where index & (1 << bit) != 0 { value |= 1 << (bits - 1 - bit) }
-            return value
-        }
+        self.plan = plan!
     }
 
-    /// Transforms `signal` (`size` values) multiplied by the window, into `real` and `imaginary`.
-    mutating func transform(_ signal: UnsafePointer<Float>) {
-        let half = size / 2
-        packedReal.withUnsafeMutableBufferPointer { re in
-            packedImaginary.withUnsafeMutableBufferPointer { im in
-                // The first two stages at once, reading the input in bit-reversed order: their
-                // twiddles are 1 and −i, no multiplications.
-                reversed.withUnsafeBufferPointer { reversed in
-                    window.withUnsafeBufferPointer { window in
-                        for start in stride(from: 0, to: half, by: 4) {
-                            @inline(__always) func input(_ offset: Int) -> (re: Float, im: Float) {
-                                let n = 2 * reversed[start + offset]
-                                return (signal[n] * window[n], signal[n + 1] * window[n + 1])
-                            }
-                            let x0 = input(0), x1 = input(1), x2 = input(2), x3 = input(3)
-                            let sumRe = x0.re + x1.re, sumIm = x0.im + x1.im
-                            let differenceRe = x0.re - x1.re, differenceIm = x0.im - x1.im
-                            let nextSumRe = x2.re + x3.re, nextSumIm = x2.im + x3.im
-                            let nextDifferenceRe = x2.re - x3.re, nextDifferenceIm = x2.im - x3.im
-                            re[start] = sumRe + nextSumRe
-                            im[start] = sumIm + nextSumIm
-                            re[start + 2] = sumRe - nextSumRe
-                            im[start + 2] = sumIm - nextSumIm
-                            re[start + 1] = differenceRe + nextDifferenceIm
-                            im[start + 1] = differenceIm - nextDifferenceRe
-                            re[start + 3] = differenceRe - nextDifferenceIm
-                            im[start + 3] = differenceIm + nextDifferenceRe
-                        }
-                    }
-                }
-                stageCosines.withUnsafeBufferPointer { cosines in
-                    stageSines.withUnsafeBufferPointer { sines in
-                        var width = 4, offset = 3
-                        while width < half {
-                            var start = 0
-                            while start < half {
-                                // Four butterflies at a time (widths from 4 on are multiples of 4).
-                                for k in stride(from: 0, to: width, by: 4) {
-                                    let c = Self.four(cosines.baseAddress!, offset + k), s = Self.four(sines.baseAddress!, offset + k)
-                                    let a = start + k, b = a + width
-                                    let reA = Self.four(re.baseAddress!, a), imA = Self.four(im.baseAddress!, a)
-                                    let reB = Self.four(re.baseAddress!, b), imB = Self.four(im.baseAddress!, b)
-                                    let br = reB * c - imB * s, bi = reB * s + imB * c
-                                    Self.store(reA - br, re.baseAddress!, b)
-                                    Self.store(imA - bi, im.baseAddress!, b)
-                                    Self.store(reA + br, re.baseAddress!, a)
-                                    Self.store(imA + bi, im.baseAddress!, a)
-                                }
-                                start += 2 * width
-                            }
-                            offset += width
-                            width *= 2
-                        }
-                    }
-                }
-                // Z = E + i·O of the even (E) and odd (O) samples' transforms; X(k) = E(k) + e^(−2πik/size)·O(k).
-                real.withUnsafeMutableBufferPointer { xr in
-                    imaginary.withUnsafeMutableBufferPointer { xi in
-                        splitCosines.withUnsafeBufferPointer { cosines in
-                            splitSines.withUnsafeBufferPointer { sines in
-                                let mask = half - 1
-                                for k in 0...half {
-                                    let a = re[k & mask], b = im[k & mask], c = re[(half - k) & mask], d = im[(half - k) & mask]
-                                    let er = (a + c) / 2, ei = (b - d) / 2
-                                    let or = (b + d) / 2, oi = (c - a) / 2
-                                    xr[k] = er + cosines[k] * or - sines[k] * oi
-                                    xi[k] = ei + cosines[k] * oi + sines[k] * or
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+    deinit {
+        Self.planner.withLock { _ in fftwf_destroy_plan(plan) }
+        fftwf_free(input)
+        fftwf_free(output)
+    }
+
+    /// Transforms `signal` (`size` values) multiplied by the window.
+    func transform(_ signal: UnsafePointer<Float>) {
+        window.withUnsafeBufferPointer { window in
+            for n in 0..<size { input[n] = signal[n] * window[n] }
         }
+        fftwf_execute(plan)
     }
 
-    @inline(__always) private static func four(_ values: UnsafePointer<Float>, _ index: Int) -> SIMD4<Float> {
-        UnsafeRawPointer(values + index).loadUnaligned(as: SIMD4<Float>.self)
-    }
+    func real(_ bin: Int) -> Float { output[2 * bin] }
+    func imaginary(_ bin: Int) -> Float { output[2 * bin + 1] }
 
-    @inline(__always) private static func store(_ four: SIMD4<Float>, _ values: UnsafeMutablePointer<Float>, _ index: Int) {
-        UnsafeMutableRawPointer(values + index).storeBytes(of: four, as: SIMD4<Float>.self)
+    /// |X(k)|² of bins 0 … size/2 of the last `transform`, into `power`.
+    func power(into power: UnsafeMutableBufferPointer<Float>) {
+        for bin in 0...(size / 2) {
+            let re = output[2 * bin], im = output[2 * bin + 1]
+            power[bin] = re * re + im * im
+        }
     }
 }

@@ -60,7 +60,7 @@ public struct LevelMeter: Sendable {
 
     public mutating func process(_ samples: UnsafeBufferPointer<Float>) -> [Sample] {
         if let rows = features?.process(samples), let classifier {
-            classified += rows.map { $0.map(classifier.classes(of:)) }
+            classified += rows.map(classifier.classes(of:))
         }
         var completed: [Sample] = []
         var position = 0
@@ -89,7 +89,7 @@ public struct LevelMeter: Sendable {
 
     /// The last, partial interval, if it holds any samples.
     public mutating func finish() -> Sample? {
-        if let last = features?.finish(), let classifier { classified.append(last.map(classifier.classes(of:))) }
+        if let last = features?.finish(), let classifier { classified.append(classifier.classes(of: last)) }
         return count > 0 ? closeInterval() : nil
     }
 

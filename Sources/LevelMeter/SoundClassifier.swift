@@ -2,41 +2,53 @@ import Foundation
 import HearClearCore
 
 /// How likely an interval holds speech and how likely music, each on its own (a talk over
-/// background music can be both), from its `SoundFeatures`: a small neural network over the
-/// standardised features, one hidden layer of tanh units and a sigmoid output per class. The
-/// weights ship as a versioned resource that `make train-classes` rebuilds
-/// (docs/sound-classes.md); this code only runs them.
+/// background music can be both), from its `SoundFeatures.Window`: a small convolutional network
+/// over the frames. The frames' values are standardised with the training set's mean and deviation
+/// per value, pass through convolutions along time (ReLU, each wider-spaced than the last, so the
+/// last sees about half a second around a frame, the context before the interval included), are
+/// pooled over the interval's own frames (mean and maximum of each channel) and give a sigmoid
+/// output for speech and one for music. The weights ship as a versioned resource that `make
+/// train-classes` rebuilds (docs/sound-classes.md); this code only runs them.
 public struct SoundClassifier: Sendable {
     /// The resource file as `make train-classes` writes it.
     struct Model: Codable {
-        struct Layer: Codable {
-            /// One row of input weights per unit.
-            var weights: [[Double]]
-            var bias: [Double]
+        struct Convolution: Codable {
+            /// `outputs × inputs × kernel` weights, in that order, flattened.
+            var weights: [Float]
+            var bias: [Float]
+            var kernel: Int
+            var dilation: Int
+        }
 
-            func apply(_ input: [Double], _ activation: (Double) -> Double) -> [Double] {
-                zip(weights, bias).map { row, bias in activation(zip(row, input).reduce(bias) { $0 + $1.0 * $1.1 }) }
-            }
+        struct Output: Codable {
+            /// One row per class (speech, music) over the pooled channels: every channel's mean, then
+            /// every channel's maximum.
+            var weights: [[Float]]
+            var bias: [Float]
         }
 
         var version: Int
         /// The `SoundFeatures.version` it was trained on.
         var featuresVersion: Int
         var features: [String]
-        var mean: [Double]
-        var scale: [Double]
-        var hidden: Layer
-        /// Speech, then music.
-        var output: Layer
+        var contextFrames: Int
+        var mean: [Float]
+        var scale: [Float]
+        var convolutions: [Convolution]
+        var output: Output
     }
 
     public struct InvalidModel: Error, CustomStringConvertible {
         public let description: String
     }
 
-    public static let resourceName = "sound-classes-v3"
+    public static let resourceName = "sound-classes-v4"
     public let version: Int
     private let model: Model
+    /// Each convolution's weights reordered as `kernel × inputs × outputs`, so that one input value
+    /// meets its outputs' weights side by side.
+    private let weights: [[Float]]
+    private let widths: [Int]
 
     /// Where the shipped model is.
     static var shippedModel: URL? { Bundle.module.url(forResource: resourceName, withExtension: "json") }
@@ -53,28 +65,106 @@ public struct SoundClassifier: Sendable {
         }
     }()
 
-    /// A model whose features are not those this meter computes, in that order and version, is refused.
+    /// A model whose features are not those this meter computes, in that order and version, or
+    /// whose context is not the meter's, is refused.
     public init(json: Data) throws {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let model = try decoder.decode(Model.self, from: json)
         let count = SoundFeatures.names.count
-        guard model.features == SoundFeatures.names, model.featuresVersion == SoundFeatures.version else {
+        guard model.features == SoundFeatures.names, model.featuresVersion == SoundFeatures.version, model.contextFrames == SoundFeatures.contextFrames else {
             throw InvalidModel(
-                description: "the model was trained on other features (version \(model.featuresVersion): \(model.features.joined(separator: ","))) than the meter's (version \(SoundFeatures.version))")
+                description: "the model was trained on other features (version \(model.featuresVersion): \(model.features.joined(separator: ",")), \(model.contextFrames) frames of context) than the meter's (version \(SoundFeatures.version), \(SoundFeatures.contextFrames) frames)")
         }
-        let units = model.hidden.bias.count
-        guard model.mean.count == count, model.scale.count == count, model.scale.allSatisfy({ $0 > 0 && $0.isFinite }),
-            model.hidden.weights.count == units, model.hidden.weights.allSatisfy({ $0.count == count }),
-            model.output.bias.count == 2, model.output.weights.count == 2, model.output.weights.allSatisfy({ $0.count == units })
+        var widths = [count]
+        for convolution in model.convolutions {
+            let outputs = convolution.bias.count
+            guard convolution.kernel % 2 == 1, convolution.dilation >= 1, outputs > 0, outputs % 8 == 0,
+                convolution.weights.count == outputs * widths.last! * convolution.kernel
+            else {
+                throw InvalidModel(description: "a convolution's weights do not fit its inputs, outputs (a multiple of 8) and kernel")
+            }
+            widths.append(outputs)
+        }
+        guard model.mean.count == count, model.scale.count == count, model.scale.allSatisfy({ $0 > 0 && $0.isFinite }), !model.convolutions.isEmpty,
+            model.output.bias.count == 2, model.output.weights.count == 2, model.output.weights.allSatisfy({ $0.count == 2 * widths.last! })
         else { throw InvalidModel(description: "the model's layers do not fit \(count) features and 2 classes, or a scale is not positive") }
         self.model = model
+        self.widths = widths
+        weights = model.convolutions.enumerated().map { index, convolution in
+            let inputs = widths[index], outputs = widths[index + 1], kernel = convolution.kernel
+            var reordered = [Float](repeating: 0, count: convolution.weights.count)
+            for o in 0..<outputs {
+                for i in 0..<inputs {
+                    for k in 0..<kernel { reordered[(k * inputs + i) * outputs + o] = convolution.weights[(o * inputs + i) * kernel + k] }
+                }
+            }
+            return reordered
+        }
         version = model.version
     }
 
-    public func classes(of features: [Double]) -> SoundClasses {
-        let standardised = features.indices.map { (features[$0] - model.mean[$0]) / model.scale[$0] }
-        let output = model.output.apply(model.hidden.apply(standardised, tanh)) { 1 / (1 + exp(-$0)) }
+    /// `nil` for an interval of fewer than four frames: too short to judge.
+    public func classes(of window: SoundFeatures.Window) -> SoundClasses? {
+        guard window.frames >= 4 else { return nil }
+        let positions = window.context + window.frames
+        let channels = widths[0]
+        var input = [Float](repeating: 0, count: positions * channels)
+        for position in 0..<positions {
+            for channel in 0..<channels {
+                let index = position * channels + channel
+                input[index] = (window.values[index] - model.mean[channel]) / model.scale[channel]
+            }
+        }
+        for (index, convolution) in model.convolutions.enumerated() {
+            input = Self.convolve(input, positions: positions, inputs: widths[index], outputs: widths[index + 1], weights: weights[index], convolution: convolution)
+        }
+        // Over the interval's own frames: each channel's mean, then its maximum.
+        let width = widths.last!
+        var pooled = [Float](repeating: 0, count: 2 * width)
+        for channel in 0..<width { pooled[width + channel] = -.infinity }
+        for position in window.context..<positions {
+            for channel in 0..<width {
+                let value = input[position * width + channel]
+                pooled[channel] += value
+                pooled[width + channel] = max(pooled[width + channel], value)
+            }
+        }
+        for channel in 0..<width { pooled[channel] /= Float(window.frames) }
+        let output = zip(model.output.weights, model.output.bias).map { row, bias in
+            1 / (1 + exp(-Double(zip(row, pooled).reduce(bias) { $0 + $1.0 * $1.1 })))
+        }
         return SoundClasses(speech: output[0], music: output[1])
+    }
+
+    /// One convolution along time and its ReLU, positions outside the window taken as zeros.
+    private static func convolve(_ input: [Float], positions: Int, inputs: Int, outputs: Int, weights: [Float], convolution: Model.Convolution) -> [Float] {
+        var output = [Float](repeating: 0, count: positions * outputs)
+        let reach = convolution.kernel / 2
+        input.withUnsafeBufferPointer { input in
+            weights.withUnsafeBufferPointer { weights in
+                output.withUnsafeMutableBufferPointer { output in
+                    for position in 0..<positions {
+                        let out = output.baseAddress! + position * outputs
+                        // Eight outputs at a time, summed in a register (the model's widths are
+                        // multiples of eight): this loop is most of classifying's time.
+                        for block in stride(from: 0, to: outputs, by: 8) {
+                            var sum = SIMD8<Float>(convolution.bias[block..<(block + 8)])
+                            for k in 0..<convolution.kernel {
+                                let source = position + (k - reach) * convolution.dilation
+                                guard source >= 0 && source < positions else { continue }
+                                let values = input.baseAddress! + source * inputs
+                                let rows = weights.baseAddress! + k * inputs * outputs + block
+                                for i in 0..<inputs {
+                                    sum += values[i] * UnsafeRawPointer(rows + i * outputs).loadUnaligned(as: SIMD8<Float>.self)
+                                }
+                            }
+                            UnsafeMutableRawPointer(out + block).storeBytes(of: sum.replacing(with: 0, where: sum .< 0), as: SIMD8<Float>.self)
+                        }
+                    }
+                }
+            }
+        }
+        return output
     }
 }

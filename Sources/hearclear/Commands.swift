@@ -333,7 +333,7 @@ extension Hearclear {
         @Option(help: "Seconds per interval.") var interval: Double = 1
         @Flag(help: "Print JSON.") var json = false
         @Flag(help: "Print CSV: t,avg,peak,fast_max,c_avg,oct_500,oct_1000,oct_2000,oct_4000,sil (dBFS),speech,music (0 to 1).") var csv = false
-        @Flag(help: "Print CSV of the features the speech and music classifier reads, per interval (what make train-classes learns from).")
+        @Flag(help: "Print CSV of the features the speech and music classifier reads, per frame of each interval (what make train-classes learns from).")
         var features = false
         @Flag(inversion: .prefixedNo, help: "Speech and music per interval (--no-classes: the levels alone, in less time).") var classes = true
         @Option(help: "List sessions of speech, music or loud intervals (merged until 20 s pass without one).") var detect: Detection?
@@ -360,19 +360,24 @@ extension Hearclear {
             var meter = LevelMeter(sampleRate: file.sampleRate, interval: interval, weighting: weighting, classifier: features || !classes ? nil : .shipped)
             var extractor = features ? SoundFeatures(sampleRate: file.sampleRate, interval: interval) : nil
             var samples: [Sample] = []
-            var featureRows: [[Double]?] = []
+            var windows: [SoundFeatures.Window] = []
             while let block = try file.read(maxFrames: 65_536) {
                 samples += meter.process(block)
-                if let rows = extractor?.process(block) { featureRows += rows }
+                if let completed = extractor?.process(block) { windows += completed }
             }
             if let last = meter.finish() { samples.append(last) }
-            if let last = extractor?.finish() { featureRows.append(last) }
+            if let last = extractor?.finish() { windows.append(last) }
             if features {
                 guard extractor != nil else { throw ValidationError("speech and music need \(SoundFeatures.minimumSampleRate) Hz or more; this file is \(file.sampleRate) Hz") }
-                print((["t"] + SoundFeatures.names).joined(separator: ","))
-                for (index, row) in featureRows.enumerated() {
-                    guard let row else { continue }
-                    print(([String(format: "%g", Double(index) * interval)] + row.map { String(format: "%.6g", $0) }).joined(separator: ","))
+                // Every frame, also those of an interval too short to judge: the next interval's context.
+                print((["t", "frame"] + SoundFeatures.names).joined(separator: ","))
+                let width = SoundFeatures.names.count
+                for (index, window) in windows.enumerated() {
+                    let own = Array(window.own)
+                    for frame in 0..<window.frames {
+                        let values = own[(frame * width)..<((frame + 1) * width)].map { String(format: "%.6g", $0) }
+                        print(([String(format: "%g", Double(index) * interval), String(frame)] + values).joined(separator: ","))
+                    }
                 }
                 return
             }

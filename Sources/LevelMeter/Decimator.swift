@@ -1,0 +1,140 @@
+import Foundation
+
+/// Lowers a sample rate by a whole factor through a low-pass FIR filter designed once (a windowed
+/// sinc, Kaiser window), so that what lies above the new Nyquist frequency is removed before it
+/// could fold back onto the frequencies kept. Averaging a few samples, as the features did before,
+/// attenuates 9 kHz at 48 kHz by under 5 dB: it folded onto the mel bands below 7 kHz.
+///
+/// The filter passes everything up to `passband` and stops from the lowest frequency that would
+/// fold onto the passband (the new rate less `passband`) with `stopbandDB` of attenuation. Written
+/// here: no library the meter may use has a polyphase decimator. The input is split into its
+/// `factor` phases so that each output's taps read contiguous samples, eight outputs at a time.
+struct Decimator: Sendable {
+    let factor: Int
+    /// The filter's taps, first applied to the newest sample.
+    let taps: [Float]
+    /// The last `taps.count - 1` input samples, for the next block's first outputs.
+    private var history: [Float]
+    /// Where in the factor's cycle the next input sample falls: an output is due when it reaches 0.
+    private var phase = 0
+    private var samples: [Float] = []
+    /// Where in an output's read (oldest sample first) the taps that are not zero fall, and their
+    /// weights. The cutoff lies halfway between the passband and the stopband, which for a factor of
+    /// 2 is a quarter of the rate: a half-band filter, every other tap zero, so half the work.
+    private let usedTaps: [Int]
+    private let usedWeights: [Float]
+    private var phases: [Float] = []
+
+    init(factor: Int, sampleRate: Int, passband: Double, stopbandDB: Double = 60) {
+        precondition(factor >= 1)
+        self.factor = factor
+        if factor == 1 {
+            taps = [1]
+        } else {
+            let rate = Double(sampleRate)
+            let stop = rate / Double(factor) - passband
+            precondition(stop > passband, "the new rate leaves no transition band above \(passband) Hz")
+            // Kaiser's estimates of the length and the window's shape for that attenuation and band.
+            let width = (stop - passband) / rate
+            let length = Int(((stopbandDB - 7.95) / (14.36 * width)).rounded(.up)) + 1
+            let beta = stopbandDB > 50 ? 0.1102 * (stopbandDB - 8.7) : 0.5842 * pow(stopbandDB - 21, 0.4) + 0.07886 * (stopbandDB - 21)
+            let cutoff = (passband + stop) / 2 / rate
+            let middle = Double(length - 1) / 2
+            func bessel0(_ x: Double) -> Double {
+                var sum = 1.0, term = 1.0, k = 1.0
+                while term > 1e-12 * sum {
+                    term *= (x / 2 / k) * (x / 2 / k)
+                    sum += term
+                    k += 1
+                }
+                return sum
+            }
+            let raw = (0..<length).map { n -> Double in
+                let t = Double(n) - middle
+                let sinc = t == 0 ? 2 * cutoff : sin(2 * Double.pi * cutoff * t) / (Double.pi * t)
+                let ratio = middle > 0 ? t / middle : 0
+                return sinc * bessel0(beta * sqrt(max(0, 1 - ratio * ratio))) / bessel0(beta)
+            }
+            let gain = raw.reduce(0, +)
+            taps = raw.map { Float($0 / gain) }
+        }
+        history = Array(repeating: 0, count: taps.count - 1)
+        let reversed = Array(taps.reversed()), largest = taps.map(abs).max()!
+        usedTaps = reversed.indices.filter { abs(reversed[$0]) > 1e-6 * largest }
+        usedWeights = usedTaps.map { reversed[$0] }
+    }
+
+    /// The decimated samples of `input`, appended to `output`.
+    mutating func process(_ input: UnsafeBufferPointer<Float>, into output: inout [Float]) {
+        guard factor > 1 else {
+            output.append(contentsOf: input)
+            return
+        }
+        let length = taps.count, factor = factor
+        // The samples this block's outputs read: the history, then the block.
+        let total = length - 1 + input.count
+        if samples.count < total { samples = Array(repeating: 0, count: total) }
+        // Output j reads samples first + j·factor … first + j·factor + length − 1: `first` puts the
+        // newest sample of the first output due in this block at the end of what it reads.
+        let first = (factor - phase) % factor
+        let count = input.count > first ? (input.count - 1 - first) / factor + 1 : 0
+        // Each phase's samples side by side (phase p from p·stride), so that a tap meets eight
+        // outputs' samples in one load.
+        let stride = count + (length - 1) / factor + 1
+        if phases.count < factor * stride { phases = Array(repeating: 0, count: factor * stride) }
+        samples.withUnsafeMutableBufferPointer { samples in
+            let samples = samples.baseAddress!
+            history.withUnsafeBufferPointer { samples.update(from: $0.baseAddress!, count: length - 1) }
+            (samples + length - 1).update(from: input.baseAddress!, count: input.count)
+            guard count > 0 else { return }
+            phases.withUnsafeMutableBufferPointer { phases in
+                let phases = phases.baseAddress!
+                for p in 0..<factor {
+                    var index = first + p, k = 0
+                    if factor == 2 {
+                        // 44.1 and 48 kHz: sixteen samples split into their two phases at once.
+                        while index + 16 <= total && k + 8 <= stride {
+                            let sixteen = UnsafeRawPointer(samples + index).loadUnaligned(as: SIMD16<Float>.self)
+                            UnsafeMutableRawPointer(phases + p * stride + k).storeBytes(of: sixteen.evenHalf, as: SIMD8<Float>.self)
+                            index += 16
+                            k += 8
+                        }
+                    }
+                    while index < total && k < stride {
+                        phases[p * stride + k] = samples[index]
+                        index += factor
+                        k += 1
+                    }
+                }
+                // Sample t of an output's read is in phase t % factor at offset t / factor.
+                let reads = usedTaps.map { t in UnsafePointer(phases + (t % factor) * stride + t / factor) }
+                let start = output.count
+                output.append(contentsOf: repeatElement(0, count: count))
+                output.withUnsafeMutableBufferPointer { out in
+                    let out = out.baseAddress! + start
+                    usedWeights.withUnsafeBufferPointer { weights in
+                        // Eight outputs at a time, summed in a register.
+                        let used = weights.count
+                        var j = 0
+                        while j + 8 <= count {
+                            var sum = SIMD8<Float>()
+                            for t in 0..<used { sum += weights[t] * UnsafeRawPointer(reads[t] + j).loadUnaligned(as: SIMD8<Float>.self) }
+                            UnsafeMutableRawPointer(out + j).storeBytes(of: sum, as: SIMD8<Float>.self)
+                            j += 8
+                        }
+                        while j < count {
+                            var sum: Float = 0
+                            for t in 0..<used { sum += weights[t] * reads[t][j] }
+                            out[j] = sum
+                            j += 1
+                        }
+                    }
+                }
+            }
+        }
+        phase = (phase + input.count) % factor
+        samples.withUnsafeBufferPointer { samples in
+            history.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: samples.baseAddress! + total - (length - 1), count: length - 1) }
+        }
+    }
+}
