@@ -420,14 +420,20 @@ def make_corpus(corpus, rng):
     # fanfares and horns (music).
     voiced = re.compile(r"die|hit|laugh|groan|ugg|wail|shriek|growl|hiss|zombie|fanfare|horn")
     effects = [path for path in audio_files(WESNOTH_SOUNDS) if not voiced.search(os.path.basename(path)) and "/ambient/" not in path]
-    for index in range(16):
-        parts = []
-        for n, effect in enumerate(rng.sample(effects, 8)):
-            part = corpus.work(f"wesnoth-effects-{index}-{n}.wav")
-            sox(effect, "-r", "48000", "-c", "1", part, "norm", "-20", "pad", "0", f"{rng.uniform(0.2, 1.5):.2f}")
-            parts.append(part)
-        raw = corpus.work(f"wesnoth-effects-{index}.raw.wav")
-        sox(*parts, raw)
+    def effect_clips(effects, count, label):
+        """`count` clips of eight effects each, with pauses of 0.2 to 1.5 s between them, one at a
+        time (a generator: each is finished before the next is drawn, as the seed's order has it)."""
+        for index in range(count):
+            parts = []
+            for n, effect in enumerate(rng.sample(effects, 8)):
+                part = corpus.work(f"{label}-{index}-{n}.wav")
+                sox(effect, "-r", "48000", "-c", "1", part, "norm", "-20", "pad", "0", f"{rng.uniform(0.2, 1.5):.2f}")
+                parts.append(part)
+            raw = corpus.work(f"{label}-{index}.raw.wav")
+            sox(*parts, raw)
+            yield raw
+
+    for index, raw in enumerate(effect_clips(effects, 16, "wesnoth-effects")):
         corpus.finish(raw, f"effects-{index}", "train", "sound effects", 0, 0, "wesnoth")
     for index, scene in enumerate(audio_files(os.path.join(WESNOTH_SOUNDS, "ambient"))):
         if "wardrums" in scene:
@@ -437,14 +443,7 @@ def make_corpus(corpus, rng):
         sox(scene, "-c", "1", raw, "repeat", "8", "trim", "0", "15")
         corpus.finish(raw, f"ambient-{index}", "train", "ambient scene", 0, 0, "wesnoth")
     effects = [path for path in audio_files(HEDGEWARS_SOUNDS) if "/voices/" not in path]
-    for index in range(8):
-        parts = []
-        for n, effect in enumerate(rng.sample(effects, 8)):
-            part = corpus.work(f"effects-{index}-{n}.wav")
-            sox(effect, "-r", "48000", "-c", "1", part, "norm", "-20", "pad", "0", f"{rng.uniform(0.2, 1.5):.2f}")
-            parts.append(part)
-        raw = corpus.work(f"effects-{index}.raw.wav")
-        sox(*parts, raw)
+    for index, raw in enumerate(effect_clips(effects, 8, "effects")):
         corpus.finish(raw, f"effects-held-{index}", "held-out", "sound effects", 0, 0, "hedgewars (effects)")
     corpus.finish(os.path.join(ALSA_SOUNDS, "Noise.wav"), "noise-alsa", "held-out", "noise", 0, 0, "alsa-utils")
     for index, frequency in enumerate([630, 1600]):
