@@ -130,6 +130,15 @@ import Testing
         }
     }
 
+    /// Frames of 32 ms at any rate a microphone or file may have (decimated from 40 kHz up), so the
+    /// network sees the same time scale: 31 or 32 a second.
+    @Test(arguments: [14_000, 16_000, 22_050, 32_000, 44_100, 96_000, 192_000])
+    func framesLastThirtyTwoMillisecondsAtAnyRate(sampleRate: Int) {
+        var random = SystemRandomNumberGenerator()
+        let intervals = frames(of: { _ in Float.random(in: -0.3...0.3, using: &random) }, seconds: 2, sampleRate: sampleRate)
+        #expect(intervals.count == 2 && intervals.allSatisfy { (31...32).contains($0.count) }, "\(intervals.map(\.count))")
+    }
+
     @Test func belowFourteenKilohertzThereAreNoFeatures() {
         #expect(SoundFeatures(sampleRate: 8_000) == nil && SoundFeatures(sampleRate: 16_000) != nil)
         #expect(LevelMeter(sampleRate: 8_000, classifier: .shipped).classifies == false)
