@@ -11,24 +11,30 @@ public struct CellEvidence: Sendable, Equatable {
     public var days: Int
     /// The venue's local date of the newest check-in, as days since 1970-01-01.
     public var lastDay: Int
+    /// The versions of the speech and music model that classified its check-ins, oldest first, of
+    /// those whose client said (docs/sound-classes.md, "Model versions in the shares").
+    public var classesModels: [Int]
 
-    public init(checkins: Int, devices: Int, days: Int, lastDay: Int) {
+    public init(checkins: Int, devices: Int, days: Int, lastDay: Int, classesModels: [Int] = []) {
         self.checkins = checkins
         self.devices = devices
         self.days = days
         self.lastDay = lastDay
+        self.classesModels = classesModels
     }
 
-    /// A check-in that counts (`Analysis.counts`), as the evidence needs it: who, when, and the
-    /// local hours it kept samples in.
+    /// A check-in that counts (`Analysis.counts`), as the evidence needs it: who, when, with which
+    /// model's classes, and the local hours it kept samples in.
     public struct CheckIn: Sendable, Equatable {
         public var device: String
         public var startedAt: TimeInterval
+        public var classesModel: Int?
         public var hours: [LocalHour]
 
-        public init(device: String, startedAt: TimeInterval, hours: [LocalHour]) {
+        public init(device: String, startedAt: TimeInterval, classesModel: Int? = nil, hours: [LocalHour]) {
             self.device = device
             self.startedAt = startedAt
+            self.classesModel = classesModel
             self.hours = hours
         }
     }
@@ -37,6 +43,7 @@ public struct CellEvidence: Sendable, Equatable {
     /// in each span, as in the aggregates).
     public static func cells(from checkIns: [CheckIn], clock: VenueClock) -> [LocalHour: CellEvidence] {
         var devices: [LocalHour: Set<String>] = [:], days: [LocalHour: Set<Int>] = [:], counts: [LocalHour: Int] = [:]
+        var models: [LocalHour: Set<Int>] = [:]
         for checkIn in checkIns {
             var spans: [LocalHour: Int] = [:]
             for hour in checkIn.hours {
@@ -53,11 +60,14 @@ public struct CellEvidence: Sendable, Equatable {
             for span in spans.keys {
                 counts[span, default: 0] += 1
                 devices[span, default: []].insert(checkIn.device)
+                if let model = checkIn.classesModel { models[span, default: []].insert(model) }
             }
         }
         return counts.reduce(into: [:]) { cells, entry in
             let span = entry.key
-            cells[span] = CellEvidence(checkins: entry.value, devices: devices[span]?.count ?? 0, days: days[span]?.count ?? 0, lastDay: days[span]?.max() ?? 0)
+            cells[span] = CellEvidence(
+                checkins: entry.value, devices: devices[span]?.count ?? 0, days: days[span]?.count ?? 0, lastDay: days[span]?.max() ?? 0,
+                classesModels: (models[span] ?? []).sorted())
         }
     }
 

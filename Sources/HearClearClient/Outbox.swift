@@ -101,7 +101,9 @@ public struct Outbox: Sendable {
         let checkIn = CheckIn(
             id: header.id, venueID: header.venueID, startedAt: header.startedAt, intervalS: header.intervalS,
             weighting: .a, calibrationDB: header.calibrationDB, samples: samples,
-            events: LoudEventDetector.events(in: samples, interval: header.intervalS, calibrationDB: header.calibrationDB ?? Level.defaultCalibrationDB))
+            events: LoudEventDetector.events(in: samples, interval: header.intervalS, calibrationDB: header.calibrationDB ?? Level.defaultCalibrationDB),
+            // The client classifies with the model it ships, and says which, so that the server can tell.
+            classesModel: samples.contains { $0.classes != nil } ? SoundClassifier.shipped.version : nil)
         try DurableFile.write(try JSONEncoder.outbox.encode(CheckInV2(checkIn)), to: sealed(recording))
         return checkIn
     }

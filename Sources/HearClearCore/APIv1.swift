@@ -205,10 +205,13 @@ public struct CheckIn: Codable, Sendable, Equatable {
     public var calibrationDB: Double?
     public var samples: [Sample]
     public var events: [LoudEvent]
+    /// The version of the speech and music model that classified the samples
+    /// (`SoundClassifier.version`); nil when none did, or the client did not say (API v1 never does).
+    public var classesModel: Int?
 
     public init(
         id: UUID, venueID: String, startedAt: Date, intervalS: Double = 1, weighting: Weighting = .a,
-        calibrationDB: Double? = nil, samples: [Sample], events: [LoudEvent] = []
+        calibrationDB: Double? = nil, samples: [Sample], events: [LoudEvent] = [], classesModel: Int? = nil
     ) {
         self.id = id
         self.venueID = venueID
@@ -218,6 +221,7 @@ public struct CheckIn: Codable, Sendable, Equatable {
         self.calibrationDB = calibrationDB
         self.samples = samples
         self.events = events
+        self.classesModel = classesModel
     }
 
     enum CodingKeys: String, CodingKey {

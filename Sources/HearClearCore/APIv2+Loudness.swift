@@ -33,6 +33,10 @@ public struct ConversationCell: Codable, Sendable, Equatable {
     /// music, was detected; `null` when none was classified (API v1, or no classes sent).
     public var speechShare: Double?
     public var musicShare: Double?
+    /// The versions of the speech and music model that classified the check-ins behind the shares,
+    /// oldest first, of those whose client said which (a share mixes the seconds of every version,
+    /// docs/sound-classes.md); `null` when the shares are.
+    public var classesModels: [Int]?
     /// Distinct devices and local days the cell's check-ins come from, and the newest of those days
     /// (`2026-11-20`, never a time): what `confidence` is decided from in API v2.
     public var devices: Int?
@@ -49,8 +53,8 @@ public struct ConversationCell: Codable, Sendable, Equatable {
     public init(
         cell: LoudnessCell, sil: Double? = nil, silEstimated: Bool? = nil, effort: VocalEffort? = nil, effortHearingLoss: VocalEffort? = nil,
         intelligibility: Intelligibility? = nil, l10: Double? = nil, l50: Double? = nil, l90: Double? = nil, lafmaxP90: Double? = nil,
-        cMinusA: Double? = nil, speechShare: Double? = nil, musicShare: Double? = nil, devices: Int? = nil, days: Int? = nil, lastMeasured: String? = nil,
-        estimated: Bool = false, interval80: [Double]? = nil, effortRange: [VocalEffort]? = nil
+        cMinusA: Double? = nil, speechShare: Double? = nil, musicShare: Double? = nil, classesModels: [Int]? = nil, devices: Int? = nil, days: Int? = nil,
+        lastMeasured: String? = nil, estimated: Bool = false, interval80: [Double]? = nil, effortRange: [VocalEffort]? = nil
     ) {
         self.cell = cell
         self.sil = sil
@@ -65,6 +69,7 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         self.cMinusA = cMinusA
         self.speechShare = speechShare
         self.musicShare = musicShare
+        self.classesModels = classesModels
         self.devices = devices
         self.days = days
         self.lastMeasured = lastMeasured
@@ -83,6 +88,7 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         case cMinusA = "c_minus_a"
         case speechShare = "speech_share"
         case musicShare = "music_share"
+        case classesModels = "classes_models"
         case lastMeasured = "last_measured"
     }
 
@@ -102,6 +108,7 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         cMinusA = try container.decodeIfPresent(Double.self, forKey: .cMinusA)
         speechShare = try container.decodeIfPresent(Double.self, forKey: .speechShare)
         musicShare = try container.decodeIfPresent(Double.self, forKey: .musicShare)
+        classesModels = try container.decodeIfPresent([Int].self, forKey: .classesModels)
         devices = try container.decodeIfPresent(Int.self, forKey: .devices)
         days = try container.decodeIfPresent(Int.self, forKey: .days)
         lastMeasured = try container.decodeIfPresent(String.self, forKey: .lastMeasured)
@@ -126,6 +133,7 @@ public struct ConversationCell: Codable, Sendable, Equatable {
         try container.encode(cMinusA, forKey: .cMinusA)
         try container.encode(speechShare, forKey: .speechShare)
         try container.encode(musicShare, forKey: .musicShare)
+        try container.encode(classesModels, forKey: .classesModels)
         try container.encode(devices, forKey: .devices)
         try container.encode(days, forKey: .days)
         try container.encode(lastMeasured, forKey: .lastMeasured)

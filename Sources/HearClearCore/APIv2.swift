@@ -95,11 +95,13 @@ public struct CheckInV2: Codable, Sendable, Equatable {
     public var calibrationDB: Double?
     public var levels: Levels
     public var classes: Classes?
+    /// The version of the model that gave `classes` (`SoundClassifier.version`), when the client says.
+    public var classesModel: Int?
     public var events: [LoudEvent]
 
     public init(
         id: UUID, venueID: String, startedAt: Date, intervalS: Double, weighting: Weighting, calibrationDB: Double?, levels: Levels,
-        classes: Classes? = nil, events: [LoudEvent]
+        classes: Classes? = nil, classesModel: Int? = nil, events: [LoudEvent]
     ) {
         self.id = id
         self.venueID = venueID
@@ -109,26 +111,32 @@ public struct CheckInV2: Codable, Sendable, Equatable {
         self.calibrationDB = calibrationDB
         self.levels = levels
         self.classes = classes
+        self.classesModel = classesModel
         self.events = events
     }
 
     enum CodingKeys: String, CodingKey {
         case levels, classes, events
+        case classesModel = "classes_model"
     }
 
     /// What surrounds the columns: the header and the loud events. `scanned(_:)` decodes it from
     /// the body without its columns, so both readings of a body share it.
     struct Envelope: Decodable {
         var header: CheckInHeader
+        var classesModel: Int?
         var events: [LoudEvent]
 
         enum CodingKeys: String, CodingKey {
             case events
+            case classesModel = "classes_model"
         }
 
         init(from decoder: any Decoder) throws {
             header = try CheckInHeader(from: decoder)
-            events = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent([LoudEvent].self, forKey: .events) ?? []
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            classesModel = try container.decodeIfPresent(Int.self, forKey: .classesModel)
+            events = try container.decodeIfPresent([LoudEvent].self, forKey: .events) ?? []
         }
     }
 
@@ -136,7 +144,7 @@ public struct CheckInV2: Codable, Sendable, Equatable {
         let header = envelope.header
         self.init(
             id: header.id, venueID: header.venueID, startedAt: header.startedAt, intervalS: header.intervalS, weighting: header.weighting,
-            calibrationDB: header.calibrationDB, levels: levels, classes: classes, events: envelope.events)
+            calibrationDB: header.calibrationDB, levels: levels, classes: classes, classesModel: envelope.classesModel, events: envelope.events)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -152,6 +160,7 @@ public struct CheckInV2: Codable, Sendable, Equatable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(levels, forKey: .levels)
         try container.encodeIfPresent(classes, forKey: .classes)
+        try container.encodeIfPresent(classesModel, forKey: .classesModel)
         try container.encode(events, forKey: .events)
     }
 }
@@ -177,7 +186,7 @@ extension CheckInV2 {
                 oct500: details?.map { tenths($0.octaves[0]) }, oct1000: details?.map { tenths($0.octaves[1]) },
                 oct2000: details?.map { tenths($0.octaves[2]) }, oct4000: details?.map { tenths($0.octaves[3]) }),
             classes: classes.map { Classes(speech: $0.map(\.speech), music: $0.map(\.music)) },
-            events: checkIn.events)
+            classesModel: classes == nil ? nil : checkIn.classesModel, events: checkIn.events)
     }
 
     /// The check-in these columns hold. Arrays of unequal lengths, or details only in part, are
@@ -200,7 +209,7 @@ extension CheckInV2 {
         }
         return CheckIn(
             id: id, venueID: venueID, startedAt: startedAt, intervalS: intervalS, weighting: weighting, calibrationDB: calibrationDB, samples: samples,
-            events: events)
+            events: events, classesModel: hasClasses ? classesModel : nil)
     }
 }
 

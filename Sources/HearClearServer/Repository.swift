@@ -73,8 +73,9 @@ public struct VenueEvidence: Sendable {
 
     public var cells: [LocalHour: CellEvidence] { CellEvidence.cells(from: checkIns, clock: clock) }
 
-    /// One row of the stores' query: a counting check-in's local hour, with its venue and device.
-    typealias Row = (venue: String, timezone: String, seq: Int64, device: String, started: Double, hour: LocalHour)
+    /// One row of the stores' query: a counting check-in's local hour, with its venue, device and
+    /// classes' model.
+    typealias Row = (venue: String, timezone: String, seq: Int64, device: String, started: Double, classesModel: Int?, hour: LocalHour)
 
     /// The stores' rows (a check-in's together, as they come ordered by check-in) by venue.
     static func grouped(_ rows: [Row]) -> [String: VenueEvidence] {
@@ -88,7 +89,8 @@ public struct VenueEvidence: Sendable {
             if row.seq == lastSeq {
                 venues[row.venue]!.checkIns[venues[row.venue]!.checkIns.count - 1].hours.append(row.hour)
             } else {
-                venues[row.venue]!.checkIns.append(CellEvidence.CheckIn(device: row.device, startedAt: row.started, hours: [row.hour]))
+                venues[row.venue]!.checkIns.append(
+                    CellEvidence.CheckIn(device: row.device, startedAt: row.started, classesModel: row.classesModel, hours: [row.hour]))
             }
             lastSeq = row.seq
         }

@@ -154,9 +154,18 @@ enum Validation {
                 }
             }
         }
+        if let model = body.classesModel {
+            guard body.classes != nil else { throw APIError.unprocessable("classes_model names the model that gave classes, and there are none") }
+            guard (1...Self.largestClassesModel).contains(model) else {
+                throw APIError.unprocessable("classes_model is \(model): a model's version is a whole number from 1 to \(Self.largestClassesModel)")
+            }
+        }
         try events(body.events)
         return body.checkIn
     }
+
+    /// Far beyond any version a model will have; what a store keeps as a small integer.
+    static let largestClassesModel = 32_767
 
     /// The lowest level in tenths of a dB.
     private static let tenthsFloor = CheckInV2.tenths(Level.floor)

@@ -31,6 +31,7 @@ import FoundationNetworking
         "SELECT id FROM device WHERE banned ORDER BY id",
         "SELECT id, status, marked_outlier FROM checkin WHERE marked_outlier ORDER BY id",
         "SELECT id, venue_id, status, samples, dropped_samples, calibration_source FROM checkin ORDER BY id",
+        "SELECT id, classes_model FROM checkin WHERE classes_model IS NOT NULL ORDER BY id",
         "SELECT model, offset_db FROM calibration ORDER BY model",
         "SELECT id, venue_id FROM venue_alias ORDER BY id",
         "SELECT venue_id, actor, action FROM venue_change ORDER BY seq",
@@ -66,6 +67,8 @@ import FoundationNetworking
         _ = try await sqlite(source, "UPDATE checkin SET marked_outlier = 1 WHERE seq = (SELECT MIN(seq) FROM checkin WHERE status = 'accepted')")
         _ = try await sqlite(source, "INSERT INTO calibration (model, offset_db, updated_at) VALUES ('Moved', 101.5, 1790000000.25)")
         _ = try await sqlite(source, "INSERT INTO venue_alias (id, venue_id) VALUES ('old-moved-bar', 'moved-bar')")
+        // Check-ins whose client named the model that classified them, and those whose did not.
+        _ = try await sqlite(source, "UPDATE checkin SET classes_model = 3 + seq % 2 WHERE seq % 3 = 0")
         #expect(try await Executable.run("hearclear-server", ["rebuild", "--database", source]).status == 0)
         #expect(try await Executable.run("hearclear-server", ["verify", "--database", source]).status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: source))

@@ -1,5 +1,6 @@
 import Foundation
 import HearClearCore
+import LevelMeter
 import TestSignals
 import Testing
 
@@ -41,6 +42,8 @@ func temporaryPaths() throws -> ClientPaths {
         let body = try JSONDecoder.outbox.decode(CheckInV2.self, from: Data(contentsOf: outbox.folder.appendingPathComponent("\(checkIn.id.wireString).json")))
         #expect(body.classes == CheckInV2.Classes(speech: Array(repeating: 12, count: 20), music: Array(repeating: 88, count: 20)))
         #expect(body.events.first?.sound == .music)
+        // Saying which model gave them, so that a venue's answer can tell.
+        #expect(body.classesModel == SoundClassifier.shipped.version && checkIn.classesModel == SoundClassifier.shipped.version)
 
         // A killed client's journal, as `Recording.append` writes it.
         let killed = Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: 100)
@@ -53,6 +56,7 @@ func temporaryPaths() throws -> ClientPaths {
         try outbox.recoverInterruptedRecordings()
         let recovered = try #require(try outbox.pending().first { $0.id == killed.id })
         #expect(try recovered.checkIn().samples.map(\.classes) == classes)
+        #expect(try recovered.checkIn().classesModel == SoundClassifier.shipped.version)
     }
 
     @Test func aRecordingLeftByAKilledClientIsSealedWithItsCompleteLines() throws {

@@ -16,7 +16,7 @@ import Testing
                 avg: avg, peak: column(60), fastMax: details ? column(20) : nil, cAvg: details ? column(30) : nil, oct500: details ? column(-30) : nil,
                 oct1000: details ? column(-20) : nil, oct2000: details ? column(-40) : nil, oct4000: details ? column(-90) : nil),
             classes: classes ? .init(speech: avg.map { ($0 + 400) % 101 }, music: avg.map { 100 - ($0 + 400) % 101 }) : nil,
-            events: [LoudEvent(t: 12, peak: -3.5, durationS: 2, sound: .music)])
+            classesModel: classes ? 4 : nil, events: [LoudEvent(t: 12, peak: -3.5, durationS: 2, sound: .music)])
     }
 
     static func json(_ checkIn: CheckInV2, pretty: Bool = false) throws -> Data {

@@ -41,7 +41,8 @@ import Testing
         try await withApp(store: store) { client, database in
             let first = try await client.registerDevice(), second = try await client.registerDevice()
             _ = try await client.putVenue("v1", token: first)
-            let checkIn = Self.classifiedCheckIn(venue: "v1")
+            var checkIn = Self.classifiedCheckIn(venue: "v1")
+            checkIn.classesModel = 4
             let body = CheckInV2(checkIn)
             #expect(body.classes?.speech.prefix(31) == ArraySlice(Array(repeating: 60, count: 30) + [10]))
             #expect(try await post(body, token: first, client: client).status == .created)
@@ -71,6 +72,38 @@ import Testing
         }
     }
 
+    /// Which model versions classified a cell's check-ins: stored with each check-in, said per cell
+    /// beside the shares, and gone with a check-in that stops counting; an older client's check-in
+    /// counts in the shares without adding a version.
+    @Test(arguments: StoreKind.allCases) func aCellSaysWhichModelVersionsItsSharesComeFrom(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
+            let first = try await client.registerDevice(), second = try await client.registerDevice(), third = try await client.registerDevice()
+            _ = try await client.putVenue("v1", token: first)
+            var newer = Self.classifiedCheckIn(venue: "v1")
+            newer.classesModel = 4
+            var older = Self.classifiedCheckIn(venue: "v1", start: "2026-11-21T21:10:00Z")
+            (older.id, older.classesModel) = (UUID(), 3)
+            var unsaid = Self.classifiedCheckIn(venue: "v1", start: "2026-11-21T21:20:00Z")
+            unsaid.id = UUID()
+            for (checkIn, token) in [(newer, first), (older, second), (unsaid, third)] {
+                #expect(try await post(CheckInV2(checkIn), token: token, client: client).status == .created)
+            }
+            let readBack = try await client.execute(uri: "/api/v2/checkins/\(older.id.wireString)", method: .get, headers: bearer(second)) { response in
+                try decode(CheckInV2.self, response)
+            }
+            #expect(readBack.classesModel == 3)
+            var cell = try await overall(client, venue: "v1")
+            #expect(cell.classesModels == [3, 4] && cell.musicShare == 0.75, "\(cell)")
+            _ = try await database.repository.setBanned(device: try await deviceID(of: older.id, in: database), banned: true)
+            cell = try await overall(client, venue: "v1")
+            #expect(cell.classesModels == [4] && cell.cell.checkins == 2, "\(cell)")
+            _ = try await database.repository.setBanned(device: try await deviceID(of: newer.id, in: database), banned: true)
+            cell = try await overall(client, venue: "v1")
+            #expect(cell.classesModels == [] && cell.musicShare == 0.75, "\(cell)")
+            #expect(try await database.repository.verify() == [])
+        }
+    }
+
     func deviceID(of checkIn: UUID, in database: TemporaryDatabase) async throws -> UUID {
         // SQLite keeps the device's row number in the check-in, PostgreSQL its id.
         let device = database.kind == .sqlite ? "d.seq = c.device_seq" : "d.id = c.device_id"
@@ -87,7 +120,15 @@ import Testing
             short.classes?.music.removeLast()
             var above = good
             above.classes?.speech[4] = 101
-            for (body, message) in [(short, "classes.music has 119 entries, levels.avg 120"), (above, "classes.speech[4] is 101: classes are whole percent from 0 to 100")] {
+            var noModel = good
+            noModel.classesModel = 0
+            var modelAlone = good
+            (modelAlone.classes, modelAlone.classesModel) = (nil, 4)
+            for (body, message) in [
+                (short, "classes.music has 119 entries, levels.avg 120"), (above, "classes.speech[4] is 101: classes are whole percent from 0 to 100"),
+                (noModel, "classes_model is 0: a model's version is a whole number from 1 to 32767"),
+                (modelAlone, "classes_model names the model that gave classes, and there are none"),
+            ] {
                 let response = try await post(body, token: token, client: client)
                 let said = try errorMessage(response)
                 #expect(response.status == .unprocessableContent && said.contains(message), "\(said)")

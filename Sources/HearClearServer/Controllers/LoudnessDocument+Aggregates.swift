@@ -100,7 +100,9 @@ extension ConversationCell {
             effortHearingLoss: conversation.effortHearingLoss, intelligibility: conversation.intelligibility,
             l10: aggregate.spread.l10, l50: aggregate.spread.l50, l90: aggregate.spread.l90, lafmaxP90: aggregate.spread.fastMaxP90,
             cMinusA: aggregate.cMinusA.map(Level.rounded), speechShare: aggregate.sounds.speechShare.map(Self.hundredths),
-            musicShare: aggregate.sounds.musicShare.map(Self.hundredths), devices: evidence?.devices, days: evidence?.days, lastMeasured: evidence?.lastMeasured)
+            musicShare: aggregate.sounds.musicShare.map(Self.hundredths),
+            classesModels: aggregate.sounds.speechShare == nil ? nil : evidence?.classesModels ?? [], devices: evidence?.devices, days: evidence?.days,
+            lastMeasured: evidence?.lastMeasured)
     }
 
     /// The cell of a weekday-hour nobody measured, from its estimate: the level, label and

@@ -199,17 +199,19 @@ public enum DeploymentCopy {
     }
 
     /// Check-ins with their own `seq`, their samples blob as it is (both stores write the same
-    /// format); nullable columns as text ('' for NULL), a pruned check-in's blob as no bytes.
+    /// format); nullable columns as text ('' for NULL), a pruned check-in's blob as no bytes, an
+    /// unknown classes model as 0 (no model has it).
     private static func insert(_ checkIns: [CheckInRecord], deviceIDs: [Int64: UUID], on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query(
             """
             INSERT INTO checkin (seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
                 calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, marked_outlier,
-                samples_pruned_at, sample_columns)
+                samples_pruned_at, sample_columns, classes_model)
             OVERRIDING SYSTEM VALUE
             SELECT seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db, calibration_source,
                 samples, dropped_samples, NULLIF(level_db, '')::double precision, home_weekday, home_hour, status, received_at,
-                marked_outlier, to_timestamp(NULLIF(samples_pruned_at, '')::double precision), NULLIF(sample_columns, ''::bytea)
+                marked_outlier, to_timestamp(NULLIF(samples_pruned_at, '')::double precision), NULLIF(sample_columns, ''::bytea),
+                NULLIF(classes_model, 0)
             FROM unnest(\(checkIns.map { $0.seq ?? 0 }), \(checkIns.map(\.id)), \(checkIns.map(\.venueId)), \(try checkIns.map { try deviceID(of: $0, in: deviceIDs) }),
                 \(checkIns.map { ByteBuffer(bytes: $0.contentHash) }), \(checkIns.map(\.startedAt)), \(checkIns.map(\.intervalS)),
                 \(checkIns.map(\.weighting.rawValue)), \(checkIns.map(\.calibrationDb)), \(checkIns.map(\.calibrationSource.rawValue)),
@@ -217,10 +219,10 @@ public enum DeploymentCopy {
                 \(checkIns.map { $0.levelDb.map { "\($0)" } ?? "" }), \(checkIns.map { Int16($0.homeWeekday) }),
                 \(checkIns.map { Int16($0.homeHour) }), \(checkIns.map(\.status.rawValue)), \(checkIns.map(\.receivedAt)),
                 \(checkIns.map(\.markedOutlier)), \(checkIns.map { $0.samplesPrunedAt.map(Self.timestamp) ?? "" }),
-                \(checkIns.map { ByteBuffer(bytes: $0.sampleColumns ?? Data()) }))
+                \(checkIns.map { ByteBuffer(bytes: $0.sampleColumns ?? Data()) }), \(checkIns.map { Int16($0.classesModel ?? 0) }))
                 AS c(seq, id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db, calibration_source,
                     samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, marked_outlier, samples_pruned_at,
-                    sample_columns)
+                    sample_columns, classes_model)
             """, logger: logger)
     }
 

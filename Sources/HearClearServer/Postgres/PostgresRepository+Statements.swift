@@ -121,17 +121,18 @@ extension PostgresRepository {
         /// first column (the statement's snapshot does not see its own insert, so its row comes from
         /// the parameters). No row (and nothing written) when another transaction stored its id first.
         struct StoreCheckIn: PostgresPreparedStatement {
-            static let eventsParameter = 18 + hourArrayCount, lastSeenParameter = eventsParameter + 4
+            static let eventsParameter = 19 + hourArrayCount, lastSeenParameter = eventsParameter + 4
             static let channelParameter = lastSeenParameter + 1, payloadParameter = channelParameter + 1
             static let sql = """
                 WITH c AS (
                     INSERT INTO checkin (id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
-                        calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, sample_columns)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                        calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, sample_columns,
+                        classes_model)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
                     ON CONFLICT (id) DO NOTHING RETURNING seq
                 ), hours AS (
                     INSERT INTO checkin_hour (\(hourColumns))
-                    SELECT c.seq, $2, u.* FROM c, unnest(\(placeholders(from: 18, count: hourArrayCount))) AS u
+                    SELECT c.seq, $2, u.* FROM c, unnest(\(placeholders(from: 19, count: hourArrayCount))) AS u
                 ), events AS (
                     INSERT INTO event (checkin_seq, t, peak, duration_s, class)
                     SELECT c.seq, e.t, e.peak, e.duration_s, NULLIF(e.class, '')
@@ -147,15 +148,15 @@ extension PostgresRepository {
                 WHERE o.venue_id = $2 AND o.home_hour = $14 AND EXISTS (SELECT FROM c)
                 """
             static let bindingDataTypes: [PostgresDataType] =
-                [.uuid, .text, .uuid, .bytea, .timestamptz, .float8, .text, .float8, .text, .int8, .int8, .float8, .int8, .int8, .text, .timestamptz, .bytea]
-                + sumArrayTypes(counted: false) + [.float8Array, .float8Array, .float8Array, .textArray] + [.timestamptz, .text, .text]
+                [.uuid, .text, .uuid, .bytea, .timestamptz, .float8, .text, .float8, .text, .int8, .int8, .float8, .int8, .int8, .text, .timestamptz, .bytea,
+                 .int2] + sumArrayTypes(counted: false) + [.float8Array, .float8Array, .float8Array, .textArray] + [.timestamptz, .text, .text]
             var checkIn: CheckIn, venueID: String, device: UUID, contentHash: Data, calibrationDB: Double, source: CalibrationSource
             var analysis: CheckInAnalysis, status: CheckInStatus, receivedAt: Date, sampleColumns: Data, announcement: String
             func makeBindings() throws -> PostgresBindings {
                 var bindings = try PostgresBindings(
                     nullable: checkIn.id, venueID, device, contentHash, checkIn.startedAt, checkIn.intervalS, checkIn.weighting, calibrationDB, source,
                     checkIn.samples.count, analysis.droppedSamples, analysis.levelDB, analysis.homeHour.weekday, analysis.homeHour.hour, status,
-                    receivedAt, sampleColumns)
+                    receivedAt, sampleColumns, checkIn.classesModel.map(Int16.init))
                 try bindings.appendHours(analysis.hours)
                 let events = checkIn.events
                 // An unclassified event's class travels as an empty text.

@@ -263,18 +263,18 @@ public struct PostgresRepository: Repository {
     public func uploadedCheckIn(id: UUID, by device: UUID) async throws -> CheckIn? {
         try await read { [logger] connection -> CheckIn? in
             guard
-                let (seq, venueID, startedAt, interval, weighting, calibration, source) = try await connection.query(
+                let (seq, venueID, startedAt, interval, weighting, calibration, source, model) = try await connection.query(
                     """
-                    SELECT seq, venue_id, started_at, interval_s, weighting, calibration_db, calibration_source
+                    SELECT seq, venue_id, started_at, interval_s, weighting, calibration_db, calibration_source, classes_model
                     FROM checkin WHERE id = \(id) AND device_id = \(device)
                     """, logger: logger
-                ).decode((Int64, String, Date, Double, Weighting, Double, CalibrationSource).self).first(where: { _ in true })
+                ).decode((Int64, String, Date, Double, Weighting, Double, CalibrationSource, Int?).self).first(where: { _ in true })
             else { return nil }
             let events = try await Self.events(of: seq, on: connection, logger: logger)
             return CheckIn(
                 id: id, venueID: venueID, startedAt: startedAt, intervalS: interval, weighting: weighting,
                 calibrationDB: source == .checkIn ? calibration : nil, samples: try await Self.storedSamples(of: seq, on: connection, logger: logger)?.samples ?? [],
-                events: events)
+                events: events, classesModel: model)
         }
     }
 
@@ -283,15 +283,15 @@ public struct PostgresRepository: Repository {
     public func evidence(venueIDs: [String]) async throws -> [String: VenueEvidence] {
         try await read { [logger] connection in
             var rows: [VenueEvidence.Row] = []
-            for try await (venue, timezone, seq, device, started, status, banned, weekday, hour) in try await connection.query(
+            for try await (venue, timezone, seq, device, started, model, status, banned, weekday, hour) in try await connection.query(
                 """
-                SELECT v.id, v.timezone, c.seq, c.device_id, c.started_at, c.status, d.banned, h.weekday, h.hour
+                SELECT v.id, v.timezone, c.seq, c.device_id, c.started_at, c.classes_model, c.status, d.banned, h.weekday, h.hour
                 FROM venue v JOIN checkin c ON c.venue_id = v.id JOIN device d ON d.id = c.device_id JOIN checkin_hour h ON h.checkin_seq = c.seq
                 WHERE v.id = ANY(\(venueIDs)) AND h.samples > 0 ORDER BY c.seq
                 """, logger: logger
-            ).decode((String, String, Int64, UUID, Date, CheckInStatus, Bool, Int, Int).self)
+            ).decode((String, String, Int64, UUID, Date, Int?, CheckInStatus, Bool, Int, Int).self)
             where Analysis.counts(status: status, deviceBanned: banned) {
-                rows.append((venue, timezone, seq, device.wireString, started.timeIntervalSince1970, LocalHour(weekday: weekday, hour: hour)))
+                rows.append((venue, timezone, seq, device.wireString, started.timeIntervalSince1970, model, LocalHour(weekday: weekday, hour: hour)))
             }
             return VenueEvidence.grouped(rows)
         }

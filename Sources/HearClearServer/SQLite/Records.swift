@@ -114,6 +114,8 @@ struct CheckInRecord: SQLiteRecord {
     var samplesPrunedAt: Date?
     /// Its samples and their dropped flags, as `SampleColumns` encodes them; nil once pruned.
     var sampleColumns: Data?
+    /// The version of the model that classified its seconds, when the client said.
+    var classesModel: Int?
 
     enum Columns {
         static let id = Column("id")
@@ -159,6 +161,7 @@ struct CheckInRecord: SQLiteRecord {
         container["marked_outlier"] = markedOutlier
         container["samples_pruned_at"] = samplesPrunedAt?.timeIntervalSince1970
         container["sample_columns"] = sampleColumns
+        container["classes_model"] = classesModel
     }
 }
 

@@ -157,7 +157,7 @@ public struct SQLiteRepository: Repository {
                 samples: checkIn.samples.count, droppedSamples: analysis.droppedSamples,
                 levelDb: analysis.levelDB, homeWeekday: analysis.homeHour.weekday, homeHour: analysis.homeHour.hour,
                 status: made.storedStatus(), receivedAt: now,
-                sampleColumns: made.sampleColumns)
+                sampleColumns: made.sampleColumns, classesModel: checkIn.classesModel)
             try record.insert(db)
             guard let seq = record.seq else { throw DatabaseError(message: "the check-in was stored without a row id") }
             let insertEvent = try db.cachedStatement(
@@ -208,7 +208,7 @@ public struct SQLiteRepository: Repository {
             return CheckIn(
                 id: id, venueID: record.venueId, startedAt: record.startedAt, intervalS: record.intervalS, weighting: record.weighting,
                 calibrationDB: record.calibrationSource == .checkIn ? record.calibrationDb : nil, samples: try record.storedSamples()?.samples ?? [],
-                events: events)
+                events: events, classesModel: record.classesModel)
         }
     }
 
@@ -226,13 +226,16 @@ public struct SQLiteRepository: Repository {
         let rows: [VenueEvidence.Row] = try await pool.read { db in
             try SQLRequest<Row>(
                 """
-                SELECT v.id, v.timezone, c.seq, d.id AS device_id, c.started_at, c.status, d.banned, h.weekday, h.hour
+                SELECT v.id, v.timezone, c.seq, d.id AS device_id, c.started_at, c.classes_model, c.status, d.banned, h.weekday, h.hour
                 FROM venue v JOIN checkin c ON c.venue_id = v.id JOIN device d ON d.seq = c.device_seq JOIN checkin_hour h ON h.checkin_seq = c.seq
                 WHERE v.id IN \(venueIDs) AND h.samples > 0 ORDER BY c.seq
                 """
             ).fetchAll(db).compactMap { row in
                 guard Analysis.counts(status: row["status"], deviceBanned: row["banned"]) else { return nil }
-                return (row["id"], row["timezone"], row["seq"], row["device_id"], row["started_at"], LocalHour(weekday: row["weekday"], hour: row["hour"]))
+                return (
+                    row["id"], row["timezone"], row["seq"], row["device_id"], row["started_at"], row["classes_model"],
+                    LocalHour(weekday: row["weekday"], hour: row["hour"])
+                )
             }
         }
         return VenueEvidence.grouped(rows)
