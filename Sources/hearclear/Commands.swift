@@ -455,7 +455,7 @@ struct Analysis: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case sampleRate = "sample_rate", weighting, interval = "interval_s", calibrationDB = "calibration_db", leq, samples, events
-        case startedAt = "started_at", speechShare = "speech_share", musicShare = "music_share"
+        case startedAt = "started_at", speechShare = "speech_share", musicShare = "music_share", classesModel = "classes_model"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -468,6 +468,8 @@ struct Analysis: Encodable {
         try container.encode(leq, forKey: .leq)
         try container.encode(share(of: .speech), forKey: .speechShare)
         try container.encode(share(of: .music), forKey: .musicShare)
+        // Which model gave them, as a check-in says it (API v2's classes_model).
+        try container.encode(samples.contains { $0.classes != nil } ? SoundClassifier.shipped.version : nil, forKey: .classesModel)
         try container.encode(samples.map(IntervalRecord.init), forKey: .samples)
         try container.encode(events, forKey: .events)
     }

@@ -35,6 +35,8 @@ import Testing
         let result = try await Executable.run("hearclear", ["analyze", path, "--json"])
         #expect(result.status == 0, "\(result.errors)")
         let document = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        // Which model classified the seconds: the one shipped, version 4 or later.
+        #expect((document?["classes_model"] as? Int ?? 0) >= 4, "\(document?["classes_model"] ?? "nothing")")
         return (document?["speech_share"] as? Double ?? -1, document?["music_share"] as? Double ?? -1)
     }
 
