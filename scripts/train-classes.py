@@ -2,13 +2,14 @@
 """Rebuilds the speech and music model from scratch (make train-classes; docs/sound-classes.md).
 
 1. Makes a corpus of clips only from what Debian packages ship (SOURCES below, with licences):
-   speech, crowd babble, music, speech over music, room noise and tones, every clip over a pink
-   noise bed at -60 dBFS (synthetic speech has digital silence between words, which no room has).
-2. Reads each clip's per-second features with the client itself (`hearclear analyze --features`),
-   so the model learns from exactly what the meter computes.
-3. Trains a small neural network (one hidden layer, a sigmoid output per class; numpy, fixed seed)
-   on the training sources and evaluates it on whole held-out source packages, never on seconds of
-   the training recordings.
+   speech, crowd babble, music, speech over music and over babble, noise, effects and tones, passed
+   through rooms and microphones, every clip over a pink noise bed at -60 dBFS (synthetic speech
+   has digital silence between words, which no room has).
+2. Reads each clip's frames with the client itself (`hearclear analyze --features`), so the model
+   learns from exactly what the meter computes, and builds each interval's window as the meter does.
+3. Trains SoundClassifier's network (convolutions along time, a sigmoid output per class; PyTorch,
+   fixed seed) on the training sources and evaluates it on whole held-out source packages, never
+   on seconds of the training recordings.
 4. Writes Sources/LevelMeter/Resources/sound-classes-v4.json and the figures between the markers
    of docs/sound-classes.md.
 
@@ -252,8 +253,6 @@ def midi_song(rng, path, drums):
 
 
 def make_corpus(corpus, rng):
-    work = corpus.folder
-
     def clips(paths, count):
         return [paths[index] for index in sorted(rng.sample(range(len(paths)), min(count, len(paths))))]
 

@@ -102,8 +102,7 @@ public struct Outbox: Sendable {
             id: header.id, venueID: header.venueID, startedAt: header.startedAt, intervalS: header.intervalS,
             weighting: .a, calibrationDB: header.calibrationDB, samples: samples,
             events: LoudEventDetector.events(in: samples, interval: header.intervalS, calibrationDB: header.calibrationDB ?? Level.defaultCalibrationDB),
-            // The client classifies with the model it ships, and says which, so that the server can tell.
-            classesModel: samples.contains { $0.classes != nil } ? SoundClassifier.shipped.version : nil)
+            classesModel: SoundClassifier.shippedVersion(classifying: samples))
         try DurableFile.write(try JSONEncoder.outbox.encode(CheckInV2(checkIn)), to: sealed(recording))
         return checkIn
     }

@@ -104,6 +104,12 @@ public struct SoundClassifier: Sendable {
         version = model.version
     }
 
+    /// The version a check-in names for `samples` (API v2's `classes_model`): the shipped model's
+    /// when any of them was classified, as the client classifies with no other.
+    public static func shippedVersion(classifying samples: [Sample]) -> Int? {
+        samples.contains { $0.classes != nil } ? shipped.version : nil
+    }
+
     /// `nil` for an interval of fewer than four frames: too short to judge.
     public func classes(of window: SoundFeatures.Window) -> SoundClasses? {
         guard window.frames >= 4 else { return nil }

@@ -469,7 +469,7 @@ struct Analysis: Encodable {
         try container.encode(share(of: .speech), forKey: .speechShare)
         try container.encode(share(of: .music), forKey: .musicShare)
         // Which model gave them, as a check-in says it (API v2's classes_model).
-        try container.encode(samples.contains { $0.classes != nil } ? SoundClassifier.shipped.version : nil, forKey: .classesModel)
+        try container.encode(SoundClassifier.shippedVersion(classifying: samples), forKey: .classesModel)
         try container.encode(samples.map(IntervalRecord.init), forKey: .samples)
         try container.encode(events, forKey: .events)
     }
