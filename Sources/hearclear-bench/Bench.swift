@@ -53,6 +53,8 @@ struct Bench: AsyncParsableCommand {
         }
         let cases = Cases(size: scale, work: URL(fileURLWithPath: work), binaries: binaries, postgres: postgres)
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        // Read before the cases run, which take an hour: the checkout may move on meanwhile.
+        let commit = Report.checkout()
         var results: [CaseResult] = []
         for name in ["ingest", "growth", "query", "meter", "wire", "memory"] where only.isEmpty || only.contains(name) {
             FileHandle.standardError.write(Data("running \(name)…\n".utf8))
@@ -69,7 +71,7 @@ struct Bench: AsyncParsableCommand {
             default: results.append(try await cases.memoryOverTime())
             }
         }
-        let report = Report(results: results, size: size.rawValue)
+        let report = Report(results: results, size: size.rawValue, commit: commit)
         print(report.table)
         if let json { try report.json.write(to: URL(fileURLWithPath: json)) }
         if let markdown { try Data(report.markdown.utf8).write(to: URL(fileURLWithPath: markdown)) }
