@@ -117,12 +117,13 @@ bench: bench-deps
 	scripts/test-postgres.sh stop $${cluster%% *}; exit $$status
 
 ## The speech and music model from scratch: corpus from Debian packages, features by the client,
-## training with a fixed seed; rewrites the model resource and the figures of docs/sound-classes.md.
+## labels checked by a voice activity detector (silero-vad, training only), training with a fixed
+## seed; rewrites the model resource and the figures of docs/sound-classes.md.
 train-classes:
 	$(call install_missing,$(APT_PACKAGES) $(CLASS_PACKAGES))
 	swift build -c release --product hearclear
 	python3 -m venv .build/train-classes-venv
-	.build/train-classes-venv/bin/pip install --quiet torch==2.13.0+cpu numpy==2.4.6
+	.build/train-classes-venv/bin/pip install --quiet torch==2.13.0+cpu numpy==2.4.6 silero-vad==6.2.3
 	rm -rf .build/sound-classes
 	.build/train-classes-venv/bin/python scripts/train-classes.py .build/release/hearclear .build/sound-classes
 

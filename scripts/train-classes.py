@@ -7,15 +7,20 @@
    has digital silence between words, which no room has).
 2. Reads each clip's frames with the client itself (`hearclear analyze --features`), so the model
    learns from exactly what the meter computes, and builds each interval's window as the meter does.
+   Each second of a clip that holds speech is checked by a teacher (`Teacher`, a voice activity
+   detector from PyPI): a second of pause is not speech.
 3. Trains SoundClassifier's network (convolutions along time, a sigmoid output per class; PyTorch,
    fixed seed) on the training sources and evaluates it on whole held-out source packages, never
    on seconds of the training recordings.
-4. Writes Sources/LevelMeter/Resources/sound-classes-v4.json and the figures between the markers
-   of docs/sound-classes.md.
+4. Writes Sources/LevelMeter/Resources/sound-classes-v{MODEL_VERSION}.json in place of the model
+   shipped before (after judging that one on the same held-out seconds), and the figures between
+   the markers of docs/sound-classes.md.
 
 Usage: scripts/train-classes.py HEARCLEAR_BINARY WORK_FOLDER
 """
 import concurrent.futures
+import glob
+import hashlib
 import json
 import os
 import random
@@ -26,9 +31,13 @@ import zipfile
 
 import numpy as np
 import torch
+from silero_vad import load_silero_vad
 
 SEED = 2026
-MODEL_VERSION = 4
+# A model trained again is a new version, even on the same features: check-ins say which version
+# classified them (docs/sound-classes.md, "Model versions in the shares"). A new version is a new
+# file name: SoundClassifier.resourceName and Package.swift's resource name it too.
+MODEL_VERSION = 5
 # SoundFeatures.version: the meter refuses a model made from other features (the shipped model's
 # test fails when the two differ).
 FEATURES_VERSION = 3
@@ -42,7 +51,8 @@ CANDIDATES = [(16, 1e-4), (16, 1e-3)]
 EPOCHS = 30
 BATCH = 128
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODEL = os.path.join(ROOT, "Sources/LevelMeter/Resources/sound-classes-v4.json")
+RESOURCES = os.path.join(ROOT, "Sources/LevelMeter/Resources")
+MODEL = os.path.join(RESOURCES, f"sound-classes-v{MODEL_VERSION}.json")
 REPORT = os.path.join(ROOT, "docs/sound-classes.md")
 PLANETBLUPI = "/usr/share/planetblupi/music"
 DRASCULA = "/usr/share/scummvm/drascula/audio"
@@ -106,10 +116,11 @@ class Corpus:
     def work(self, name):
         return os.path.join(self.folder, name)
 
-    def finish(self, raw, name, split, kind, speech, music, source):
+    def finish(self, raw, name, split, kind, speech, music, source, voice=None):
         """Resamples to 44.1 or 48 kHz mono, passes it through a room and a microphone some of the
         time, and sets a random level over the pink noise bed (synthetic speech has digital silence
-        between words, which no room has)."""
+        between words, which no room has). `voice` is the clip's speech alone, before anything else
+        was mixed in, for the teacher (`speech_seconds`); a clip of speech is its own."""
         rng = self.rng
         rate = rng.choice([44100, 48000])
         gain = rng.uniform(-32, -10)
@@ -125,7 +136,7 @@ class Corpus:
             effects += ["tremolo", f"{rng.uniform(0.05, 0.4):.2f}", str(rng.randint(20, 60))]
         drive = rng.randint(6, 15) if rng.random() < 0.08 else 0
         out = self.path(name)
-        self.clips.append((out, split, kind, speech, music, source))
+        self.clips.append((out, split, kind, speech, music, source, (voice or raw) if speech else None))
         if os.path.exists(out):  # made by an earlier run with the same seed
             return out
         tmp = out + ".tmp.wav"
@@ -392,8 +403,9 @@ def make_corpus(corpus, rng):
             snr = [20, 15, 10, 5, 0, -5][index % 6]
             (voice, voice_source), (song, song_source) = rng.choice(speech[split]), rng.choice(music[split])
             raw = corpus.work(f"mix-{label}-{index}.raw.wav")
-            sox("-m", same_rate(voice, f"mix-{label}-{index}-s.wav", -20), same_rate(song, f"mix-{label}-{index}-m.wav", -20 - snr), raw, "trim", "0", "12")
-            corpus.finish(raw, f"mix-{label}-{index}-snr{snr}", split, f"speech over music {snr:+d} dB", 1, 1, f"{voice_source} + {song_source}")
+            alone = same_rate(voice, f"mix-{label}-{index}-s.wav", -20)
+            sox("-m", alone, same_rate(song, f"mix-{label}-{index}-m.wav", -20 - snr), raw, "trim", "0", "12")
+            corpus.finish(raw, f"mix-{label}-{index}-snr{snr}", split, f"speech over music {snr:+d} dB", 1, 1, f"{voice_source} + {song_source}", voice=alone)
 
     mixtures("train", 72, "train")
     mixtures("held-out", 36, "held")
@@ -476,14 +488,58 @@ def features(hearclear, path):
 
 
 def windows(intervals, width):
-    """Each interval the meter judges (four frames or more) as its window: the last CONTEXT frames
-    before it, then its own (SoundFeatures.Window)."""
+    """Each interval the meter judges (four frames or more) as its window, with its index: the last
+    CONTEXT frames before it, then its own (SoundFeatures.Window)."""
     judged, history = [], np.zeros((0, width), dtype=np.float32)
-    for frames in intervals:
+    for index, frames in enumerate(intervals):
         if len(frames) >= 4:
-            judged.append((history, frames))
+            judged.append((index, (history, frames)))
         history = np.vstack([history, frames])[-CONTEXT:]
     return judged
+
+
+class Teacher:
+    """Silero VAD (PyPI silero-vad, MIT; its weights ship inside the package): a pretrained voice
+    activity detector that says, every 32 ms, how likely a voice is speaking. Used here only to
+    check the labels, at training time: a clip of speech has pauses, and a second that is all pause
+    is not a second of speech. It never runs in the meter, and nothing is downloaded."""
+
+    # A second holds speech when the teacher hears it for at least this long (about a syllable);
+    # one where it hears none holds none; one in between is left out of training and the figures.
+    SPEECH_SECONDS = 0.25
+    FRAME_SECONDS = 512 / 16000
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.model = None
+        os.makedirs(folder, exist_ok=True)
+
+    def speech_seconds(self, voice):
+        """Per whole second of `voice`, how long the teacher hears speech in it: cached by the
+        file's content, which every run makes again."""
+        digest = hashlib.sha256(open(voice, "rb").read()).hexdigest()
+        cache = os.path.join(self.folder, digest + ".txt")
+        if not os.path.exists(cache):
+            pcm = os.path.join(self.folder, digest + ".raw")
+            sox(voice, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", "-t", "raw", pcm)
+            samples = torch.from_numpy(np.fromfile(pcm, dtype="<i2").astype(np.float32) / 32768)
+            os.remove(pcm)
+            if self.model is None:
+                self.model = load_silero_vad()
+            with torch.no_grad():
+                frames = self.model.audio_forward(samples[None, :], 16000)[0].numpy() >= 0.5
+            second = np.floor(np.arange(len(frames)) * self.FRAME_SECONDS).astype(int)
+            heard = np.bincount(second, weights=frames, minlength=second[-1] + 1 if len(second) else 0) * self.FRAME_SECONDS
+            np.savetxt(cache, heard, fmt="%.3f")
+        return np.atleast_1d(np.loadtxt(cache))
+
+    def label(self, heard, index):
+        """1 or 0 for the second at `index`, or None when it is in between (or past the voice's end)."""
+        if index >= len(heard):
+            return None
+        if heard[index] >= self.SPEECH_SECONDS:
+            return 1
+        return 0 if heard[index] == 0 else None
 
 
 class Network(torch.nn.Module):
@@ -542,6 +598,34 @@ def train_network(inputs, targets, width, decay):
     return network
 
 
+def shipped_file():
+    """The model file the client ships now (one, whatever its version), or None."""
+    return next(iter(sorted(glob.glob(os.path.join(RESOURCES, "sound-classes-v*.json")))), None)
+
+
+def shipped_network():
+    """The model this run replaces, as a Network with its standardisation, or None when it was made
+    from other features or has another shape: to judge it on the same held-out seconds."""
+    try:
+        shipped = json.load(open(shipped_file()))
+    except (OSError, ValueError, TypeError):
+        return None
+    if shipped.get("features_version") != FEATURES_VERSION or shipped.get("context_frames") != CONTEXT:
+        return None
+    convolutions = shipped["convolutions"]
+    if tuple(c["dilation"] for c in convolutions) != DILATIONS:
+        return None
+    width = len(convolutions[0]["bias"])
+    network = Network(len(shipped["mean"]), width)
+    with torch.no_grad():
+        for layer, c in zip(network.convolutions, convolutions):
+            layer.weight.copy_(torch.tensor(c["weights"]).reshape(layer.weight.shape))
+            layer.bias.copy_(torch.tensor(c["bias"]))
+        network.output.weight.copy_(torch.tensor(shipped["output"]["weights"]))
+        network.output.bias.copy_(torch.tensor(shipped["output"]["bias"]))
+    return shipped["version"], network, np.array(shipped["mean"], dtype=np.float32), np.array(shipped["scale"], dtype=np.float32)
+
+
 def probabilities(network, inputs):
     with torch.no_grad():
         return torch.sigmoid(network(*inputs)).numpy()
@@ -570,10 +654,22 @@ def main():
     # Two clips at a time: the machine this runs on has two cores.
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         read = list(pool.map(lambda clip: features(hearclear, clip[0]), corpus.clips))
-    for (path, split, kind, speech, music, source), (clip_names, intervals) in zip(corpus.clips, read):
+    teacher = Teacher(os.path.join(work, "teacher"))
+    # Seconds of clips holding speech: relabelled as not speech, and left out, by the teacher.
+    checked = {split: [0, 0, 0] for split in data}
+    for (path, split, kind, speech, music, source, voice), (clip_names, intervals) in zip(corpus.clips, read):
         names = names or clip_names
-        for window in windows(intervals, len(clip_names)):
-            data[split].append((window, speech, music, kind, source, os.path.basename(path)))
+        heard = teacher.speech_seconds(voice) if voice else None
+        for index, window in windows(intervals, len(clip_names)):
+            second = speech
+            if heard is not None:
+                checked[split][0] += 1
+                second = teacher.label(heard, index)
+                if second is None:
+                    checked[split][2] += 1
+                    continue
+                checked[split][1] += second == 0
+            data[split].append((window, second, music, kind, source, os.path.basename(path), speech))
 
     frames = np.vstack([frames for (_, frames), *_ in data["train"]])
     mean = frames.mean(axis=0)
@@ -594,6 +690,8 @@ def main():
             scores.append(np.mean(balanced_accuracy(probabilities(network, [tensor[check] for tensor in train]), y[check].numpy())))
         validation.append((float(np.mean(scores)), width, decay))
     score, width, decay = max(validation)
+    # Judged before it is overwritten, on the held-out seconds as labelled now.
+    replaced = shipped_network()
     network = train_network(train, y, width, decay)
     convolutions = [
         {"weights": rounded(c.weight.detach().numpy()), "bias": rounded(c.bias.detach().numpy()), "kernel": 3, "dilation": d}
@@ -603,6 +701,9 @@ def main():
         "mean": rounded(mean), "scale": rounded(scale), "convolutions": convolutions,
         "output": {"weights": [rounded(row) for row in network.output.weight.detach().numpy()], "bias": rounded(network.output.bias.detach().numpy())},
     }
+    replaced_file = shipped_file()
+    if replaced_file and replaced_file != MODEL:
+        os.remove(replaced_file)
     with open(MODEL, "w") as out:
         json.dump(model, out)
         out.write("\n")
@@ -613,9 +714,15 @@ def main():
     def predict(selected, label):
         return held_p[[index for index in range(len(held)) if selected(held[index])], 0 if label == "speech" else 1]
 
+    held_truth = np.array([[entry[1], entry[2]] for entry in held])
+    before = ""
+    if replaced:
+        version, old_network, old_mean, old_scale = replaced
+        speech_before, music_before = balanced_accuracy(probabilities(old_network, tensors(held, old_mean, old_scale)), held_truth)
+        before = f" The model this run replaced (version {version}), on the same seconds: speech {speech_before:.3f}, music {music_before:.3f}."
     lines = []
     for index, label in [(1, "speech"), (2, "music")]:
-        truth = np.array([entry[index] for entry in held])
+        truth = held_truth[:, index - 1]
         p = predict(lambda entry: True, label) >= 0.5
         tp, fn = int((p & (truth == 1)).sum()), int((~p & (truth == 1)).sum())
         fp, tn = int((p & (truth == 0)).sum()), int((~p & (truth == 0)).sum())
@@ -629,11 +736,15 @@ def main():
     for source in sorted({entry[4] for entry in held if " + " not in entry[4]}):
         first = next(entry for entry in held if entry[4] == source)
         ps, pm = predict(lambda entry: entry[4] == source, "speech"), predict(lambda entry: entry[4] == source, "music")
-        truth = " and ".join(label for label, present in (("speech", first[1]), ("music", first[2])) if present) or "neither"
-        by_source.append(f"| {source} | {truth} | {len(ps)} | {(ps >= 0.5).mean():.2f} | {(pm >= 0.5).mean():.2f} |")
-    # Speech over music at +10 dB: in how many clips is speech found in most seconds?
+        truth = " and ".join(label for label, present in (("speech", first[6]), ("music", first[2])) if present) or "neither"
+        # Of the seconds the teacher heard speech in, how many were found: the pauses of a clip
+        # of speech count in its share but are not speech.
+        spoken = predict(lambda entry: entry[4] == source and entry[1] == 1, "speech")
+        heard = f"{(spoken >= 0.5).mean():.2f}" if len(spoken) else "–"
+        by_source.append(f"| {source} | {truth} | {len(ps)} | {(ps >= 0.5).mean():.2f} | {heard} | {(pm >= 0.5).mean():.2f} |")
+    # Speech over music at +10 dB: in how many clips is speech found in most of its seconds of speech?
     mixed = sorted({entry[5] for entry in held if entry[3] == "speech over music +10 dB"})
-    found = sum(1 for clip in mixed if (predict(lambda entry: entry[5] == clip, "speech") >= 0.5).mean() > 0.5)
+    found = sum(1 for clip in mixed if (predict(lambda entry: entry[5] == clip and entry[1] == 1, "speech") >= 0.5).mean() > 0.5)
     train_seconds = len(data["train"])
     report = "\n".join([
         f"Network: {len(DILATIONS)} convolutions of {width} channels, weight decay {decay}, chosen by 4-fold cross-validation over "
@@ -643,13 +754,17 @@ def main():
         f"Training: {train_seconds} intervals (seconds) from {sum(1 for c in corpus.clips if c[1] == 'train')} clips; "
         f"held out: {len(held)} seconds from {sum(1 for c in corpus.clips if c[1] == 'held-out')} clips (seed {SEED}).",
         "",
+        "The teacher's check of the seconds of clips that hold speech (Silero VAD, speech heard for at least "
+        f"{Teacher.SPEECH_SECONDS} s of a second: speech; none: not speech; in between: left out): "
+        + "; ".join(f"{split}: {total} seconds, {silent} of them not speech, {left} left out" for split, (total, silent, left) in checked.items()) + ".",
+        "",
         "Held-out seconds, p ≥ 0.5 counted as detected:",
         "",
         "| class | true positive | false negative | false positive | true negative | balanced accuracy |",
         "|---|---|---|---|---|---|",
         *lines,
         "",
-        f"Speech over music at +10 dB: speech found in most seconds of {found} of {len(mixed)} held-out clips.",
+        f"Speech over music at +10 dB: speech found in most of its seconds of speech in {found} of {len(mixed)} held-out clips.{before}",
         "",
         "By kind of held-out clip (mean probability, and the share of seconds at p ≥ 0.5):",
         "",
@@ -659,8 +774,8 @@ def main():
         "",
         "By held-out source, its clips alone (the share of seconds at p ≥ 0.5):",
         "",
-        "| source | holds | seconds | speech share | music share |",
-        "|---|---|---|---|---|",
+        "| source | holds | seconds | speech share | its seconds of speech found | music share |",
+        "|---|---|---|---|---|---|",
         *by_source,
         "",
         "Sources:",
