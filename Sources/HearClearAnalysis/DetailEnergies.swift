@@ -32,7 +32,7 @@ public struct DetailEnergies: Sendable, Equatable {
     mutating func add(_ details: LevelDetails, calibrationDB: Double) {
         samples += 1
         c += Level.energy(details.cAvg + calibrationDB)
-        for index in octaves.indices { octaves[index] += Level.energy(details.octaves[index] + calibrationDB) }
+        for index in octaves.indices { octaves[index] += Level.energy(details.octave(index) + calibrationDB) }
     }
 
     public func adding(_ other: DetailEnergies) -> DetailEnergies {

@@ -121,9 +121,8 @@ public struct SampleColumns: Sendable, Equatable {
             if flags.contains(.detailsInPart) { payload.bitmap(withDetails) }
             let detailed = samples.indices.filter { withDetails[$0] }
             let reference = averages?.picking(detailed)
-            let levels = detailed.map { Self.columnLevels(of: samples[$0].details!) }
             for column in 0..<Self.detailColumns {
-                Self.write(levels.map { $0[column] }, reference: reference, to: &payload)
+                Self.write(detailed.map { Self.columnLevel(column, of: samples[$0].details!) }, reference: reference, to: &payload)
             }
         }
         if flags.contains(.classes) {
@@ -136,8 +135,14 @@ public struct SampleColumns: Sendable, Equatable {
         return Data([Self.formatVersion] + payload.finish())
     }
 
-    /// The levels of `LevelDetails` in the order their columns are written.
-    private static func columnLevels(of details: LevelDetails) -> [Double] { [details.fastMax, details.cAvg] + details.octaves }
+    /// The level of `LevelDetails` in the column at `index`, in the order the columns are written.
+    private static func columnLevel(_ index: Int, of details: LevelDetails) -> Double {
+        switch index {
+        case 0: details.fastMax
+        case 1: details.cAvg
+        default: details.octave(index - 2)
+        }
+    }
     private static let detailColumns = 2 + LevelDetails.octaveNames.count
 
     private static func presence(_ present: [Bool], all: Flags, part: Flags) -> Flags {
@@ -211,7 +216,7 @@ public struct SampleColumns: Sendable, Equatable {
             var columns: [[Double]] = []
             for _ in 0..<Self.detailColumns { columns.append(try Self.readColumn(count: detailed.count, reference: reference, from: &payload).levels) }
             for (position, index) in detailed.enumerated() {
-                details[index] = LevelDetails(fastMax: columns[0][position], cAvg: columns[1][position], octaves: columns[2...].map { $0[position] })
+                details[index] = LevelDetails(fastMax: columns[0][position], cAvg: columns[1][position]) { columns[2 + $0][position] }
             }
         }
         var classes = [SoundClasses?](repeating: nil, count: count)

@@ -183,8 +183,8 @@ extension CheckInV2 {
             levels: Levels(
                 t: regular ? nil : samples.map(\.t), avg: samples.map { tenths($0.avg) }, peak: samples.map { tenths($0.peak) },
                 fastMax: details?.map { tenths($0.fastMax) }, cAvg: details?.map { tenths($0.cAvg) },
-                oct500: details?.map { tenths($0.octaves[0]) }, oct1000: details?.map { tenths($0.octaves[1]) },
-                oct2000: details?.map { tenths($0.octaves[2]) }, oct4000: details?.map { tenths($0.octaves[3]) }),
+                oct500: details?.map { tenths($0.octave(0)) }, oct1000: details?.map { tenths($0.octave(1)) },
+                oct2000: details?.map { tenths($0.octave(2)) }, oct4000: details?.map { tenths($0.octave(3)) }),
             classes: classes.map { Classes(speech: $0.map(\.speech), music: $0.map(\.music)) },
             classesModel: classes == nil ? nil : checkIn.classesModel, events: checkIn.events)
     }
@@ -201,9 +201,9 @@ extension CheckInV2 {
                 t: levels.t.flatMap { index < $0.count ? $0[index] : nil } ?? Double(index) * intervalS,
                 avg: Double(levels.avg[index]) / 10, peak: Double(levels.peak[index]) / 10,
                 details: hasDetails
-                    ? LevelDetails(
-                        fastMax: Double(detailColumns[0][index]) / 10, cAvg: Double(detailColumns[1][index]) / 10,
-                        octaves: detailColumns[2...].map { Double($0[index]) / 10 })
+                    ? LevelDetails(fastMax: Double(detailColumns[0][index]) / 10, cAvg: Double(detailColumns[1][index]) / 10) {
+                        Double(detailColumns[2 + $0][index]) / 10
+                    }
                     : nil,
                 classes: hasClasses ? classes.map { SoundClasses(percent: $0.speech[index], $0.music[index]) } : nil)
         }

@@ -107,7 +107,7 @@ struct CheckInController {
             if let details = sample.details {
                 add(details.fastMax)
                 add(details.cAvg)
-                for level in details.octaves { add(level) }
+                for index in LevelDetails.octaveNames.indices { add(details.octave(index)) }
             }
             if let classes = sample.classes {
                 add("classes")
