@@ -32,7 +32,7 @@ public struct CheckInAnalysis: Sendable {
             kept += 1
             energy += sampleEnergy
             let hour = localHours[index]
-            if hours[hour] == nil { firstSeen.append(hour) }
+            if hours.index(forKey: hour) == nil { firstSeen.append(hour) }
             // In place: a share taken out and put back copied its histograms every second.
             hours[hour, default: .none].add(samples[index], energy: sampleEnergy, calibrationDB: calibrationDB)
         }

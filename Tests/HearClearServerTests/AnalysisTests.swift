@@ -1,5 +1,5 @@
 import Foundation
-import HearClearAnalysis
+@testable import HearClearAnalysis
 import HearClearCore
 import Testing
 
@@ -18,6 +18,26 @@ import Testing
         var levels = Array(repeating: -50.0, count: 20)
         levels[7] = -45
         #expect(!Analysis.spikes(in: levels).contains(true))
+    }
+
+    /// The spike filter's median of a whole window is a selection network; it must be the middle
+    /// value whatever the order and whatever the ties.
+    @Test func theMedianOfSevenIsTheMiddleOfEveryOrderAndTie() {
+        func permutations(_ values: [Double]) -> [[Double]] {
+            guard values.count > 1 else { return [values] }
+            return values.indices.flatMap { index in
+                permutations(Array(values[..<index] + values[(index + 1)...])).map { [values[index]] + $0 }
+            }
+        }
+        var windows = permutations([-60, -52.5, -50, -49.9, -41, -30, -12])
+        // Every window of seven values from three, which has every pattern of ties.
+        for code in 0..<2187 {
+            windows.append((0..<7).map { [-50, -40, -30][code / Int(pow(3, Double($0))) % 3] })
+        }
+        let wrong = windows.filter { window in
+            Analysis.medianOfSeven(window[0], window[1], window[2], window[3], window[4], window[5], window[6]) != window.sorted()[3]
+        }
+        #expect(windows.count == 5040 + 2187 && wrong.isEmpty, "\(wrong.prefix(3))")
     }
 
     @Test func spikesAtTheEdgesAreFoundInShortenedWindows() {
