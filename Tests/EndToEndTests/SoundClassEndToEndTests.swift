@@ -69,7 +69,7 @@ import Testing
         #expect(music.music >= 0.8 && music.speech <= 0.2, "drascula: \(music)")
 
         // The voice 10 dB over the music, as people talk over a bar's: the voice found in most seconds
-        // (the music under it, here in a fifth of them: docs/sound-classes.md).
+        // (how often the music under it is found: docs/sound-classes.md, "speech over music +10 dB").
         let voice = folder.appendingPathComponent("voice-20.wav").path, song = folder.appendingPathComponent("song-30.wav").path
         try await sox([raw, "-r", "48000", "-c", "1", voice, "norm", "-20", "trim", "0", "20"])
         try await sox([excerpt, "-r", "48000", "-c", "1", song, "norm", "-30"])
