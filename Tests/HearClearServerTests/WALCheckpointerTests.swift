@@ -30,6 +30,7 @@ struct WALCheckpointerTests {
         }
         let before = try Self.fileSize(path)
         let checkpointer = WALCheckpointer(path: path, every: 2)
+        defer { checkpointer.close() }
 
         checkpointer.committed(1)
         checkpointer.finish()

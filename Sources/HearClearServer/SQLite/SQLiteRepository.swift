@@ -30,7 +30,7 @@ public struct SQLiteRepository: Repository {
     /// there (16 MB), and a file copied without its WAL would lack them. If a reader still holds
     /// the WAL the checkpoint gives up; nothing is lost, SQLite reads the WAL at the next open.
     public func close() throws {
-        checkpointer.finish()
+        checkpointer.close()
         try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         try pool.close()
     }

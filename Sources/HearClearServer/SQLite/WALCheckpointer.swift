@@ -22,6 +22,9 @@ final class WALCheckpointer: Sendable {
     private let every: Int
     private let state = Mutex<(committed: Int, running: Bool)>((0, false))
     private let queue = DispatchQueue(label: "hearclear.wal-checkpoint")
+    /// Opened at the first checkpoint and kept until `close`: opening one for each checkpoint
+    /// (fifty a second under the ingest case) cost about 4 % of the rate (docs/profiling.md, step 20).
+    private let connection = Mutex<(queue: DatabaseQueue?, closed: Bool)>((nil, false))
 
     init(path: String, every: Int = WALCheckpointer.every) {
         self.path = path
@@ -39,14 +42,11 @@ final class WALCheckpointer: Sendable {
         guard start else { return }
         queue.async { [self] in
             defer { state.withLock { $0.running = false } }
-            // A connection for each checkpoint, so that none stays open beside the store's pool. A
-            // failure loses nothing: the writer's own checkpoint copies what this one could not.
-            guard let connection = try? DatabaseQueue(path: path) else { return }
+            guard let connection = opened() else { return }
             try? connection.writeWithoutTransaction { db in
                 _ = try db.checkpoint(.passive)
                 Self.flush(db)
             }
-            try? connection.close()
         }
     }
 
@@ -64,8 +64,27 @@ final class WALCheckpointer: Sendable {
         _ = sync(file, SQLITE_SYNC_NORMAL)
     }
 
+    /// The checkpoints' connection; none once closed. One that fails to open is tried again at the
+    /// next checkpoint: a checkpoint missed loses nothing, the writer's own copies what it did not.
+    private func opened() -> DatabaseQueue? {
+        connection.withLock { connection in
+            if connection.queue == nil, !connection.closed { connection.queue = try? DatabaseQueue(path: path) }
+            return connection.queue
+        }
+    }
+
     /// Returns once the checkpoint under way, if any, has ended: before the store closes.
     func finish() {
         queue.sync {}
+    }
+
+    /// Waits for the checkpoint under way and closes the connection, before the store closes.
+    func close() {
+        queue.sync {
+            connection.withLock { connection in
+                try? connection.queue?.close()
+                connection = (nil, true)
+            }
+        }
     }
 }
