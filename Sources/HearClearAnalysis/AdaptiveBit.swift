@@ -12,6 +12,7 @@ struct AdaptiveBit {
     private static let learningBits: UInt32 = 60
     private static let followingShift: UInt32 = 6
 
+    @inline(__always)
     mutating func update(_ bit: Bool) {
         if seen < Self.learningBits {
             seen += 1

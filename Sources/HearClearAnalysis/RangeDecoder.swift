@@ -16,6 +16,7 @@ struct RangeDecoder {
     /// Whether every byte was read and none beyond: a stream decoded exactly as it was written.
     var isAtEnd: Bool { position == bytes.endIndex }
 
+    @inline(__always)
     mutating func bit(_ probability: inout AdaptiveBit) -> Bool {
         let bound = (range >> AdaptiveBit.precision) &* probability.zero
         let bit = code >= bound
@@ -26,7 +27,7 @@ struct RangeDecoder {
             range = bound
         }
         probability.update(bit)
-        normalize()
+        if range < RangeEncoder.top { normalize() }
         return bit
     }
 
@@ -41,11 +42,12 @@ struct RangeDecoder {
             let part = min(code / range, (1 << UInt32(chunk)) - 1)
             code &-= part &* range
             value = value << UInt64(chunk) | UInt64(part)
-            normalize()
+            if range < RangeEncoder.top { normalize() }
         }
         return value
     }
 
+    @inline(never)
     private mutating func normalize() {
         while range < RangeEncoder.top {
             range <<= 8
