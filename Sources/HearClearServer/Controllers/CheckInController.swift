@@ -83,46 +83,60 @@ struct CheckInController {
     /// update per value cost a fifth of an upload's time (docs/profiling.md, "Ingest"); the digest
     /// is the same (`ContentHashTests`).
     static func contentHash(_ checkIn: CheckIn) -> Data {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(128 + checkIn.samples.count * 120 + checkIn.events.count * 32)
-        func add(_ text: String) {
-            bytes.append(contentsOf: text.utf8)
-            bytes.append(0)
-        }
-        func add(_ number: Double) {
-            withUnsafeBytes(of: number.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
-        }
-        add(checkIn.id.wireString)
-        add(checkIn.venueID)
-        add(checkIn.startedAt.timeIntervalSince1970)
-        add(checkIn.intervalS)
-        add(checkIn.weighting.rawValue)
-        add(checkIn.calibrationDB.map { "\($0.bitPattern)" } ?? "none")
-        add(Double(checkIn.samples.count))
+        var head: [UInt8] = []
+        add(checkIn.id.wireString, to: &head)
+        add(checkIn.venueID, to: &head)
+        add(checkIn.startedAt.timeIntervalSince1970, to: &head)
+        add(checkIn.intervalS, to: &head)
+        add(checkIn.weighting.rawValue, to: &head)
+        add(checkIn.calibrationDB.map { "\($0.bitPattern)" } ?? "none", to: &head)
+        add(Double(checkIn.samples.count), to: &head)
+        // The seconds, nearly all of the bytes, as 8-byte words: each of their values is a double,
+        // and the classes' mark, "classes" and its 0, is eight bytes too. Appended a value at a time
+        // to an array of bytes they were two thirds of the hash's time (`perf`).
+        var seconds: [UInt64] = []
+        seconds.reserveCapacity(checkIn.samples.count * 11)
         for sample in checkIn.samples {
-            add(sample.t)
-            add(sample.avg)
-            add(sample.peak)
+            seconds.append(sample.t.bitPattern.littleEndian)
+            seconds.append(sample.avg.bitPattern.littleEndian)
+            seconds.append(sample.peak.bitPattern.littleEndian)
             // Only v2 check-ins have details and classes: v1 ones hash as they always did.
             if let details = sample.details {
-                add(details.fastMax)
-                add(details.cAvg)
-                for index in LevelDetails.octaveNames.indices { add(details.octave(index)) }
+                seconds.append(details.fastMax.bitPattern.littleEndian)
+                seconds.append(details.cAvg.bitPattern.littleEndian)
+                for index in LevelDetails.octaveNames.indices { seconds.append(details.octave(index).bitPattern.littleEndian) }
             }
             if let classes = sample.classes {
-                add("classes")
-                add(classes.speech)
-                add(classes.music)
+                seconds.append(classesMark)
+                seconds.append(classes.speech.bitPattern.littleEndian)
+                seconds.append(classes.music.bitPattern.littleEndian)
             }
         }
-        add(Double(checkIn.events.count))
+        var tail: [UInt8] = []
+        add(Double(checkIn.events.count), to: &tail)
         for event in checkIn.events {
-            add(event.t)
-            add(event.peak)
-            add(event.durationS)
-            if let sound = event.sound { add(sound.rawValue) }
+            add(event.t, to: &tail)
+            add(event.peak, to: &tail)
+            add(event.durationS, to: &tail)
+            if let sound = event.sound { add(sound.rawValue, to: &tail) }
         }
-        return Data(SHA256.hash(data: bytes))
+        var hasher = SHA256()
+        hasher.update(data: head)
+        seconds.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        hasher.update(data: tail)
+        return Data(hasher.finalize())
+    }
+
+    /// "classes" and its terminating 0, as the word whose bytes they are.
+    private static let classesMark = (Array("classes".utf8) + [0]).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+
+    private static func add(_ text: String, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(0)
+    }
+
+    private static func add(_ number: Double, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: number.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     private func receipt(_ stored: StoredCheckIn) -> CheckInReceipt {
