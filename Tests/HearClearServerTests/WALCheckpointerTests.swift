@@ -42,6 +42,28 @@ struct WALCheckpointerTests {
         #expect(try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM blob") } == 64)
     }
 
+    @Test func aClosedCheckpointerCopiesNothingMore() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let pool = try SQLiteDatabase.openPool(path: path)
+        defer { try? pool.close() }
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        try pool.write { db in try db.execute(sql: "CREATE TABLE blob (id INTEGER PRIMARY KEY, bytes BLOB)") }
+        let checkpointer = WALCheckpointer(path: path, every: 1)
+        checkpointer.committed(1)
+        checkpointer.close()
+        let before = try Self.fileSize(path)
+        try pool.write { db in
+            for id in 0..<64 { try db.execute(sql: "INSERT INTO blob VALUES (?, zeroblob(16384))", arguments: [id]) }
+        }
+
+        // Its connection, kept between checkpoints, is gone and no other is opened.
+        checkpointer.committed(1)
+        checkpointer.finish()
+        #expect(try Self.fileSize(path) == before)
+    }
+
     @Test func aClosedStoreLeavesItsWALEmpty() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

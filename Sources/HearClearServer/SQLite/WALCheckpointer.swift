@@ -73,7 +73,7 @@ final class WALCheckpointer: Sendable {
         }
     }
 
-    /// Returns once the checkpoint under way, if any, has ended: before the store closes.
+    /// Returns once the checkpoint under way, if any, has ended.
     func finish() {
         queue.sync {}
     }
