@@ -70,6 +70,7 @@ struct Bench: AsyncParsableCommand {
             case "wire": results.append(try cases.wireSize())
             default: results.append(try await cases.memoryOverTime())
             }
+            try cases.dropDatabases()
         }
         let report = Report(results: results, size: size.rawValue, commit: commit)
         print(report.table)
