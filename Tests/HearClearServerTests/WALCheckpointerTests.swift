@@ -16,18 +16,28 @@ struct WALCheckpointerTests {
         return folder
     }
 
+    /// A store whose writer copies nothing into the file itself, so that whatever reaches the file
+    /// was copied beside it, with an empty table `blob`.
+    static func storeWithoutItsOwnCheckpoints(in folder: URL) throws -> (path: String, pool: DatabasePool) {
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let pool = try SQLiteDatabase.openPool(path: path)
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        try pool.write { db in try db.execute(sql: "CREATE TABLE blob (id INTEGER PRIMARY KEY, bytes BLOB)") }
+        return (path, pool)
+    }
+
+    static func insertBlobs(into pool: DatabasePool) throws {
+        try pool.write { db in
+            for id in 0..<64 { try db.execute(sql: "INSERT INTO blob VALUES (?, zeroblob(16384))", arguments: [id]) }
+        }
+    }
+
     @Test func committedWritesAreCopiedIntoTheFileOnceThereAreEnough() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("store.sqlite").path
-        let pool = try SQLiteDatabase.openPool(path: path)
+        let (path, pool) = try Self.storeWithoutItsOwnCheckpoints(in: folder)
         defer { try? pool.close() }
-        // The writer copies nothing itself here, so whatever reaches the file was copied beside it.
-        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
-        try pool.write { db in
-            try db.execute(sql: "CREATE TABLE blob (id INTEGER PRIMARY KEY, bytes BLOB)")
-            for id in 0..<64 { try db.execute(sql: "INSERT INTO blob VALUES (?, zeroblob(16384))", arguments: [id]) }
-        }
+        try Self.insertBlobs(into: pool)
         let before = try Self.fileSize(path)
         let checkpointer = WALCheckpointer(path: path, every: 2)
         defer { checkpointer.close() }
@@ -45,18 +55,13 @@ struct WALCheckpointerTests {
     @Test func aClosedCheckpointerCopiesNothingMore() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("store.sqlite").path
-        let pool = try SQLiteDatabase.openPool(path: path)
+        let (path, pool) = try Self.storeWithoutItsOwnCheckpoints(in: folder)
         defer { try? pool.close() }
-        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
-        try pool.write { db in try db.execute(sql: "CREATE TABLE blob (id INTEGER PRIMARY KEY, bytes BLOB)") }
         let checkpointer = WALCheckpointer(path: path, every: 1)
         checkpointer.committed(1)
         checkpointer.close()
         let before = try Self.fileSize(path)
-        try pool.write { db in
-            for id in 0..<64 { try db.execute(sql: "INSERT INTO blob VALUES (?, zeroblob(16384))", arguments: [id]) }
-        }
+        try Self.insertBlobs(into: pool)
 
         // Its connection, kept between checkpoints, is gone and no other is opened.
         checkpointer.committed(1)
