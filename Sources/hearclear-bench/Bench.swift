@@ -39,6 +39,12 @@ struct Bench: AsyncParsableCommand {
             valueName: "n"))
     var growthVenues: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Measure the growth case's one step over a copy of this SQLite file, filled by an earlier run of it (the file left in its work folder): a change tried at 10⁶ stored in minutes, not an hour.",
+            valueName: "path"))
+    var growthFrom: String?
+
     @Option(help: ArgumentHelp("Scratch folder for databases and recordings.", valueName: "path"))
     var work: String = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-bench").path
 
@@ -50,6 +56,15 @@ struct Bench: AsyncParsableCommand {
         if let growthVenues {
             guard growthVenues > 0 else { throw ValidationError("--growth-venues needs at least one venue") }
             scale.growthVenues = growthVenues
+        }
+        if let growthFrom {
+            guard !postgresOnly else { throw ValidationError("--growth-from takes a SQLite file: not with --postgres-only") }
+            let file = URL(fileURLWithPath: growthFrom).standardizedFileURL.path
+            // The case empties its folder first.
+            guard !file.hasPrefix(URL(fileURLWithPath: work).appendingPathComponent("growth").standardizedFileURL.path + "/") else {
+                throw ValidationError("--growth-from \(growthFrom) is in the growth case's own folder, which it empties: move it, or give another --work")
+            }
+            scale.growthFrom = file
         }
         let cases = Cases(size: scale, work: URL(fileURLWithPath: work), binaries: binaries, postgres: postgres)
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -64,7 +79,7 @@ struct Bench: AsyncParsableCommand {
                 if let postgres { results.append(try await cases.ingest(.postgres(admin: postgres))) }
             case "growth":
                 if !postgresOnly { results.append(try await cases.growth()) }
-                if let postgres { results.append(try await cases.growth(.postgres(admin: postgres))) }
+                if let postgres, growthFrom == nil { results.append(try await cases.growth(.postgres(admin: postgres))) }
             case "query": results += try await cases.query()
             case "meter": results.append(try cases.meter())
             case "wire": results.append(try cases.wireSize())

@@ -41,14 +41,25 @@ extension Cases {
         let script = try loudnessScript(venues: read, in: run)
         var random = SplitMix64(seed: 5)
         var stored = 0
+        var targets = [0] + size.growthCheckIns
+        if let earlier = size.growthFrom {
+            stored = try copyGrowthStore(earlier, to: location, store: store)
+            targets = [stored]
+            // Other check-ins than the run that filled it: the same draws would be its first
+            // check-ins again, retries rather than new uploads.
+            random = SplitMix64(seed: 6)
+        }
         var steps: [GrowthStep] = []
-        for target in [0] + size.growthCheckIns {
+        for target in targets {
             let filling = ContinuousClock.now
             let filled = target - stored
             stored = try await fill(location, from: stored, to: target, random: &random)
             let fillRate = Double(filled) / (ContinuousClock.now - filling).seconds
             let bytes = stored == 0 ? nil : try storedBytes(store, location) / Double(stored * Self.growthSeconds)
-            let bodies = try (stored..<stored + size.growthUploads).map { number in
+            // Numbered from a multiple of the venues, so that they reach the venues the answers are
+            // asked of: a file from an earlier run also holds its steps' uploads.
+            let first = stored - stored % size.growthVenues
+            let bodies = try (first..<first + size.growthUploads).map { number in
                 try APIClient.uploadBody(CheckInV2(nextCheckIn(&random, number: number)))
             }
             let load = try await measure(location, bodies: bodies, script: script, venues: read, run: run)
@@ -67,6 +78,20 @@ extension Cases {
             steps.append(GrowthStep(storedCheckIns: target, load: load, bytesPerSecond: bytes, beside: beside))
         }
         return growthResult(store, steps: steps)
+    }
+
+    /// Copies the SQLite file of an earlier growth run to `location`; returns how many check-ins it
+    /// holds. Its WAL must be empty (the case leaves it so): the file alone is the whole store.
+    func copyGrowthStore(_ earlier: String, to location: String, store: Store) throws -> Int {
+        guard case .sqlite = store else { throw Measure.Failure(description: "--growth-from takes a SQLite file, not PostgreSQL") }
+        let wal = (try? FileManager.default.attributesOfItem(atPath: earlier + "-wal")[.size] as? Int) ?? 0
+        guard wal == 0 else { throw Measure.Failure(description: "\(earlier)-wal is not empty: checkpoint it first (PRAGMA wal_checkpoint(TRUNCATE))") }
+        try FileManager.default.copyItem(atPath: earlier, toPath: location)
+        let counted = try Measure.run("/usr/bin/sqlite3", [location, "SELECT count(*) FROM checkin"])
+        guard counted.status == 0, let checkIns = Int(counted.output.trimmingCharacters(in: .whitespacesAndNewlines)), checkIns > 0 else {
+            throw Measure.Failure(description: "\(earlier) holds no growth case's check-ins: \(counted.output)")
+        }
+        return checkIns
     }
 
     /// A server over `location`: `bodies` uploaded as in the ingest case, then the loudness of the

@@ -46,6 +46,8 @@ struct Size: Codable {
     var growthCheckIns: [Int]
     var growthVenues: Int
     var growthUploads: Int
+    /// A SQLite file an earlier growth run filled: the case then measures one step, over a copy of it.
+    var growthFrom: String? = nil
 
     static let full = Size(
         runs: 3, ingestCheckIns: 3_200, queryVenues: 10_000, queryCheckIns: 100_000, smallQueryCheckIns: 1_000, wrkSeconds: 10,
