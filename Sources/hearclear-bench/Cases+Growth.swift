@@ -43,7 +43,7 @@ extension Cases {
         var stored = 0
         var targets = [0] + size.growthCheckIns
         if let earlier = size.growthFrom {
-            stored = try copyGrowthStore(earlier, to: location, store: store)
+            stored = try copyGrowthStore(earlier, to: location)
             targets = [stored]
             // Other check-ins than the run that filled it: the same draws would be its first
             // check-ins again, retries rather than new uploads.
@@ -81,9 +81,9 @@ extension Cases {
     }
 
     /// Copies the SQLite file of an earlier growth run to `location`; returns how many check-ins it
-    /// holds. Its WAL must be empty (the case leaves it so): the file alone is the whole store.
-    func copyGrowthStore(_ earlier: String, to location: String, store: Store) throws -> Int {
-        guard case .sqlite = store else { throw Measure.Failure(description: "--growth-from takes a SQLite file, not PostgreSQL") }
+    /// holds. Its WAL must be empty (the case leaves it so): the file alone is the whole store. Only
+    /// the SQLite growth case is given one (`Bench.run`).
+    func copyGrowthStore(_ earlier: String, to location: String) throws -> Int {
         let wal = (try? FileManager.default.attributesOfItem(atPath: earlier + "-wal")[.size] as? Int) ?? 0
         guard wal == 0 else { throw Measure.Failure(description: "\(earlier)-wal is not empty: checkpoint it first (PRAGMA wal_checkpoint(TRUNCATE))") }
         try FileManager.default.copyItem(atPath: earlier, toPath: location)
