@@ -103,7 +103,7 @@ struct GroupCommitTests {
         // filled one page alone (docs/storage.md). And a savepoint per check-in must not spill its
         // journal to a temporary file on every write.
         let database = try await TemporaryDatabase(.sqlite)
-        #expect(try await database.int("PRAGMA page_size") == 65_536)
+        #expect(try await database.int("PRAGMA page_size") == 32_768)
         #expect(try await database.int("PRAGMA temp_store") == 2)
         // The writer keeps the pages every upload reaches in memory as the file grows.
         #expect(try await database.int("PRAGMA cache_size") == -SQLiteDatabase.writerCacheKiB)
