@@ -13,7 +13,7 @@ extension Cases {
         let load: Load
         /// On disk per stored second, indexes included; nil for the empty store.
         let bytesPerSecond: Double?
-        /// The same load on a new empty store, measured right after this step; nil for the first
+        /// The same loads on a new empty store, measured in turn with this step's; nil for the first
         /// step, itself on the empty store.
         let beside: Load?
     }
@@ -27,14 +27,22 @@ extension Cases {
         let ingestP99: Double
         let loudnessRate: Double
         let loudnessP99: Double
+
+        /// Each figure's median over `loads`.
+        static func median(_ loads: [Load]) -> Load {
+            Load(
+                coldIngestRate: Measure.median(loads.map(\.coldIngestRate)), ingestRate: Measure.median(loads.map(\.ingestRate)),
+                ingestP99: Measure.median(loads.map(\.ingestP99)), loudnessRate: Measure.median(loads.map(\.loudnessRate)),
+                loudnessP99: Measure.median(loads.map(\.loudnessP99)))
+        }
     }
 
     /// Ingest and loudness answers on an empty store, then with `size.growthCheckIns` check-ins
     /// stored, and what a stored second costs on disk. The store is filled through its own save
     /// path (`storeCheckIn`, as the API stores), not HTTP, to keep the run short.
     ///
-    /// Each step after the first is compared with the same load on a new empty store measured
-    /// right after it: this machine's speed drifts by ±15 % over the minutes a fill takes, and one
+    /// Each step after the first is compared with the same loads on a new empty store, measured in
+    /// turn with it: this machine's speed drifts by ±15 % over the minutes a fill takes, and one
     /// empty store measured at the start moved the ratio by as much.
     func growth(_ store: Store = .sqlite) async throws -> CaseResult {
         let run = try folder("growth")
@@ -61,18 +69,22 @@ extension Cases {
             let bytes = stored == 0 ? nil : try storedBytes(store, location) / Double(stored * Self.growthSeconds)
             // Numbered from a multiple of the venues, so that they reach the venues the answers are
             // asked of: a file from an earlier run also holds its steps' uploads.
-            let first = stored - stored % size.growthVenues
-            let bodies = try (first..<first + size.growthWarmUploads + size.growthUploads).map { number in
-                try APIClient.uploadBody(CheckInV2(nextCheckIn(&random, number: number)))
+            let first = stored - stored % size.growthVenues, perRound = size.growthWarmUploads + size.growthUploads
+            let empty = target > 0 ? try database(store, named: "growth-empty-\(target)", in: run) : nil
+            if let empty { _ = try await fill(empty, from: 0, to: 0, random: &random) }
+            // Rounds of the step and the store beside it in turn, the median of each said: one pair
+            // of loads gave ratios from 0.63 to 0.91 over one file and one build (docs/profiling.md,
+            // Ingest, step 23).
+            var loads: [Load] = [], besides: [Load] = []
+            for round in 0..<size.runs {
+                let bodies = try (first + round * perRound..<first + (round + 1) * perRound).map { number in
+                    try APIClient.uploadBody(CheckInV2(nextCheckIn(&random, number: number)))
+                }
+                loads.append(try await measure(location, bodies: bodies, script: script, venues: read, run: run))
+                if let empty { besides.append(try await measure(empty, bodies: bodies, script: script, venues: read, run: run)) }
             }
-            let load = try await measure(location, bodies: bodies, script: script, venues: read, run: run)
-            stored += bodies.count
-            var beside: Load? = nil
-            if target > 0 {
-                let empty = try database(store, named: "growth-empty-\(target)", in: run)
-                _ = try await fill(empty, from: 0, to: 0, random: &random)
-                beside = try await measure(empty, bodies: bodies, script: script, venues: read, run: run)
-            }
+            stored += size.runs * perRound
+            let load = Load.median(loads), beside = besides.isEmpty ? nil : Load.median(besides)
             // Said as each step ends: the last steps of a full run take most of an hour.
             FileHandle.standardError.write(
                 Data(
@@ -211,7 +223,7 @@ extension Cases {
         }
         return CaseResult(
             name: name,
-            reference: "the same server and load on a new empty store, measured right after each step, in the same run",
+            reference: "the same server and loads on a new empty store, measured in turn with each step, in the same run",
             metrics: metrics,
             goals: [
                 .init(
@@ -227,7 +239,7 @@ extension Cases {
                     whenMissed: "Each check-in also keeps its row, its per-hour sums and their indexes, and each venue its cells: a fixed cost per check-in and per venue on top of its samples blob (docs/storage.md)."),
             ],
             note:
-                "filled through the store's own save path, \(Self.fillWorkers) check-ins at a time, with check-ins of \(Self.growthSeconds) seconds (every series and the classes) over \(size.growthVenues) venues; at each step a server is started, \(size.growthWarmUploads) more are uploaded as in the ingest case (rate limit off) to warm it, then \(size.growthUploads) more measured, then the loudness of the first \(min(size.growthWarmUploads, size.growthVenues)) venues (those the first uploads reached) is asked once to warm the cache and wrk asks for them in turn (-t2 -c32)"
+                "filled through the store's own save path, \(Self.fillWorkers) check-ins at a time, with check-ins of \(Self.growthSeconds) seconds (every series and the classes) over \(size.growthVenues) venues; at each step, in each of \(size.runs) rounds (medians said), a server is started, \(size.growthWarmUploads) more are uploaded as in the ingest case (rate limit off) to warm it, then \(size.growthUploads) more measured, then the loudness of the first \(min(size.growthWarmUploads, size.growthVenues)) venues (those the first uploads reached) is asked once to warm the cache and wrk asks for them in turn (-t2 -c32)"
         )
     }
 }
