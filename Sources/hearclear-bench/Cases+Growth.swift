@@ -62,6 +62,8 @@ extension Cases {
         }
         var steps: [GrowthStep] = []
         for target in targets {
+            // A step named for more check-ins than it holds would say the wrong thing (`Size`).
+            guard target >= stored else { throw Measure.Failure(description: "the growth step of \(target) check-ins would hold \(stored)") }
             let filling = ContinuousClock.now
             let filled = target - stored
             stored = try await fill(location, from: stored, to: target, random: &random)

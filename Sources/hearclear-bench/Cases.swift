@@ -42,7 +42,9 @@ struct Size: Codable {
     var longCheckInSeconds: Int
     var shortCheckInSeconds: Int
     /// The growth case: check-ins stored before each measurement, over how many venues, the uploads
-    /// that warm a newly started server before each measurement, and the uploads it measures.
+    /// that warm a newly started server before each measurement, and the uploads it measures. A
+    /// step's rounds upload `runs × (growthWarmUploads + growthUploads)` check-ins, fewer than the
+    /// next step adds, so that each step holds the check-ins it is named for.
     var growthCheckIns: [Int]
     var growthVenues: Int
     var growthWarmUploads: Int
@@ -53,11 +55,11 @@ struct Size: Codable {
     static let full = Size(
         runs: 3, ingestCheckIns: 3_200, queryVenues: 10_000, queryCheckIns: 100_000, smallQueryCheckIns: 1_000, wrkSeconds: 10,
         meterSeconds: 3_600, longCheckInSeconds: 7_200, shortCheckInSeconds: 300, growthCheckIns: [10_000, 100_000, 1_000_000], growthVenues: 10_000,
-        growthWarmUploads: 1_600, growthUploads: 3_200)
+        growthWarmUploads: 1_600, growthUploads: 1_600)
     static let tiny = Size(
         runs: 1, ingestCheckIns: 64, queryVenues: 20, queryCheckIns: 200, smallQueryCheckIns: 50, wrkSeconds: 1,
-        meterSeconds: 5, longCheckInSeconds: 60, shortCheckInSeconds: 10, growthCheckIns: [40, 80], growthVenues: 20, growthWarmUploads: 16,
-        growthUploads: 32)
+        meterSeconds: 5, longCheckInSeconds: 60, shortCheckInSeconds: 10, growthCheckIns: [40, 80], growthVenues: 20, growthWarmUploads: 4,
+        growthUploads: 8)
 }
 
 struct Cases {
