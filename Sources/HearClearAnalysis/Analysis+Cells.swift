@@ -62,24 +62,25 @@ extension Analysis {
     /// 10^15 times a quiet one's, and subtracting it would leave rounding larger than what stays.
     /// The venue's other cells hold none of them and stay.
     ///
-    /// `joined` is a check-in stored in the same transaction: it is in no cell yet, and its sums
-    /// are known without reading them back.
+    /// `joined` are check-ins stored in the same transaction (one upload, or a group committed
+    /// together): they are in no cell yet, and their sums are known without reading them back.
     @_specialize(exported: true, where Key == Int64)
-    public static func cellUpdate<Key>(after changes: [StatusChange<Key>], joined: JoinedCheckIn<Key>? = nil) -> CellUpdate<Key> {
+    public static func cellUpdate<Key>(after changes: [StatusChange<Key>], joined: [JoinedCheckIn<Key>] = []) -> CellUpdate<Key> {
         var changes = changes
-        let joinedStatus = joined.map { changes.status(of: $0.key) ?? $0.status }
-        if let joined, let joinedStatus {
-            changes.removeAll { $0.key == joined.key }
-            // A new check-in (never from a banned device: their writes are refused) counted nowhere before.
-            changes.append(StatusChange(key: joined.key, from: .tooShort, to: joinedStatus, deviceBanned: false))
+        let joinedStatuses = joined.map { changes.status(of: $0.key) ?? $0.status }
+        let joinedKeys = Set(joined.map(\.key))
+        changes.removeAll { joinedKeys.contains($0.key) }
+        // A new check-in (never from a banned device: their writes are refused) counted nowhere before.
+        for (checkIn, status) in zip(joined, joinedStatuses) {
+            changes.append(StatusChange(key: checkIn.key, from: .tooShort, to: status, deviceBanned: false))
         }
         if changes.contains(where: { counts(status: $0.from, deviceBanned: $0.deviceBanned) && !counts(status: $0.to, deviceBanned: $0.deviceBanned) }) {
             return .sumAgain(changes)
         }
         var read = Set(changes.filter { counts(status: $0.to, deviceBanned: $0.deviceBanned) }.map(\.key))
-        guard let joined, let joinedStatus, read.remove(joined.key) != nil else { return .add(read: read, known: []) }
-        let known = joined.hours.map {
-            HourContribution(checkIn: joined.key, hour: $0.key, sums: $0.value, status: joinedStatus, deviceBanned: false)
+        var known: [HourContribution<Key>] = []
+        for (checkIn, status) in zip(joined, joinedStatuses) where read.remove(checkIn.key) != nil {
+            known += checkIn.hours.map { HourContribution(checkIn: checkIn.key, hour: $0.key, sums: $0.value, status: status, deviceBanned: false) }
         }
         return .add(read: read, known: known)
     }
@@ -218,7 +219,7 @@ extension Analysis {
 /// What to do with a venue's stored cells after status changes (see `Analysis.cellUpdate`).
 public enum CellUpdate<Key: Hashable & Sendable>: Equatable {
     /// Add the per-hour sums of the check-ins that start to count: those of `read`, from the
-    /// store, and `known` (a check-in stored in the same transaction, as analysed).
+    /// store, and `known` (check-ins stored in the same transaction, as analysed).
     case add(read: Set<Key>, known: [HourContribution<Key>])
     /// Sum cells again: those that cover the hours of the check-ins of these changes (see
     /// `cellWrites(summingAgain:from:stored:)`), or every cell of the venue from scratch (nil; see

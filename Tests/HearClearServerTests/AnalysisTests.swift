@@ -96,11 +96,26 @@ import Testing
         let hours = [LocalHour(weekday: 0, hour: 20): CellSums(samples: 60, energy: 1e6)]
         let joined = JoinedCheckIn(key: 9, status: .accepted, hours: hours)
         let known = [HourContribution(checkIn: 9, hour: LocalHour(weekday: 0, hour: 20), sums: hours.first!.value, status: .accepted, deviceBanned: false)]
-        #expect(Analysis.cellUpdate(after: [], joined: joined) == .add(read: [], known: known))
+        #expect(Analysis.cellUpdate(after: [], joined: [joined]) == .add(read: [], known: known))
         #expect(
-            Analysis.cellUpdate(after: [StatusChange(key: 3, from: .outlier, to: .accepted, deviceBanned: false)], joined: joined) == .add(read: [3], known: known))
+            Analysis.cellUpdate(after: [StatusChange(key: 3, from: .outlier, to: .accepted, deviceBanned: false)], joined: [joined]) == .add(read: [3], known: known))
         // Joined as an outlier: nothing to add.
-        #expect(Analysis.cellUpdate(after: [StatusChange(key: 9, from: .accepted, to: .outlier, deviceBanned: false)], joined: joined) == .add(read: [], known: []))
+        #expect(Analysis.cellUpdate(after: [StatusChange(key: 9, from: .accepted, to: .outlier, deviceBanned: false)], joined: [joined]) == .add(read: [], known: []))
+        // Several joined together (a group commit): each one's sums known; one that a later one
+        // made an outlier adds nothing, and one an earlier one had counted makes the cells be summed again.
+        let second = JoinedCheckIn(key: 10, status: .accepted, hours: hours)
+        let secondKnown = [HourContribution(checkIn: 10, hour: LocalHour(weekday: 0, hour: 20), sums: hours.first!.value, status: .accepted, deviceBanned: false)]
+        #expect(Analysis.cellUpdate(after: [], joined: [joined, second]) == .add(read: [], known: known + secondKnown))
+        #expect(
+            Analysis.cellUpdate(after: [StatusChange(key: 10, from: .accepted, to: .outlier, deviceBanned: false)], joined: [joined, second])
+                == .add(read: [], known: known))
+        let demoted = StatusChange(key: 3, from: .accepted, to: .outlier, deviceBanned: false)
+        #expect(
+            Analysis.cellUpdate(after: [demoted], joined: [joined, second])
+                == .sumAgain([
+                    demoted, StatusChange(key: 9, from: .tooShort, to: .accepted, deviceBanned: false),
+                    StatusChange(key: 10, from: .tooShort, to: .accepted, deviceBanned: false),
+                ]))
     }
 
     @Test func summingAgainTouchesOnlyTheCellsOfTheCheckInsThatChanged() {

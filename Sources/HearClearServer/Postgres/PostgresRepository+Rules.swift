@@ -10,6 +10,12 @@ struct PostgresVenueRow: Sendable {
     var venue: VenueUpsert
     var owner: UUID?
     var timezone: String { venue.timezone }
+
+    init(_ columns: PostgresRepository.Statement.VenueColumns) {
+        id = columns.0
+        venue = VenueUpsert(name: columns.1, latitude: columns.2, longitude: columns.3, timezone: columns.4, kind: columns.5)
+        owner = columns.6
+    }
 }
 
 /// The parts of a stored check-in that decide a retry from a conflict, and its receipt.
@@ -37,9 +43,13 @@ extension PostgresRepository {
             locking
             ? try await connection.execute(Statement.LockedVenue(id: id), logger: logger).first { _ in true }
             : try await connection.execute(Statement.Venue(id: id), logger: logger).first { _ in true }
-        return row.map {
-            PostgresVenueRow(id: $0.0, venue: VenueUpsert(name: $0.1, latitude: $0.2, longitude: $0.3, timezone: $0.4, kind: $0.5), owner: $0.6)
-        }
+        return row.map(PostgresVenueRow.init)
+    }
+
+    /// Venues' rows by id, locked in id order until the transaction ends.
+    static func lockedVenues(_ ids: Set<String>, on connection: PostgresConnection, logger: Logger) async throws -> [String: PostgresVenueRow] {
+        guard !ids.isEmpty else { return [:] }
+        return try await connection.execute(Statement.LockedVenues(ids: ids.sorted()), logger: logger).reduce(into: [:]) { $0[$1.0] = PostgresVenueRow($1) }
     }
 
     static func storedCheckIn(id: UUID, on connection: PostgresConnection, logger: Logger) async throws -> PostgresCheckInRow? {
@@ -48,12 +58,6 @@ extension PostgresRepository {
                 contentHash: $0.0, device: $0.1,
                 stored: StoredCheckIn(id: id, venueID: $0.2, samples: $0.3, droppedSamples: $0.4, levelDB: $0.5, status: $0.6))
         }
-    }
-
-    /// The calibration the server applies to a device's check-ins that bring none: its model's
-    /// offset from the calibration table, else the store's default.
-    func serverCalibration(forDevice device: UUID, on connection: PostgresConnection) async throws -> Double {
-        try await connection.execute(Statement.ServerCalibration(device: device), logger: logger).first { _ in true } ?? defaultCalibrationDB
     }
 
     static func storeHours(
@@ -103,34 +107,32 @@ extension PostgresRepository {
     }
 
     /// Applies the status rule to a venue's check-ins (those with one home hour, or all), saves the
-    /// statuses that change, and brings the venue's cells in step; `joined` is a check-in stored
-    /// in this transaction. With `sumAgain`, the cells are summed from scratch whatever changed.
-    /// Returns the statuses it changed.
+    /// statuses that change, and brings the venue's cells in step. With `sumAgain`, the cells are
+    /// summed from scratch whatever changed. Returns the statuses it changed.
     @discardableResult
     static func decide(
-        venueID: String, homeHour: Int? = nil, joined: JoinedCheckIn<Int64>? = nil, sumAgain: Bool = false, on connection: PostgresConnection,
-        logger: Logger
+        venueID: String, homeHour: Int? = nil, sumAgain: Bool = false, on connection: PostgresConnection, logger: Logger
     ) async throws -> [StatusChange<Int64>] {
-        try await decide(
-            venueID: venueID, candidates: try await statusCandidates(venueID: venueID, homeHour: homeHour, on: connection, logger: logger),
-            joined: joined, sumAgain: sumAgain, on: connection, logger: logger)
+        let changes = Analysis.statusChanges(among: try await statusCandidates(venueID: venueID, homeHour: homeHour, on: connection, logger: logger))
+        try await save(changes, on: connection, logger: logger)
+        try await bringCells(of: venueID, in: sumAgain ? .sumAgain(nil) : Analysis.cellUpdate(after: changes), on: connection, logger: logger)
+        return changes
     }
 
-    /// `decide` among `candidates`, already read (`Statement.StoreCheckIn` returns them).
-    @discardableResult
-    static func decide(
-        venueID: String, candidates: [StatusCandidate<Int64>], joined: JoinedCheckIn<Int64>? = nil, sumAgain: Bool = false,
-        on connection: PostgresConnection, logger: Logger
-    ) async throws -> [StatusChange<Int64>] {
-        let changes = Analysis.statusChanges(among: candidates)
-        if !changes.isEmpty {
-            try await connection.run(Statement.UpdateStatuses(changes: changes), logger: logger)
-            for change in changes where change.to == .outlier { ServerMetrics.outliersDecided.increment() }
-        }
+    /// Saves the statuses the rule changed (of any venues).
+    static func save(_ changes: [StatusChange<Int64>], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !changes.isEmpty else { return }
+        try await connection.run(Statement.UpdateStatuses(changes: changes), logger: logger)
+        for change in changes where change.to == .outlier { ServerMetrics.outliersDecided.increment() }
+    }
+
+    /// Brings a venue's cells in step with `update`, reading what it needs: the per-hour sums of the
+    /// check-ins that start to count, or those of the cells to sum again, and the cells stored.
+    static func bringCells(of venueID: String, in update: CellUpdate<Int64>, on connection: PostgresConnection, logger: Logger) async throws {
         let writes: CellWrites
-        switch sumAgain ? .sumAgain(nil) : Analysis.cellUpdate(after: changes, joined: joined) {
+        switch update {
         case .add(let read, let known):
-            guard !read.isEmpty || !known.isEmpty else { return changes }
+            guard !read.isEmpty || !known.isEmpty else { return }
             // The venue's row lock, taken by every writer, keeps another server from writing in between.
             let additions = Analysis.cells(
                 from: known + (read.isEmpty ? [] : try await contributions(venueID: venueID, checkIns: Array(read), on: connection, logger: logger)))
@@ -145,7 +147,6 @@ extension PostgresRepository {
                 stored: try await cells(of: venueID, selected: Analysis.storedCells(summingAgain: hourCells), on: connection, logger: logger))
         }
         try await write(writes, venueID: venueID, on: connection, logger: logger)
-        return changes
     }
 
     static func write(_ writes: CellWrites, venueID: String, on connection: PostgresConnection, logger: Logger) async throws {
@@ -160,7 +161,7 @@ extension PostgresRepository {
                 AND (weekday, hour) IN (SELECT * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour))))
                 """, logger: logger)
         }
-        if !writes.written.isEmpty { try await connection.run(Statement.WriteCells(venueID: venueID, cells: writes.written), logger: logger) }
+        if !writes.written.isEmpty { try await connection.run(Statement.WriteCells(cells: writes.written.map { (venueID, $0) }), logger: logger) }
     }
 
     /// Decides every status of a venue again and sums its cells from scratch.

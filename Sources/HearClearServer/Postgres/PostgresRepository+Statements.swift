@@ -107,74 +107,7 @@ extension PostgresRepository {
             }
         }
 
-        struct ServerCalibration: PostgresPreparedStatement {
-            static let sql = "SELECT c.offset_db FROM calibration c JOIN device d ON d.model = c.model WHERE d.id = $1"
-            static let bindingDataTypes: [PostgresDataType] = [.uuid]
-            var device: UUID
-            func makeBindings() throws -> PostgresBindings { try PostgresBindings(device) }
-            func decodeRow(_ row: PostgresRow) throws -> Double { try row.decode(Double.self) }
-        }
-
-        /// A new check-in with its sums per hour and its loud events, its device seen and its venue's
-        /// change announced (`VenueAnnouncement`), in one round trip for what were three; returns the
-        /// status rule's candidates among the venue's check-ins of its home hour, itself marked by the
-        /// first column (the statement's snapshot does not see its own insert, so its row comes from
-        /// the parameters). No row (and nothing written) when another transaction stored its id first.
-        struct StoreCheckIn: PostgresPreparedStatement {
-            static let eventsParameter = 19 + hourArrayCount, lastSeenParameter = eventsParameter + 4
-            static let channelParameter = lastSeenParameter + 1, payloadParameter = channelParameter + 1
-            static let sql = """
-                WITH c AS (
-                    INSERT INTO checkin (id, venue_id, device_id, content_hash, started_at, interval_s, weighting, calibration_db,
-                        calibration_source, samples, dropped_samples, level_db, home_weekday, home_hour, status, received_at, sample_columns,
-                        classes_model)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-                    ON CONFLICT (id) DO NOTHING RETURNING seq
-                ), hours AS (
-                    INSERT INTO checkin_hour (\(hourColumns))
-                    SELECT c.seq, $2, u.* FROM c, unnest(\(placeholders(from: 19, count: hourArrayCount))) AS u
-                ), events AS (
-                    INSERT INTO event (checkin_seq, t, peak, duration_s, class)
-                    SELECT c.seq, e.t, e.peak, e.duration_s, NULLIF(e.class, '')
-                    FROM c, unnest(\(placeholders(from: eventsParameter, count: 4))) AS e(t, peak, duration_s, class)
-                ), touched AS (
-                    UPDATE device SET last_seen_at = $16 WHERE id = $3 AND last_seen_at <= $\(lastSeenParameter) AND EXISTS (SELECT FROM c)
-                )
-                SELECT true, c.seq, $10 - $11, $12, $13, $14, $15, false, d.banned
-                FROM c, device d, pg_notify($\(channelParameter), $\(payloadParameter)) WHERE d.id = $3
-                UNION ALL
-                SELECT false, o.seq, o.samples - o.dropped_samples, o.level_db, o.home_weekday, o.home_hour, o.status, o.marked_outlier, d.banned
-                FROM checkin o JOIN device d ON d.id = o.device_id
-                WHERE o.venue_id = $2 AND o.home_hour = $14 AND EXISTS (SELECT FROM c)
-                """
-            static let bindingDataTypes: [PostgresDataType] =
-                [.uuid, .text, .uuid, .bytea, .timestamptz, .float8, .text, .float8, .text, .int8, .int8, .float8, .int8, .int8, .text, .timestamptz, .bytea,
-                 .int2] + sumArrayTypes(counted: false) + [.float8Array, .float8Array, .float8Array, .textArray] + [.timestamptz, .text, .text]
-            var checkIn: CheckIn, venueID: String, device: UUID, contentHash: Data, calibrationDB: Double, source: CalibrationSource
-            var analysis: CheckInAnalysis, status: CheckInStatus, receivedAt: Date, sampleColumns: Data, announcement: String
-            func makeBindings() throws -> PostgresBindings {
-                var bindings = try PostgresBindings(
-                    nullable: checkIn.id, venueID, device, contentHash, checkIn.startedAt, checkIn.intervalS, checkIn.weighting, calibrationDB, source,
-                    checkIn.samples.count, analysis.droppedSamples, analysis.levelDB, analysis.homeHour.weekday, analysis.homeHour.hour, status,
-                    receivedAt, sampleColumns, checkIn.classesModel.map(Int16.init))
-                try bindings.appendHours(analysis.hours)
-                let events = checkIn.events
-                // An unclassified event's class travels as an empty text.
-                for column in [events.map(\.t), events.map(\.peak), events.map(\.durationS)] { bindings.append(column) }
-                bindings.append(events.map { $0.sound?.rawValue ?? "" })
-                bindings.append(receivedAt.addingTimeInterval(-HearClearServer.Device.lastSeenResolution))
-                bindings.append(changeChannel)
-                bindings.append(announcement)
-                return bindings
-            }
-            func decodeRow(_ row: PostgresRow) throws -> (isNew: Bool, candidate: StatusCandidate<Int64>) {
-                let (isNew, seq, kept, level, weekday, hour, status, marked, banned) = try row.decode(
-                    (Bool, Int64, Int, Double?, Int, Int, CheckInStatus, Bool, Bool).self)
-                return (isNew, StatusCandidates.candidate(seq, kept, level, weekday, hour, status, marked, banned))
-            }
-        }
-
-        /// The columns of `checkin_hour`, in the order `StoreCheckIn` and `InsertHours` give them,
+        /// The columns of `checkin_hour`, in the order `StoreCheckIns` and `InsertHours` give them,
         /// and how many arrays carry its rows' values after the check-in and the venue.
         static let hourColumns = "checkin_seq, venue_id, weekday, hour, \(CellSums.columnList())"
         static let hourArrayCount = sumArrayTypes(counted: false).count
@@ -298,19 +231,20 @@ extension PostgresRepository {
             }
         }
 
-        /// A venue's cells as they now are, over those stored.
+        /// Venues' cells as they now are, over those stored.
         struct WriteCells: PreparedCommand {
             static let columns = ["checkins"] + CellSums.columns.map(\.name)
             static let sql = """
                 INSERT INTO loudness (venue_id, weekday, hour, \(columns.joined(separator: ", ")))
-                SELECT $1, * FROM unnest(\(placeholders(from: 2, count: sumArrayTypes(counted: true).count)))
+                SELECT * FROM unnest(\(placeholders(from: 1, count: 1 + sumArrayTypes(counted: true).count)))
                 ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET \(columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
                 """
-            static let bindingDataTypes: [PostgresDataType] = [.text] + sumArrayTypes(counted: true)
-            var venueID: String, cells: [LoudnessAggregate]
+            static let bindingDataTypes: [PostgresDataType] = [.textArray] + sumArrayTypes(counted: true)
+            var cells: [(venueID: String, cell: LoudnessAggregate)]
             func makeBindings() throws -> PostgresBindings {
-                var bindings = try PostgresBindings(venueID)
-                try bindings.appendSums(cells: cells.map(\.cell), checkins: cells.map(\.checkins), sums: cells.map(\.sums))
+                var bindings = PostgresBindings()
+                bindings.append(cells.map(\.venueID))
+                try bindings.appendSums(cells: cells.map(\.cell.cell), checkins: cells.map(\.cell.checkins), sums: cells.map(\.cell.sums))
                 return bindings
             }
         }

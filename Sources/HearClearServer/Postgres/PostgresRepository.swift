@@ -49,6 +49,7 @@ public struct PostgresRepository: Repository {
     let defaultCalibrationDB: Double
     let changes: VenueChangeFeed
     let health: PostgresHealth
+    let groupCommit = PostgresGroupCommit()
     let logger: Logger
 
     /// The channel on which servers tell each other which venue changed (`*`: all of them).
@@ -210,55 +211,6 @@ public struct PostgresRepository: Repository {
     }
 
     // MARK: Check-ins
-
-    public func storeCheckIn(_ checkIn: CheckIn, contentHash: Data, by device: UUID, at now: Date) async throws -> CheckInOutcome {
-        let start = ContinuousClock.now
-        defer { ServerMetrics.storeCheckInTransaction.recordSeconds((ContinuousClock.now - start).inSeconds) }
-        return try await transaction { connection, announcement -> CheckInOutcome in
-            // A retry or a conflict is told by the insert finding the id taken, not by a read before
-            // it: that read was one round trip more for every new check-in.
-            func existing() async throws -> CheckInOutcome? {
-                guard let existing = try await Self.storedCheckIn(id: checkIn.id, on: connection, logger: logger) else { return nil }
-                return existing.contentHash == contentHash && existing.device == device ? .replayed(existing.stored) : .conflict
-            }
-            var venueID = checkIn.venueID
-            var venue = try await Self.venueRow(venueID, locking: true, on: connection, logger: logger)
-            if venue == nil, let target = try await Self.alias(of: venueID, on: connection, logger: logger) {
-                // A venue merged into another: the check-in counts there.
-                venueID = target
-                venue = try await Self.venueRow(target, locking: true, on: connection, logger: logger)
-            }
-            guard let venue else { return try await existing() ?? .unknownVenue }
-
-            var calibration = checkIn.calibrationDB ?? 0
-            if checkIn.calibrationDB == nil { calibration = try await serverCalibration(forDevice: device, on: connection) }
-            guard let prepared = PreparedCheckIn(checkIn, calibrationDB: calibration, timezone: venue.timezone) else { return .unknownVenue }
-            let analysis = prepared.analysis, status = prepared.storedStatus()
-            let source: CalibrationSource = checkIn.calibrationDB == nil ? .server : .checkIn
-            // The id taken, or posted to another server at the same moment (the insert waits for that
-            // commit and inserts nothing): no rows.
-            let rows = try await connection.execute(
-                Statement.StoreCheckIn(
-                    checkIn: checkIn, venueID: venueID, device: device, contentHash: contentHash, calibrationDB: calibration, source: source,
-                    analysis: analysis, status: status, receivedAt: now, sampleColumns: prepared.sampleColumns,
-                    announcement: announcement.payload(for: venueID)),
-                logger: logger
-            ).reduce(into: [(isNew: Bool, candidate: StatusCandidate<Int64>)]()) { $0.append($1) }
-            guard let seq = rows.first(where: \.isNew)?.candidate.key else { return try await existing() ?? .conflict }
-            announcement.sent([venueID])
-            var finalStatus = status
-            if let joined = prepared.joined(as: seq) {
-                // The outlier rule may decide this check-in's status too.
-                let changes = try await Self.decide(
-                    venueID: venueID, candidates: rows.map(\.candidate), joined: joined, on: connection, logger: logger)
-                finalStatus = changes.status(of: seq) ?? status
-            }
-            return .created(
-                StoredCheckIn(
-                    id: checkIn.id, venueID: venueID, samples: checkIn.samples.count, droppedSamples: analysis.droppedSamples, levelDB: analysis.levelDB,
-                    status: finalStatus))
-        }
-    }
 
     public func uploadedCheckIn(id: UUID, by device: UUID) async throws -> CheckIn? {
         try await read { [logger] connection -> CheckIn? in

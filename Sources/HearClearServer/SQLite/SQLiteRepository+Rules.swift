@@ -104,7 +104,7 @@ extension SQLiteRepository {
             if change.to == .outlier { ServerMetrics.outliersDecided.increment() }
         }
         let writes: CellWrites
-        switch sumAgain ? .sumAgain(nil) : Analysis.cellUpdate(after: changes, joined: joined) {
+        switch sumAgain ? .sumAgain(nil) : Analysis.cellUpdate(after: changes, joined: joined.map { [$0] } ?? []) {
         case .add(let read, let known):
             guard !read.isEmpty || !known.isEmpty else { return changes }
             let additions = Analysis.cells(from: known + (read.isEmpty ? [] : try contributions(venueID: venueID, checkIns: read, in: db)))

@@ -1,0 +1,109 @@
+import Foundation
+import HearClearCore
+import Synchronization
+
+/// Uploads that arrive while a group is being stored are stored together as the next group: one
+/// transaction, and one statement per table for all of them (`PostgresRepository.storeCheckIns`).
+///
+/// Stored one by one, every upload cost seven round trips, each bound, planned from its cached plan
+/// and executed by PostgreSQL, and decoded again by the server: about as much CPU as the server's
+/// own work on the upload, on the same cores (docs/profiling.md, "Ingest"). A group costs the same
+/// round trips whatever its size. One group is stored at a time: two at once, each smaller, took
+/// fewer uploads a second in the ingest case. If a group fails, nothing of it was kept and each of
+/// its uploads is stored again alone, so that only the one at fault hears its error.
+final class PostgresGroupCommit: Sendable {
+    /// One upload waiting for its group.
+    struct Upload: Sendable {
+        var checkIn: CheckIn
+        var contentHash: Data
+        var device: UUID
+        var receivedAt: Date
+        /// Analysed before it joined a group, for the venue's last known time zone (nil: none known,
+        /// or the calibration is the server's); the group checks that it still applies.
+        var prepared: PreparedCheckIn?
+    }
+
+    typealias Store = @Sendable ([Upload]) async throws -> [CheckInOutcome]
+
+    private struct Waiting: Sendable {
+        let upload: Upload
+        let continuation: CheckedContinuation<CheckInOutcome, any Error>
+    }
+
+    /// At most this many uploads per group, so that no caller waits behind an unbounded one.
+    private let largestGroup: Int
+    private let waiting = Mutex<(uploads: [Waiting], draining: Bool)>(([], false))
+    /// Each venue's time zone as the last group that locked it read it, by the id uploads name it
+    /// by. An upload is analysed on its own request's task for it before joining a group, so that
+    /// the group's transaction, holding its venues' locks, only writes: analysed inside, the uploads
+    /// of a group would be analysed one after the other on one core. At most `largestCache`
+    /// venues; a venue it does not hold is analysed in the group.
+    private let timezones = Mutex<[String: String]>([:])
+    private static let largestCache = 100_000
+
+    init(largestGroup: Int = 64) {
+        self.largestGroup = largestGroup
+    }
+
+    /// How many uploads wait for the next group.
+    var waitingCount: Int { waiting.withLock { $0.uploads.count } }
+
+    /// The time zone `venueID` had when a group last locked it.
+    func timezone(of venueID: String) -> String? {
+        timezones.withLock { $0[venueID] }
+    }
+
+    /// Records the time zones a group read, by the ids its uploads named the venues by.
+    func learn(_ seen: [String: String]) {
+        timezones.withLock { timezones in
+            if timezones.count + seen.count > Self.largestCache { timezones.removeAll() }
+            timezones.merge(seen) { _, new in new }
+        }
+    }
+
+    /// Stores `upload` with the next group; `store` stores a group (the first waiting caller's runs it).
+    func store(_ upload: Upload, with store: @escaping Store) async throws -> CheckInOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            let startDraining = waiting.withLock { waiting in
+                waiting.uploads.append(Waiting(upload: upload, continuation: continuation))
+                defer { waiting.draining = true }
+                return !waiting.draining
+            }
+            if startDraining { Task { await self.drain(store) } }
+        }
+    }
+
+    /// Stores groups until none waits.
+    private func drain(_ store: Store) async {
+        while let group = nextGroup() {
+            do {
+                let outcomes = try await store(group.map(\.upload))
+                for (waiting, outcome) in zip(group, outcomes) { waiting.continuation.resume(returning: outcome) }
+            } catch {
+                guard group.count > 1 else {
+                    group[0].continuation.resume(throwing: error)
+                    continue
+                }
+                for waiting in group {
+                    do {
+                        waiting.continuation.resume(returning: try await store([waiting.upload])[0])
+                    } catch {
+                        waiting.continuation.resume(throwing: error)
+                    }
+                }
+            }
+        }
+    }
+
+    private func nextGroup() -> [Waiting]? {
+        waiting.withLock { waiting in
+            guard !waiting.uploads.isEmpty else {
+                waiting.draining = false
+                return nil
+            }
+            let group = Array(waiting.uploads.prefix(largestGroup))
+            waiting.uploads.removeFirst(group.count)
+            return group
+        }
+    }
+}
