@@ -18,13 +18,16 @@ struct PostgresGroupCommitTests {
             checkIn: checkIn, contentHash: CheckInController.contentHash(checkIn), device: device, receivedAt: Date(), prepared: nil)
     }
 
-    @Test func uploadsWaitingTogetherAreOneGroupAndOnlyTheFaultyOneFails() async throws {
+    /// Uploads to `venues` stored through `commit` while a first upload's group is held by `store`
+    /// until they all wait; the groups `store` was given, and each venue's outcome. `store` decides
+    /// what a group gives (`refusing`), and holds the first group until let go.
+    static func heldThenReleased(
+        venues: [String], refusing refusal: @escaping @Sendable ([String]) -> (any Error)?
+    ) async throws -> (groups: [[String]], outcomes: [String: Result<CheckInOutcome, any Error>]) {
         let commit = PostgresGroupCommit()
         let groups = Mutex<[[String]]>([])
         let (entered, enter) = AsyncStream<Void>.makeStream()
         let (released, release) = AsyncStream<Void>.makeStream()
-        // Stores nothing: records each group's venues, holds the first group until let go, and
-        // refuses any group holding the venue "faulty".
         let store: PostgresGroupCommit.Store = { uploads in
             let venues = uploads.map(\.checkIn.venueID)
             let first = groups.withLock { groups in
@@ -35,12 +38,11 @@ struct PostgresGroupCommitTests {
                 enter.yield()
                 for await _ in released { break }
             }
-            if venues.contains("faulty") { throw Refused(venue: "faulty") }
+            if let error = refusal(venues) { throw error }
             return uploads.map { .created(StoredCheckIn(id: $0.checkIn.id, venueID: $0.checkIn.venueID, samples: 0, droppedSamples: 0, levelDB: nil, status: .accepted)) }
         }
         async let first = commit.store(Self.upload(makeCheckIn(venue: "first", start: mondayEvening(weeksBefore: 1))), with: store)
         for await _ in entered { break }
-        let venues = ["a", "b", "faulty", "c"]
         let outcomes = try await withThrowingTaskGroup(of: (String, Result<CheckInOutcome, any Error>).self) { tasks in
             for venue in venues {
                 tasks.addTask {
@@ -53,12 +55,17 @@ struct PostgresGroupCommitTests {
             release.yield()
             return try await tasks.reduce(into: [String: Result<CheckInOutcome, any Error>]()) { $0[$1.0] = $1.1 }
         }
-        guard case .created = try await first else { Issue.record("the first upload was not stored"); return }
-        let recorded = groups.withLock { $0 }
+        _ = try await first
+        return (groups.withLock { $0 }, outcomes)
+    }
+
+    @Test func uploadsWaitingTogetherAreOneGroupAndOnlyTheFaultyOneFails() async throws {
+        let venues = ["a", "b", "faulty", "c"]
+        let (groups, outcomes) = try await Self.heldThenReleased(venues: venues) { $0.contains("faulty") ? Refused(venue: "faulty") : nil }
         // The first alone; the four waiting as one group, which fails; then each of them alone.
-        #expect(recorded.count == 6)
-        #expect(recorded.dropFirst().first.map(Set.init) == Set(venues))
-        #expect(recorded.dropFirst(2).allSatisfy { $0.count == 1 })
+        #expect(groups.count == 6)
+        #expect(groups.dropFirst().first.map(Set.init) == Set(venues))
+        #expect(groups.dropFirst(2).allSatisfy { $0.count == 1 })
         for venue in venues {
             if venue == "faulty" {
                 #expect(throws: Refused(venue: "faulty")) { try outcomes[venue]?.get() }
@@ -66,6 +73,15 @@ struct PostgresGroupCommitTests {
                 guard case .created(let stored)? = try outcomes[venue]?.get() else { Issue.record("\(venue) was not stored"); continue }
                 #expect(stored.venueID == venue)
             }
+        }
+    }
+
+    @Test func aGroupTheUnreachableDatabaseFailsIsNotTriedAgainOneByOne() async throws {
+        let venues = ["a", "b", "c"]
+        let (groups, outcomes) = try await Self.heldThenReleased(venues: venues) { $0.count > 1 ? StoreUnavailable(reason: "gone") : nil }
+        #expect(groups.count == 2)
+        for venue in venues {
+            #expect(throws: StoreUnavailable.self) { try outcomes[venue]?.get() }
         }
     }
 

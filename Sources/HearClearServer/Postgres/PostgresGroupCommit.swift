@@ -10,7 +10,8 @@ import Synchronization
 /// own work on the upload, on the same cores (docs/profiling.md, "Ingest"). A group costs the same
 /// round trips whatever its size. One group is stored at a time: two at once, each smaller, took
 /// fewer uploads a second in the ingest case. If a group fails, nothing of it was kept and each of
-/// its uploads is stored again alone, so that only the one at fault hears its error.
+/// its uploads is stored again alone, so that only the one at fault hears its error (unless the
+/// database could not be reached: then every one of them hears that).
 final class PostgresGroupCommit: Sendable {
     /// One upload waiting for its group.
     struct Upload: Sendable {
@@ -18,8 +19,8 @@ final class PostgresGroupCommit: Sendable {
         var contentHash: Data
         var device: UUID
         var receivedAt: Date
-        /// Analysed before it joined a group, for the venue's last known time zone (nil: none known,
-        /// or the calibration is the server's); the group checks that it still applies.
+        /// Analysed before it joined a group, for its venue's time zone and its calibration as they
+        /// were then (nil: its venue was not found); the group checks that it still applies.
         var prepared: PreparedCheckIn?
     }
 
@@ -33,11 +34,9 @@ final class PostgresGroupCommit: Sendable {
     /// At most this many uploads per group, so that no caller waits behind an unbounded one.
     private let largestGroup: Int
     private let waiting = Mutex<(uploads: [Waiting], draining: Bool)>(([], false))
-    /// Each venue's time zone as the last group that locked it read it, by the id uploads name it
-    /// by. An upload is analysed on its own request's task for it before joining a group, so that
-    /// the group's transaction, holding its venues' locks, only writes: analysed inside, the uploads
-    /// of a group would be analysed one after the other on one core. At most `largestCache`
-    /// venues; a venue it does not hold is analysed in the group.
+    /// Each venue's time zone as a group last locked it (or a read before one saw it), by the id
+    /// uploads name the venue by: an upload is analysed for it before it joins a group, and one
+    /// whose venue it holds needs no read first. At most `largestCache` venues.
     private let timezones = Mutex<[String: String]>([:])
     private static let largestCache = 100_000
 
@@ -80,8 +79,10 @@ final class PostgresGroupCommit: Sendable {
                 let outcomes = try await store(group.map(\.upload))
                 for (waiting, outcome) in zip(group, outcomes) { waiting.continuation.resume(returning: outcome) }
             } catch {
-                guard group.count > 1 else {
-                    group[0].continuation.resume(throwing: error)
+                // Unreachable, the database fails every upload alike: each hears it at once rather
+                // than after one more try of its own.
+                guard group.count > 1, !(error is StoreUnavailable) else {
+                    for waiting in group { waiting.continuation.resume(throwing: error) }
                     continue
                 }
                 for waiting in group {

@@ -10,9 +10,29 @@ extension PostgresRepository {
     public func storeCheckIn(_ checkIn: CheckIn, contentHash: Data, by device: UUID, at now: Date) async throws -> CheckInOutcome {
         let start = ContinuousClock.now
         defer { ServerMetrics.storeCheckInTransaction.recordSeconds((ContinuousClock.now - start).inSeconds) }
-        let prepared = checkIn.calibrationDB.flatMap { calibration in
-            groupCommit.timezone(of: checkIn.venueID).flatMap { PreparedCheckIn(checkIn, calibrationDB: calibration, timezone: $0) }
+        // Analysed here, on this request's task, so that a group's transaction only writes: made
+        // in the transaction, a group's check-ins are analysed one after the other while it holds
+        // its venues' locks. For the venue's time zone as a group last locked it, else as a read
+        // now sees it (and the server's calibration, if the check-in brings none); the group
+        // checks that both still apply.
+        var timezone = groupCommit.timezone(of: checkIn.venueID), calibration = checkIn.calibrationDB
+        if timezone == nil || calibration == nil {
+            (timezone, calibration) = try await read { [logger, defaultCalibrationDB, timezone] connection in
+                var found = timezone
+                if found == nil {
+                    var venue = try await Self.venueRow(checkIn.venueID, locking: false, on: connection, logger: logger)
+                    if venue == nil, let target = try await Self.alias(of: checkIn.venueID, on: connection, logger: logger) {
+                        venue = try await Self.venueRow(target, locking: false, on: connection, logger: logger)
+                    }
+                    found = venue?.timezone
+                }
+                if let calibration = checkIn.calibrationDB { return (found, calibration) }
+                let server = try await connection.execute(Statement.ServerCalibrations(devices: [device]), logger: logger).first { _ in true }?.1
+                return (found, server ?? defaultCalibrationDB)
+            }
+            if let timezone { groupCommit.learn([checkIn.venueID: timezone]) }
         }
+        let prepared = timezone.flatMap { timezone in calibration.flatMap { PreparedCheckIn(checkIn, calibrationDB: $0, timezone: timezone) } }
         let upload = PostgresGroupCommit.Upload(checkIn: checkIn, contentHash: contentHash, device: device, receivedAt: now, prepared: prepared)
         return try await groupCommit.store(upload) { uploads in try await storeCheckIns(uploads) }
     }
