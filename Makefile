@@ -30,7 +30,8 @@ TEST_PACKAGES := sox chromium chromium-driver python3-selenium sqlite3 wrk lame 
 CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils planetblupi-music-ogg nexuiz-music drascula-music \
 	ktuberling-data klettres-data asterisk-core-sounds-en-wav asterisk-core-sounds-es-wav asterisk-core-sounds-it-wav \
 	asterisk-core-sounds-fr-wav asterisk-core-sounds-ru-wav asterisk-moh-opsound-wav wesnoth-1.16-music hedgewars-data \
-	wesnoth-1.16-data warzone2100-music opus-tools fluidsynth fluid-soundfont-gm timgm6mb-soundfont
+	wesnoth-1.16-data warzone2100-music opus-tools fluidsynth fluid-soundfont-gm timgm6mb-soundfont \
+	gcompris-qt-data colobot-common-sounds
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080

@@ -81,7 +81,7 @@ let package = Package(
             ]
         ),
         // Per-interval average and peak levels, A-weighting, loud events, speech and music: the meter, no I/O.
-        .target(name: "LevelMeter", dependencies: ["HearClearCore", "CFFTW"], resources: [.copy("Resources/sound-classes-v5.json")]),
+        .target(name: "LevelMeter", dependencies: ["HearClearCore", "CFFTW"], resources: [.copy("Resources/sound-classes-v7.json")]),
         // FFTW's C API, single precision (libfftw3-dev): the sound features' transforms.
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         // ALSA's C API (libasound2-dev).

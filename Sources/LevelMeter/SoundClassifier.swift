@@ -42,7 +42,7 @@ public struct SoundClassifier: Sendable {
         public let description: String
     }
 
-    public static let resourceName = "sound-classes-v5"
+    public static let resourceName = "sound-classes-v7"
     public let version: Int
     private let model: Model
     /// Each convolution's weights reordered as `kernel × inputs × outputs`, so that one input value
