@@ -31,9 +31,8 @@ final class PostgresGroupCommit: Sendable {
         let continuation: CheckedContinuation<CheckInOutcome, any Error>
     }
 
-    /// At most this many uploads per group, so that no caller waits behind an unbounded one.
-    private let largestGroup: Int
-    private let waiting = Mutex<(uploads: [Waiting], draining: Bool)>(([], false))
+    /// At most `largestGroup` uploads a group.
+    private let waiting: WaitingLine<Waiting>
     /// Each venue's time zone as a group last locked it (or a read before one saw it), by the id
     /// uploads name the venue by: an upload is analysed for it before it joins a group, and one
     /// whose venue it holds needs no read first. At most `largestCache` venues.
@@ -41,11 +40,11 @@ final class PostgresGroupCommit: Sendable {
     private static let largestCache = 100_000
 
     init(largestGroup: Int = 64) {
-        self.largestGroup = largestGroup
+        waiting = WaitingLine(largestBatch: largestGroup)
     }
 
     /// How many uploads wait for the next group.
-    var waitingCount: Int { waiting.withLock { $0.uploads.count } }
+    var waitingCount: Int { waiting.count }
 
     /// The time zone `venueID` had when a group last locked it.
     func timezone(of venueID: String) -> String? {
@@ -63,18 +62,13 @@ final class PostgresGroupCommit: Sendable {
     /// Stores `upload` with the next group; `store` stores a group (the first waiting caller's runs it).
     func store(_ upload: Upload, with store: @escaping Store) async throws -> CheckInOutcome {
         try await withCheckedThrowingContinuation { continuation in
-            let startDraining = waiting.withLock { waiting in
-                waiting.uploads.append(Waiting(upload: upload, continuation: continuation))
-                defer { waiting.draining = true }
-                return !waiting.draining
-            }
-            if startDraining { Task { await self.drain(store) } }
+            if waiting.append(Waiting(upload: upload, continuation: continuation)) { Task { await self.drain(store) } }
         }
     }
 
     /// Stores groups until none waits.
     private func drain(_ store: Store) async {
-        while let group = nextGroup() {
+        while let group = waiting.nextBatch() {
             do {
                 let outcomes = try await store(group.map(\.upload))
                 for (waiting, outcome) in zip(group, outcomes) { waiting.continuation.resume(returning: outcome) }
@@ -93,18 +87,6 @@ final class PostgresGroupCommit: Sendable {
                     }
                 }
             }
-        }
-    }
-
-    private func nextGroup() -> [Waiting]? {
-        waiting.withLock { waiting in
-            guard !waiting.uploads.isEmpty else {
-                waiting.draining = false
-                return nil
-            }
-            let group = Array(waiting.uploads.prefix(largestGroup))
-            waiting.uploads.removeFirst(group.count)
-            return group
         }
     }
 }

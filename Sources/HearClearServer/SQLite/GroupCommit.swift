@@ -10,9 +10,8 @@ import Synchronization
 /// this type. Each caller is answered only after the transaction it joined has committed.
 final class GroupCommit: Sendable {
     private let writer: any DatabaseWriter
-    /// At most this many writes per transaction, so that no caller waits behind an unbounded batch.
-    private let largestBatch: Int
-    private let waiting = Mutex<(jobs: [Job], draining: Bool)>(([], false))
+    /// At most `largestBatch` writes per transaction.
+    private let waiting: WaitingLine<Job>
 
     /// Answers a caller once its transaction has ended: with its value if that transaction committed.
     private typealias Settlement = @Sendable (_ commit: Result<Void, any Error>) -> Void
@@ -29,12 +28,12 @@ final class GroupCommit: Sendable {
 
     init(writer: any DatabaseWriter, largestBatch: Int = 64, checkpointer: WALCheckpointer? = nil) {
         self.writer = writer
-        self.largestBatch = largestBatch
+        waiting = WaitingLine(largestBatch: largestBatch)
         self.checkpointer = checkpointer
     }
 
     /// How many writes wait for the next transaction.
-    var waitingCount: Int { waiting.withLock { $0.jobs.count } }
+    var waitingCount: Int { waiting.count }
 
     func write<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
@@ -53,18 +52,13 @@ final class GroupCommit: Sendable {
                     }
                 },
                 fail: { error in continuation.resume(throwing: error) })
-            let startDraining = waiting.withLock { waiting in
-                waiting.jobs.append(job)
-                defer { waiting.draining = true }
-                return !waiting.draining
-            }
-            if startDraining { Task { await self.drain() } }
+            if waiting.append(job) { Task { await self.drain() } }
         }
     }
 
     /// Writes batches until none is waiting.
     private func drain() async {
-        while let batch = nextBatch() {
+        while let batch = waiting.nextBatch() {
             let settlements = Mutex<[Settlement]>([])
             do {
                 try await writer.write { db in
@@ -81,18 +75,6 @@ final class GroupCommit: Sendable {
                 for settle in ran { settle(.failure(error)) }
                 for job in batch.dropFirst(ran.count) { job.fail(error) }
             }
-        }
-    }
-
-    private func nextBatch() -> [Job]? {
-        waiting.withLock { waiting in
-            guard !waiting.jobs.isEmpty else {
-                waiting.draining = false
-                return nil
-            }
-            let batch = Array(waiting.jobs.prefix(largestBatch))
-            waiting.jobs.removeFirst(batch.count)
-            return batch
         }
     }
 }
