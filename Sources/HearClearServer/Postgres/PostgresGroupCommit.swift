@@ -46,12 +46,12 @@ final class PostgresGroupCommit: Sendable {
     /// How many uploads wait for the next group.
     var waitingCount: Int { waiting.count }
 
-    /// The time zone `venueID` had when a group last locked it.
+    /// The time zone `venueID` had when a group last locked it or a read last saw it.
     func timezone(of venueID: String) -> String? {
         timezones.withLock { $0[venueID] }
     }
 
-    /// Records the time zones a group read, by the ids its uploads named the venues by.
+    /// Records venues' time zones as a group or a read saw them, by the ids uploads named them by.
     func learn(_ seen: [String: String]) {
         timezones.withLock { timezones in
             if timezones.count + seen.count > Self.largestCache { timezones.removeAll() }

@@ -98,8 +98,7 @@ extension PostgresRepository {
                 rows.append(
                     Statement.StoreCheckIns.NewCheckIn(
                         checkIn: upload.checkIn, venueID: venueID, device: upload.device, contentHash: upload.contentHash, calibrationDB: calibration,
-                        source: upload.checkIn.calibrationDB == nil ? .server : .checkIn, prepared: prepared, receivedAt: upload.receivedAt,
-                        announcement: announcement.payload(for: venueID)))
+                        prepared: prepared, receivedAt: upload.receivedAt, announcement: announcement.payload(for: venueID)))
             }
 
             // The rows stored (an id another transaction took stores none), and the status rule's

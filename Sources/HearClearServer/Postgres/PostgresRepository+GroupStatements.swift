@@ -11,13 +11,13 @@ import PostgresNIO
 // Where rows are looked up by a list of keys, each key is looked up on its own (`LATERAL (…
 // OFFSET 0)`, which PostgreSQL cannot turn into a join): a prepared statement keeps the plan it
 // made for the tables as they were, and the plan a join got on the nearly empty tables of a new
-// store scanned every cell for each group — 1.2 of the 6 ms a group of eight took in the ingest
-// case (docs/profiling.md).
+// store walked every cell for each group (`EXPLAIN EXECUTE` with `plan_cache_mode =
+// force_generic_plan` on a new store shows it; docs/profiling.md).
 extension PostgresRepository.Statement {
     /// Venues' rows, locked until the transaction ends, in id order: two transactions locking
     /// some of the same venues take them in the same order, so neither waits for the other forever.
     struct LockedVenues: PostgresPreparedStatement {
-        static let sql = "SELECT id, name, latitude, longitude, timezone, kind, owner_device_id FROM venue WHERE id = ANY($1) ORDER BY id FOR UPDATE"
+        static let sql = "SELECT \(PostgresRepository.Statement.venueColumnList) FROM venue WHERE id = ANY($1) ORDER BY id FOR UPDATE"
         static let bindingDataTypes: [PostgresDataType] = [.textArray]
         var ids: [String]
         func makeBindings() throws -> PostgresBindings { try PostgresBindings(ids) }
@@ -111,7 +111,6 @@ extension PostgresRepository.Statement {
             var device: UUID
             var contentHash: Data
             var calibrationDB: Double
-            var source: CalibrationSource
             var prepared: PreparedCheckIn
             var receivedAt: Date
             var announcement: String
@@ -129,7 +128,7 @@ extension PostgresRepository.Statement {
             bindings.append(rows.map(\.checkIn.intervalS))
             bindings.append(rows.map(\.checkIn.weighting.rawValue))
             bindings.append(rows.map(\.calibrationDB))
-            bindings.append(rows.map(\.source.rawValue))
+            bindings.append(rows.map { CalibrationSource(of: $0.checkIn).rawValue })
             bindings.append(rows.map(\.checkIn.samples.count))
             bindings.append(rows.map(\.prepared.analysis.droppedSamples))
             bindings.append(rows.map { $0.prepared.analysis.levelDB ?? .nan })

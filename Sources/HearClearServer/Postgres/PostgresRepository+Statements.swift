@@ -77,7 +77,9 @@ extension PostgresRepository {
             func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
         }
 
-        static let venueQuery = "SELECT id, name, latitude, longitude, timezone, kind, owner_device_id FROM venue WHERE id = $1"
+        /// A venue's columns as `VenueColumns` decodes them.
+        static let venueColumnList = "id, name, latitude, longitude, timezone, kind, owner_device_id"
+        static let venueQuery = "SELECT \(venueColumnList) FROM venue WHERE id = $1"
         typealias VenueColumns = (String, String, Double, Double, String, VenueKind?, UUID?)
 
         struct Venue: PostgresPreparedStatement {

@@ -24,6 +24,11 @@ public enum CalibrationSource: String, Codable, Sendable {
     case checkIn = "checkin"
     /// The server applied its device model's offset, or the default.
     case server = "default"
+
+    /// How `checkIn`'s calibration is chosen: its own, or the server's when it brings none.
+    init(of checkIn: CheckIn) {
+        self = checkIn.calibrationDB == nil ? .server : .checkIn
+    }
 }
 
 extension CheckInStatus: DatabaseValueConvertible {}

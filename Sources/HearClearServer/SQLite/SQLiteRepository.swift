@@ -158,7 +158,7 @@ public struct SQLiteRepository: Repository {
             var record = CheckInRecord(
                 seq: nil, id: checkIn.id, venueId: venue.venueID, deviceSeq: deviceSeq, contentHash: contentHash, startedAt: checkIn.startedAt,
                 intervalS: checkIn.intervalS, weighting: checkIn.weighting, calibrationDb: calibration,
-                calibrationSource: checkIn.calibrationDB == nil ? .server : .checkIn,
+                calibrationSource: CalibrationSource(of: checkIn),
                 samples: checkIn.samples.count, droppedSamples: analysis.droppedSamples,
                 levelDb: analysis.levelDB, homeWeekday: analysis.homeHour.weekday, homeHour: analysis.homeHour.hour,
                 status: made.storedStatus(), receivedAt: now,
