@@ -24,4 +24,12 @@ public struct CellSelection: Equatable, Sendable {
         case .either: weekdays.contains(cell.weekday) || hours.contains(cell.hour)
         }
     }
+
+    /// The cells of a venue this selects, of the 8 × 25 it can have (each weekday and every day,
+    /// each hour and every hour): what a store that looks cells up one by one reads.
+    public var cells: [LocalHour] {
+        (0...LoudnessAggregate.everyWeekday).flatMap { weekday in
+            (0...LoudnessAggregate.everyHour).map { LocalHour(weekday: weekday, hour: $0) }
+        }.filter(contains)
+    }
 }

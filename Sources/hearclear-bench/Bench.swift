@@ -41,9 +41,12 @@ struct Bench: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Measure the growth case's one step over a copy of this SQLite file, filled by an earlier run of it (the file left in its work folder): a change tried at 10⁶ stored in minutes, not an hour.",
-            valueName: "path"))
+            "Measure the growth case's one step over a copy of this SQLite file, or with --postgres-only of this PostgreSQL database of the cluster, filled by an earlier run of it (the file left in its work folder; the database kept by --keep-databases): a change tried at 10⁶ stored in minutes, not an hour.",
+            valueName: "path or name"))
     var growthFrom: String?
+
+    @Flag(help: "Leave the PostgreSQL databases the cases made (named bench_…), to give one to --growth-from.")
+    var keepDatabases = false
 
     @Option(help: ArgumentHelp("Scratch folder for databases and recordings.", valueName: "path"))
     var work: String = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-bench").path
@@ -57,8 +60,13 @@ struct Bench: AsyncParsableCommand {
             guard growthVenues > 0 else { throw ValidationError("--growth-venues needs at least one venue") }
             scale.growthVenues = growthVenues
         }
-        if let growthFrom {
-            guard !postgresOnly else { throw ValidationError("--growth-from takes a SQLite file: not with --postgres-only") }
+        if let growthFrom, postgresOnly {
+            // A database name goes into SQL as it is.
+            guard growthFrom.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                throw ValidationError("--growth-from with --postgres-only takes a database's name (letters, digits, _): \(growthFrom)")
+            }
+            scale.growthFrom = growthFrom
+        } else if let growthFrom {
             let file = URL(fileURLWithPath: growthFrom).standardizedFileURL.path
             // The case empties its folder first.
             guard !file.hasPrefix(URL(fileURLWithPath: work).appendingPathComponent("growth").standardizedFileURL.path + "/") else {
@@ -79,13 +87,13 @@ struct Bench: AsyncParsableCommand {
                 if let postgres { results.append(try await cases.ingest(.postgres(admin: postgres))) }
             case "growth":
                 if !postgresOnly { results.append(try await cases.growth()) }
-                if let postgres, growthFrom == nil { results.append(try await cases.growth(.postgres(admin: postgres))) }
+                if let postgres, growthFrom == nil || postgresOnly { results.append(try await cases.growth(.postgres(admin: postgres))) }
             case "query": results += try await cases.query()
             case "meter": results.append(try cases.meter())
             case "wire": results.append(try cases.wireSize())
             default: results.append(try await cases.memoryOverTime())
             }
-            try cases.dropDatabases()
+            if !keepDatabases { try cases.dropDatabases() }
         }
         let report = Report(results: results, size: size.rawValue, commit: commit)
         print(report.table)

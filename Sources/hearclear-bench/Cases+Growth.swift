@@ -46,19 +46,21 @@ extension Cases {
     /// empty store measured at the start moved the ratio by as much.
     func growth(_ store: Store = .sqlite) async throws -> CaseResult {
         let run = try folder("growth")
-        let location = try database(store, named: "growth", in: run)
         // The venues the first uploads reach, which have check-ins at every step.
         let read = min(size.growthWarmUploads, size.growthVenues)
         let script = try loudnessScript(venues: read, in: run)
         var random = SplitMix64(seed: 5)
         var stored = 0
         var targets = [0] + size.growthCheckIns
+        let location: String
         if let earlier = size.growthFrom {
-            stored = try copyGrowthStore(earlier, to: location)
+            (location, stored) = try copyGrowthStore(earlier, store, in: run)
             targets = [stored]
             // Other check-ins than the run that filled it: the same draws would be its first
             // check-ins again, retries rather than new uploads.
             random = SplitMix64(seed: 6)
+        } else {
+            location = try database(store, named: "growth", in: run)
         }
         var steps: [GrowthStep] = []
         for target in targets {
@@ -97,18 +99,27 @@ extension Cases {
         return growthResult(store, steps: steps)
     }
 
-    /// Copies the SQLite file of an earlier growth run to `location`; returns how many check-ins it
-    /// holds. Its WAL must be empty (the case leaves it so): the file alone is the whole store. Only
-    /// the SQLite growth case is given one (`Bench.run`).
-    func copyGrowthStore(_ earlier: String, to location: String) throws -> Int {
-        let wal = (try? FileManager.default.attributesOfItem(atPath: earlier + "-wal")[.size] as? Int) ?? 0
-        guard wal == 0 else { throw Measure.Failure(description: "\(earlier)-wal is not empty: checkpoint it first (PRAGMA wal_checkpoint(TRUNCATE))") }
-        try FileManager.default.copyItem(atPath: earlier, toPath: location)
-        let counted = try Measure.run("/usr/bin/sqlite3", [location, "SELECT count(*) FROM checkin"])
-        guard counted.status == 0, let checkIns = Int(counted.output.trimmingCharacters(in: .whitespacesAndNewlines)), checkIns > 0 else {
-            throw Measure.Failure(description: "\(earlier) holds no growth case's check-ins: \(counted.output)")
+    /// Copies the store an earlier growth run filled (a SQLite file, or the name of a PostgreSQL
+    /// database in the same cluster, kept by `--keep-databases`); returns the copy's location and
+    /// how many check-ins it holds. A SQLite file's WAL must be empty (the case leaves it so): the
+    /// file alone is the whole store.
+    func copyGrowthStore(_ earlier: String, _ store: Store, in run: URL) throws -> (location: String, checkIns: Int) {
+        let location: String, count: Measure.Run
+        switch store {
+        case .sqlite:
+            let wal = (try? FileManager.default.attributesOfItem(atPath: earlier + "-wal")[.size] as? Int) ?? 0
+            guard wal == 0 else { throw Measure.Failure(description: "\(earlier)-wal is not empty: checkpoint it first (PRAGMA wal_checkpoint(TRUNCATE))") }
+            location = try database(store, named: "growth", in: run)
+            try FileManager.default.copyItem(atPath: earlier, toPath: location)
+            count = try Measure.run("/usr/bin/sqlite3", [location, "SELECT count(*) FROM checkin"])
+        case .postgres:
+            location = try database(store, named: "growth", in: run, template: earlier)
+            count = try Measure.run("/usr/bin/psql", [location, "-X", "-q", "-At", "-c", "SELECT count(*) FROM checkin"])
         }
-        return checkIns
+        guard count.status == 0, let checkIns = Int(count.output.trimmingCharacters(in: .whitespacesAndNewlines)), checkIns > 0 else {
+            throw Measure.Failure(description: "\(earlier) holds no growth case's check-ins: \(count.output)")
+        }
+        return (location, checkIns)
     }
 
     /// A server over `location`: `bodies` uploaded as in the ingest case, the first

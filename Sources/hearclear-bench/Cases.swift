@@ -49,7 +49,8 @@ struct Size: Codable {
     var growthVenues: Int
     var growthWarmUploads: Int
     var growthUploads: Int
-    /// A SQLite file an earlier growth run filled: the case then measures one step, over a copy of it.
+    /// A SQLite file or PostgreSQL database an earlier growth run filled: the case then measures
+    /// one step, over a copy of it.
     var growthFrom: String? = nil
 
     static let full = Size(
@@ -164,13 +165,15 @@ struct Cases {
         }
     }
 
-    /// A new, migrated-on-start database of `store` for one run: its `--database` value.
-    func database(_ store: Store, named name: String, in run: URL) throws -> String {
+    /// A new, migrated-on-start database of `store` for one run: its `--database` value. On
+    /// PostgreSQL, a copy of the database named `template` if one is given.
+    func database(_ store: Store, named name: String, in run: URL, template: String? = nil) throws -> String {
         switch store {
         case .sqlite: return run.appendingPathComponent("\(name).sqlite").path
         case .postgres(let admin):
             let database = "bench_\(name.replacingOccurrences(of: "-", with: "_"))_\(UUID().uuidString.prefix(8).lowercased())"
-            guard try Measure.run("/usr/bin/psql", [admin, "-X", "-q", "-c", "CREATE DATABASE \(database)"]).status == 0 else {
+            let create = "CREATE DATABASE \(database)" + (template.map { " TEMPLATE \($0)" } ?? "")
+            guard try Measure.run("/usr/bin/psql", [admin, "-X", "-q", "-c", create]).status == 0 else {
                 throw Measure.Failure(description: "cannot create database \(database) in \(admin)")
             }
             var url = URLComponents(string: admin)

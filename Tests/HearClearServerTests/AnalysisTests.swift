@@ -134,6 +134,11 @@ import Testing
         let twoStops = [StatusChange(key: 2, from: .accepted, to: .outlier, deviceBanned: false)]
         // What the store reads: the check-ins in Monday 20:00, and Monday's, 20:00's and each day's cells.
         #expect(Analysis.storedCells(summingAgain: [monday]) == CellSelection(weekdays: [0], hours: [20, wholeDay], match: .either))
+        // Looked up one by one (PostgreSQL): Monday's 25 cells, then 20:00's and the whole day's on the other days and every day.
+        let mondayCells = (0...wholeDay).map { LocalHour(weekday: 0, hour: $0) }
+        let otherDays = (1...everyDay).flatMap { [LocalHour(weekday: $0, hour: 20), LocalHour(weekday: $0, hour: wholeDay)] }
+        #expect(Analysis.storedCells(summingAgain: [monday]).cells == mondayCells + otherDays)
+        #expect(Analysis.storedCells(adding: [monday, tuesday]).cells == [LocalHour(weekday: 0, hour: 9), monday, LocalHour(weekday: 1, hour: 9), LocalHour(weekday: 1, hour: 20)])
         let summed = Analysis.cellWrites(
             summingAgain: twoStops, from: contributions.filter { $0.hour == monday },
             stored: stored.filter { Analysis.storedCells(summingAgain: [monday]).contains($0.cell) })

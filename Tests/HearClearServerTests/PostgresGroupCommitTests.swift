@@ -115,8 +115,12 @@ struct PostgresGroupCommitTests {
                 loud, makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 8), seconds: 10), makeCheckIn(venue: "merged", start: mondayEvening(weeksBefore: 1), level: -40),
                 makeCheckIn(venue: "nowhere", start: mondayEvening(weeksBefore: 1)), quiet[0], conflicting,
             ]
+        // The same at venue-2, two hours later (apart from "merged"'s): both venues' cells are summed
+        // again in the second group, each read and write one statement for both.
+        let later = { (weeks: Int, level: Double) in makeCheckIn(venue: "venue-2", start: Timestamp.format(Timestamp.parse(mondayEvening(weeksBefore: weeks))! + 7_200), level: level) }
+        let otherVenue = (1...5).map { later($0, -50) } + [later(6, -30)]
         // Six loud ones more: the first loud one counts again, and cells are summed again.
-        let second = (9...14).map { makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: $0), level: -30) }
+        let second = (9...14).flatMap { [makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: $0), level: -30), later($0, -30)] }
 
         var results: [(outcomes: [String], statuses: [String], cells: [LoudnessAggregate])] = []
         for grouped in [true, false] {
@@ -128,10 +132,10 @@ struct PostgresGroupCommitTests {
             }
             // "merged" is venue-2's id of old: its check-ins count there.
             try await database.execute("INSERT INTO venue_alias (id, venue_id) VALUES ('merged', 'venue-2')")
-            var outcomes = try await Self.store(first, in: database, grouped: grouped, device: device)
+            var outcomes = try await Self.store(first + otherVenue, in: database, grouped: grouped, device: device)
             outcomes += try await Self.store(second, in: database, grouped: grouped, device: device)
             var statuses: [String] = []
-            for checkIn in first + second { statuses.append(try await database.status(of: checkIn.id)?.rawValue ?? "none") }
+            for checkIn in first + otherVenue + second { statuses.append(try await database.status(of: checkIn.id)?.rawValue ?? "none") }
             var cells: [LoudnessAggregate] = []
             for venue in ["venue-1", "venue-2"] { cells += try #require(try await database.repository.loudness(venueID: venue)) }
             #expect(try await database.repository.verify() == [])
@@ -144,6 +148,7 @@ struct PostgresGroupCommitTests {
         ])
         #expect(oneByOne.statuses == grouped.statuses)
         #expect(grouped.statuses[first.firstIndex { $0.id == loud.id }!] == "accepted")
+        #expect(grouped.statuses[first.count + otherVenue.count - 1] == "accepted")
         #expect(oneByOne.cells.map(\.cell) == grouped.cells.map(\.cell))
         for (one, group) in zip(oneByOne.cells, grouped.cells) {
             #expect(one.checkins == group.checkins && one.samples == group.samples)

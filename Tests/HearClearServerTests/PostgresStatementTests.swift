@@ -24,15 +24,12 @@ import Testing
         ]
     }
 
-    /// The same for one home hour, one check-in and one cell (its selection has no optional parameter).
+    /// The same for one home hour, one check-in and one cell.
     func oneHour(checkIn: Int64, on connection: PostgresConnection) async throws -> [Int] {
         [
             try await PostgresRepository.statusCandidates(venueID: Self.venue, homeHour: Self.home.hour, on: connection, logger: quietLogger).count,
-            try await PostgresRepository.contributions(venueID: Self.venue, checkIns: [checkIn], on: connection, logger: quietLogger).count,
-            try await PostgresRepository.cells(
-                of: Self.venue, selected: CellSelection(weekdays: [Self.home.weekday], hours: [Self.home.hour], match: .both), on: connection,
-                logger: quietLogger
-            ).count,
+            try await PostgresRepository.contributions(of: [checkIn], on: connection, logger: quietLogger).count,
+            try await PostgresRepository.cells(at: [(Self.venue, Self.home)], on: connection, logger: quietLogger)[Self.venue]?.count ?? 0,
         ]
     }
 

@@ -153,33 +153,15 @@ extension PostgresRepository {
             joined[row.venueID, default: []].append(checkIn)
             homeHours[row.venueID, default: []].insert(row.prepared.analysis.homeHour.hour)
         }
-        var changes: [StatusChange<Int64>] = [], additions: [String: [LocalHour: LoudnessAggregate]] = [:], updates: [(String, CellUpdate<Int64>)] = []
+        var changes: [StatusChange<Int64>] = [], updates: [String: CellUpdate<Int64>] = [:]
         for (venueID, checkIns) in joined {
             let hours = homeHours[venueID] ?? []
             let venueChanges = Analysis.statusChanges(among: (candidates[venueID] ?? []).filter { hours.contains($0.home.hour) })
             changes += venueChanges
-            switch Analysis.cellUpdate(after: venueChanges, joined: checkIns) {
-            case .add(let read, let known) where read.isEmpty: additions[venueID] = Analysis.cells(from: known)
-            case let update: updates.append((venueID, update))
-            }
+            updates[venueID] = Analysis.cellUpdate(after: venueChanges, joined: checkIns)
         }
         try await save(changes, on: connection, logger: logger)
-        for (venueID, update) in updates { try await bringCells(of: venueID, in: update, on: connection, logger: logger) }
-        try await add(additions, on: connection, logger: logger)
+        try await bringCells(updates, on: connection, logger: logger)
         return changes
-    }
-
-    /// Adds to venues' cells what their new check-ins add (`Analysis.cells(from:)` of their per-hour
-    /// sums), reading the cells they touch and writing them back, each in one statement for all.
-    private static func add(_ additions: [String: [LocalHour: LoudnessAggregate]], on connection: PostgresConnection, logger: Logger) async throws {
-        let touched = additions.flatMap { venueID, cells in cells.keys.map { (venueID: venueID, cell: $0) } }
-        guard !touched.isEmpty else { return }
-        let stored = try await connection.execute(Statement.CellsAt(cells: touched), logger: logger).reduce(into: [String: [LoudnessAggregate]]()) {
-            $0[$1.venueID, default: []].append($1.cell)
-        }
-        let written = additions.sorted { $0.key < $1.key }.flatMap { venueID, cells in
-            Analysis.cellWrites(adding: cells, to: stored[venueID] ?? []).written.map { (venueID: venueID, cell: $0) }
-        }
-        try await connection.run(Statement.WriteCells(cells: written), logger: logger)
     }
 }

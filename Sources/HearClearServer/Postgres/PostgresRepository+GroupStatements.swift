@@ -171,12 +171,49 @@ extension PostgresRepository.Statement {
             """
         static let bindingDataTypes: [PostgresDataType] = [.textArray, .int8Array, .int8Array]
         var cells: [(venueID: String, cell: LocalHour)]
-        func makeBindings() throws -> PostgresBindings {
-            try PostgresBindings(cells.map(\.venueID), cells.map(\.cell.weekday), cells.map(\.cell.hour))
-        }
+        func makeBindings() throws -> PostgresBindings { try PostgresRepository.Statement.bindings(of: cells) }
         func decodeRow(_ row: PostgresRow) throws -> (venueID: String, cell: LoudnessAggregate) {
             let (venueID, weekday, hour, checkins) = try row.decode((String, Int, Int, Int).self)
             return (venueID, LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, sums: try CellSums(row.makeRandomAccess(), from: 4)))
         }
+    }
+
+    /// The per-hour sums of every check-in in some venues' cells of one weekday and hour, each
+    /// named by its venue, weekday and hour (looked up one by one, as above).
+    struct ContributionsInCells: PostgresPreparedStatement {
+        static let sql = """
+            SELECT h.venue_id, h.checkin_seq, h.weekday, h.hour, c.status, d.banned, \(CellSums.columnList(of: "h"))
+            FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS k(venue_id, weekday, hour)
+            CROSS JOIN LATERAL (SELECT * FROM checkin_hour h WHERE h.venue_id = k.venue_id AND h.weekday = k.weekday AND h.hour = k.hour OFFSET 0) h
+            JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.textArray, .int8Array, .int8Array]
+        var cells: [(venueID: String, cell: LocalHour)]
+        func makeBindings() throws -> PostgresBindings { try PostgresRepository.Statement.bindings(of: cells) }
+        func decodeRow(_ row: PostgresRow) throws -> (venueID: String, contribution: HourContribution<Int64>) {
+            let (venueID, seq, weekday, hour, status, banned) = try row.decode((String, Int64, Int, Int, CheckInStatus, Bool).self)
+            return (
+                venueID,
+                HourContribution(
+                    checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour), sums: try CellSums(row.makeRandomAccess(), from: 6), status: status,
+                    deviceBanned: banned)
+            )
+        }
+    }
+
+    /// Deletes some venues' cells, each named by its venue, weekday and hour.
+    struct DeleteCells: PreparedCommand {
+        static let sql = """
+            DELETE FROM loudness l USING unnest($1::text[], $2::bigint[], $3::bigint[]) AS k(venue_id, weekday, hour)
+            WHERE l.venue_id = k.venue_id AND l.weekday = k.weekday AND l.hour = k.hour
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.textArray, .int8Array, .int8Array]
+        var cells: [(venueID: String, cell: LocalHour)]
+        func makeBindings() throws -> PostgresBindings { try PostgresRepository.Statement.bindings(of: cells) }
+    }
+
+    /// A list of cells, each named by its venue, weekday and hour: three arrays for `unnest`.
+    static func bindings(of cells: [(venueID: String, cell: LocalHour)]) throws -> PostgresBindings {
+        try PostgresBindings(cells.map(\.venueID), cells.map(\.cell.weekday), cells.map(\.cell.hour))
     }
 }

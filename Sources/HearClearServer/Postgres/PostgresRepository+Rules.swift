@@ -79,31 +79,36 @@ extension PostgresRepository {
         try await connection.execute(Statement.StatusCandidates(venueID: venueID, homeHour: homeHour), logger: logger).reduce(into: []) { $0.append($1) }
     }
 
-    /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
-    static func contributions(venueID: String, checkIns: [Int64]? = nil, on connection: PostgresConnection, logger: Logger) async throws -> [HourContribution<Int64>] {
-        try await connection.execute(Statement.Contributions(venueID: venueID, checkIns: checkIns), logger: logger).reduce(into: []) { $0.append($1) }
+    /// The per-hour sums of a venue's check-ins, with what decides whether they count.
+    static func contributions(venueID: String, on connection: PostgresConnection, logger: Logger) async throws -> [HourContribution<Int64>] {
+        try await connection.execute(Statement.Contributions(venueID: venueID), logger: logger).reduce(into: []) { $0.append($1) }
     }
 
-    /// The per-hour sums of every check-in of a venue in some cells of one weekday and hour.
+    /// The per-hour sums of some check-ins.
+    static func contributions(of checkIns: [Int64], on connection: PostgresConnection, logger: Logger) async throws -> [HourContribution<Int64>] {
+        guard !checkIns.isEmpty else { return [] }
+        return try await connection.execute(Statement.CheckInContributions(checkIns: checkIns), logger: logger).reduce(into: []) { $0.append($1) }
+    }
+
+    /// The per-hour sums of every check-in in some venues' cells of one weekday and hour, by venue.
     static func contributions(
-        venueID: String, inCells cells: Set<LocalHour>, on connection: PostgresConnection, logger: Logger
-    ) async throws -> [HourContribution<Int64>] {
-        try await connection.execute(Statement.ContributionsInCells(venueID: venueID, cells: Array(cells)), logger: logger).reduce(into: []) { $0.append($1) }
+        inCells cells: [(venueID: String, cell: LocalHour)], on connection: PostgresConnection, logger: Logger
+    ) async throws -> [String: [HourContribution<Int64>]] {
+        guard !cells.isEmpty else { return [:] }
+        return try await connection.execute(Statement.ContributionsInCells(cells: cells), logger: logger).reduce(into: [:]) {
+            $0[$1.venueID, default: []].append($1.contribution)
+        }
     }
 
-    /// A venue's cells that `selection` selects.
-    static func cells(of venueID: String, selected selection: CellSelection, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
-        try await connection.execute(Statement.SelectedCells(venueID: venueID, selection: selection), logger: logger).reduce(into: []) { $0.append($1) }
+    /// Some venues' cells, by venue (a cell not stored is not there).
+    static func cells(at cells: [(venueID: String, cell: LocalHour)], on connection: PostgresConnection, logger: Logger) async throws -> [String: [LoudnessAggregate]] {
+        guard !cells.isEmpty else { return [:] }
+        return try await connection.execute(Statement.CellsAt(cells: cells), logger: logger).reduce(into: [:]) { $0[$1.venueID, default: []].append($1.cell) }
     }
 
     /// Every cell of a venue.
     static func cells(of venueID: String, on connection: PostgresConnection, logger: Logger) async throws -> [LoudnessAggregate] {
         try await connection.execute(Statement.Cells(venueID: venueID), logger: logger).reduce(into: []) { $0.append($1) }
-    }
-
-    /// The local hours some check-ins' per-hour sums are in.
-    static func hours(of checkIns: [Int64], on connection: PostgresConnection, logger: Logger) async throws -> Set<LocalHour> {
-        try await connection.execute(Statement.CheckInHours(checkIns: checkIns), logger: logger).reduce(into: []) { $0.insert($1) }
     }
 
     /// Applies the status rule to a venue's check-ins (those with one home hour, or all), saves the
@@ -115,7 +120,7 @@ extension PostgresRepository {
     ) async throws -> [StatusChange<Int64>] {
         let changes = Analysis.statusChanges(among: try await statusCandidates(venueID: venueID, homeHour: homeHour, on: connection, logger: logger))
         try await save(changes, on: connection, logger: logger)
-        try await bringCells(of: venueID, in: sumAgain ? .sumAgain(nil) : Analysis.cellUpdate(after: changes), on: connection, logger: logger)
+        try await bringCells([venueID: sumAgain ? .sumAgain(nil) : Analysis.cellUpdate(after: changes)], on: connection, logger: logger)
         return changes
     }
 
@@ -126,42 +131,67 @@ extension PostgresRepository {
         for change in changes where change.to == .outlier { ServerMetrics.outliersDecided.increment() }
     }
 
-    /// Brings a venue's cells in step with `update`, reading what it needs: the per-hour sums of the
-    /// check-ins that start to count, or those of the cells to sum again, and the cells stored.
-    static func bringCells(of venueID: String, in update: CellUpdate<Int64>, on connection: PostgresConnection, logger: Logger) async throws {
-        let writes: CellWrites
-        switch update {
-        case .add(let read, let known):
-            guard !read.isEmpty || !known.isEmpty else { return }
-            // The venue's row lock, taken by every writer, keeps another server from writing in between.
-            let additions = Analysis.cells(
-                from: known + (read.isEmpty ? [] : try await contributions(venueID: venueID, checkIns: Array(read), on: connection, logger: logger)))
-            writes = Analysis.cellWrites(
-                adding: additions, to: try await cells(of: venueID, selected: Analysis.storedCells(adding: additions.keys), on: connection, logger: logger))
-        case .sumAgain(nil):
-            writes = Analysis.cellWrites(summingAllFrom: try await contributions(venueID: venueID, on: connection, logger: logger))
-        case .sumAgain(let changes?):
-            let hourCells = try await hours(of: changes.map(\.key), on: connection, logger: logger)
-            writes = Analysis.cellWrites(
-                summingAgain: changes, from: try await contributions(venueID: venueID, inCells: hourCells, on: connection, logger: logger),
-                stored: try await cells(of: venueID, selected: Analysis.storedCells(summingAgain: hourCells), on: connection, logger: logger))
+    /// Brings venues' cells in step with their updates, reading what each needs — the per-hour sums
+    /// of the check-ins that start to count, or of the cells to sum again, and the cells stored —
+    /// and writing what changes, each step one statement for all the venues: a group of uploads
+    /// makes as many round trips in its transaction for twenty venues as for one
+    /// (docs/profiling.md). The venues' row locks, taken by every writer, keep another server from
+    /// writing in between.
+    static func bringCells(_ updates: [String: CellUpdate<Int64>], on connection: PostgresConnection, logger: Logger) async throws {
+        var writes: [String: CellWrites] = [:]
+        // First the per-hour sums of the check-ins that start to count, and of those whose change
+        // sums cells again, for the hours they are in.
+        var venueOf: [Int64: String] = [:]
+        for (venueID, update) in updates {
+            switch update {
+            case .add(let read, _): for seq in read { venueOf[seq] = venueID }
+            case .sumAgain(let changes?): for change in changes { venueOf[change.key] = venueID }
+            case .sumAgain(nil):
+                writes[venueID] = Analysis.cellWrites(summingAllFrom: try await contributions(venueID: venueID, on: connection, logger: logger))
+            }
         }
-        try await write(writes, venueID: venueID, on: connection, logger: logger)
+        var read: [String: [HourContribution<Int64>]] = [:]
+        for contribution in try await contributions(of: Array(venueOf.keys), on: connection, logger: logger) {
+            if let venueID = venueOf[contribution.checkIn] { read[venueID, default: []].append(contribution) }
+        }
+
+        var additions: [String: [LocalHour: LoudnessAggregate]] = [:], summing: [String: (changes: [StatusChange<Int64>], hourCells: Set<LocalHour>)] = [:]
+        for (venueID, update) in updates {
+            switch update {
+            case .add(_, let known): additions[venueID] = Analysis.cells(from: known + (read[venueID] ?? []))
+            case .sumAgain(let changes?): summing[venueID] = (changes, Set((read[venueID] ?? []).map(\.hour)))
+            case .sumAgain(nil): break
+            }
+        }
+        let inCells = try await contributions(
+            inCells: summing.flatMap { venueID, sum in sum.hourCells.map { (venueID: venueID, cell: $0) } }, on: connection, logger: logger)
+        // A cell is added to where it is stored, so those are the cells read for an addition.
+        let stored = try await cells(
+            at: additions.flatMap { venueID, cells in cells.keys.map { (venueID: venueID, cell: $0) } }
+                + summing.flatMap { venueID, sum in Analysis.storedCells(summingAgain: sum.hourCells).cells.map { (venueID: venueID, cell: $0) } },
+            on: connection, logger: logger)
+        for (venueID, cells) in additions { writes[venueID] = Analysis.cellWrites(adding: cells, to: stored[venueID] ?? []) }
+        for (venueID, sum) in summing {
+            writes[venueID] = Analysis.cellWrites(summingAgain: sum.changes, from: inCells[venueID] ?? [], stored: stored[venueID] ?? [])
+        }
+        try await write(writes, on: connection, logger: logger)
     }
 
-    static func write(_ writes: CellWrites, venueID: String, on connection: PostgresConnection, logger: Logger) async throws {
-        switch writes.deleted {
-        case .none: break
-        case .every: try await connection.query("DELETE FROM loudness WHERE venue_id = \(venueID)", logger: logger)
-        case .cells(let cells) where cells.isEmpty: break
-        case .cells(let cells):
-            try await connection.query(
-                """
-                DELETE FROM loudness WHERE venue_id = \(venueID)
-                AND (weekday, hour) IN (SELECT * FROM unnest(\(cells.map(\.weekday)), \(cells.map(\.hour))))
-                """, logger: logger)
+    /// Writes venues' cells, one statement for each kind of write.
+    static func write(_ writes: [String: CellWrites], on connection: PostgresConnection, logger: Logger) async throws {
+        var everyCell: [String] = [], deleted: [(venueID: String, cell: LocalHour)] = [], written: [(venueID: String, cell: LoudnessAggregate)] = []
+        // In venue order, as the venues were locked.
+        for (venueID, writes) in writes.sorted(by: { $0.key < $1.key }) {
+            switch writes.deleted {
+            case .none: break
+            case .every: everyCell.append(venueID)
+            case .cells(let cells): deleted += cells.map { (venueID: venueID, cell: $0) }
+            }
+            written += writes.written.map { (venueID: venueID, cell: $0) }
         }
-        if !writes.written.isEmpty { try await connection.run(Statement.WriteCells(cells: writes.written.map { (venueID, $0) }), logger: logger) }
+        if !everyCell.isEmpty { try await connection.query("DELETE FROM loudness WHERE venue_id = ANY(\(everyCell))", logger: logger) }
+        if !deleted.isEmpty { try await connection.run(Statement.DeleteCells(cells: deleted), logger: logger) }
+        if !written.isEmpty { try await connection.run(Statement.WriteCells(cells: written), logger: logger) }
     }
 
     /// Decides every status of a venue again and sums its cells from scratch.

@@ -160,16 +160,16 @@ extension PostgresRepository {
             func makeBindings() throws -> PostgresBindings { try PostgresBindings(changes.map(\.key), changes.map(\.to.rawValue)) }
         }
 
-        /// The per-hour sums of a venue's check-ins (or of some of them), with what decides whether they count.
+        /// The per-hour sums of a venue's check-ins, with what decides whether they count.
         struct Contributions: PostgresPreparedStatement {
             static let sql = """
                 SELECT h.checkin_seq, h.weekday, h.hour, c.status, d.banned, \(CellSums.columnList(of: "h"))
                 FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
-                WHERE h.venue_id = $1 AND ($2::bigint[] IS NULL OR h.checkin_seq = ANY($2))
+                WHERE h.venue_id = $1
                 """
-            static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array]
-            var venueID: String, checkIns: [Int64]?
-            func makeBindings() throws -> PostgresBindings { try PostgresBindings(nullable: venueID, checkIns) }
+            static let bindingDataTypes: [PostgresDataType] = [.text]
+            var venueID: String
+            func makeBindings() throws -> PostgresBindings { try PostgresBindings(venueID) }
             func decodeRow(_ row: PostgresRow) throws -> HourContribution<Int64> { try Self.contribution(row) }
 
             static func contribution(_ row: PostgresRow) throws -> HourContribution<Int64> {
@@ -180,43 +180,17 @@ extension PostgresRepository {
             }
         }
 
-        /// The per-hour sums of every check-in of a venue in some cells of one weekday and hour.
-        struct ContributionsInCells: PostgresPreparedStatement {
+        /// The per-hour sums of some check-ins, of any venues.
+        struct CheckInContributions: PostgresPreparedStatement {
             static let sql = """
                 SELECT h.checkin_seq, h.weekday, h.hour, c.status, d.banned, \(CellSums.columnList(of: "h"))
                 FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
-                WHERE h.venue_id = $1 AND (h.weekday, h.hour) IN (SELECT * FROM unnest($2::bigint[], $3::bigint[]))
+                WHERE h.checkin_seq = ANY($1)
                 """
-            static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array, .int8Array]
-            var venueID: String, cells: [LocalHour]
-            func makeBindings() throws -> PostgresBindings { try PostgresBindings(venueID, cells.map(\.weekday), cells.map(\.hour)) }
-            func decodeRow(_ row: PostgresRow) throws -> HourContribution<Int64> { try Contributions.contribution(row) }
-        }
-
-        /// The local hours some check-ins' per-hour sums are in.
-        struct CheckInHours: PostgresPreparedStatement {
-            static let sql = "SELECT weekday, hour FROM checkin_hour WHERE checkin_seq = ANY($1)"
             static let bindingDataTypes: [PostgresDataType] = [.int8Array]
             var checkIns: [Int64]
             func makeBindings() throws -> PostgresBindings { try PostgresBindings(checkIns) }
-            func decodeRow(_ row: PostgresRow) throws -> LocalHour {
-                let (weekday, hour) = try row.decode((Int, Int).self)
-                return LocalHour(weekday: weekday, hour: hour)
-            }
-        }
-
-        /// A venue's cells that a `CellSelection` selects.
-        struct SelectedCells: PostgresPreparedStatement {
-            static let sql = """
-                SELECT weekday, hour, checkins, \(CellSums.columnList()) FROM loudness
-                WHERE venue_id = $1 AND CASE WHEN $4 THEN weekday = ANY($2) AND hour = ANY($3) ELSE weekday = ANY($2) OR hour = ANY($3) END
-                """
-            static let bindingDataTypes: [PostgresDataType] = [.text, .int8Array, .int8Array, .bool]
-            var venueID: String, selection: CellSelection
-            func makeBindings() throws -> PostgresBindings {
-                try PostgresBindings(venueID, Array(selection.weekdays), Array(selection.hours), selection.match == .both)
-            }
-            func decodeRow(_ row: PostgresRow) throws -> LoudnessAggregate { try Cells.cell(row) }
+            func decodeRow(_ row: PostgresRow) throws -> HourContribution<Int64> { try Contributions.contribution(row) }
         }
 
         /// Every cell of a venue.

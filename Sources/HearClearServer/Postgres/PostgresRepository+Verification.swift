@@ -28,7 +28,7 @@ extension PostgresRepository {
                                 """, logger: logger
                             ).decode((UUID, Date, Double, Double, Data?, Int, Int, Double?, CheckInStatus, Int, Int).self).first(where: { _ in true })
                         else { continue }
-                        let hours = try await Self.contributions(venueID: venue, checkIns: [seq], on: connection, logger: logger)
+                        let hours = try await Self.contributions(of: [seq], on: connection, logger: logger)
                         let stored = StoredCheckInFacts(
                             id: id.wireString, startedAt: startedAt, intervalS: interval, calibrationDB: calibration, sampleColumns: blob, samples: samples,
                             droppedSamples: dropped, levelDB: level, status: status, home: LocalHour(weekday: weekday, hour: hour),
