@@ -173,8 +173,7 @@ extension PostgresRepository.Statement {
         var cells: [(venueID: String, cell: LocalHour)]
         func makeBindings() throws -> PostgresBindings { try PostgresRepository.Statement.bindings(of: cells) }
         func decodeRow(_ row: PostgresRow) throws -> (venueID: String, cell: LoudnessAggregate) {
-            let (venueID, weekday, hour, checkins) = try row.decode((String, Int, Int, Int).self)
-            return (venueID, LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, sums: try CellSums(row.makeRandomAccess(), from: 4)))
+            (try row.makeRandomAccess()[0].decode(String.self), try PostgresRepository.Statement.Cells.cell(row, from: 1))
         }
     }
 
@@ -182,22 +181,16 @@ extension PostgresRepository.Statement {
     /// named by its venue, weekday and hour (looked up one by one, as above).
     struct ContributionsInCells: PostgresPreparedStatement {
         static let sql = """
-            SELECT h.venue_id, h.checkin_seq, h.weekday, h.hour, c.status, d.banned, \(CellSums.columnList(of: "h"))
+            SELECT h.venue_id, \(PostgresRepository.Statement.Contributions.columns)
             FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS k(venue_id, weekday, hour)
             CROSS JOIN LATERAL (SELECT * FROM checkin_hour h WHERE h.venue_id = k.venue_id AND h.weekday = k.weekday AND h.hour = k.hour OFFSET 0) h
-            JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
+            \(PostgresRepository.Statement.Contributions.joins)
             """
         static let bindingDataTypes: [PostgresDataType] = [.textArray, .int8Array, .int8Array]
         var cells: [(venueID: String, cell: LocalHour)]
         func makeBindings() throws -> PostgresBindings { try PostgresRepository.Statement.bindings(of: cells) }
         func decodeRow(_ row: PostgresRow) throws -> (venueID: String, contribution: HourContribution<Int64>) {
-            let (venueID, seq, weekday, hour, status, banned) = try row.decode((String, Int64, Int, Int, CheckInStatus, Bool).self)
-            return (
-                venueID,
-                HourContribution(
-                    checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour), sums: try CellSums(row.makeRandomAccess(), from: 6), status: status,
-                    deviceBanned: banned)
-            )
+            (try row.makeRandomAccess()[0].decode(String.self), try PostgresRepository.Statement.Contributions.contribution(row, from: 1))
         }
     }
 

@@ -162,31 +162,30 @@ extension PostgresRepository {
 
         /// The per-hour sums of a venue's check-ins, with what decides whether they count.
         struct Contributions: PostgresPreparedStatement {
-            static let sql = """
-                SELECT h.checkin_seq, h.weekday, h.hour, c.status, d.banned, \(CellSums.columnList(of: "h"))
-                FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
-                WHERE h.venue_id = $1
-                """
+            /// What a contribution is read from: `checkin_hour` as `h`, joined (`joins`) to its
+            /// check-in as `c` and that check-in's device as `d`.
+            static let columns = "h.checkin_seq, h.weekday, h.hour, c.status, d.banned, \(CellSums.columnList(of: "h"))"
+            static let joins = "JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id"
+            static let sql = "SELECT \(columns) FROM checkin_hour h \(joins) WHERE h.venue_id = $1"
             static let bindingDataTypes: [PostgresDataType] = [.text]
             var venueID: String
             func makeBindings() throws -> PostgresBindings { try PostgresBindings(venueID) }
             func decodeRow(_ row: PostgresRow) throws -> HourContribution<Int64> { try Self.contribution(row) }
 
-            static func contribution(_ row: PostgresRow) throws -> HourContribution<Int64> {
-                let (seq, weekday, hour, status, banned) = try row.decode((Int64, Int, Int, CheckInStatus, Bool).self)
+            /// The contribution in `columns`, from the row's column `first` on.
+            static func contribution(_ row: PostgresRow, from first: Int = 0) throws -> HourContribution<Int64> {
+                let cells = row.makeRandomAccess()
                 return HourContribution(
-                    checkIn: seq, hour: LocalHour(weekday: weekday, hour: hour), sums: try CellSums(row.makeRandomAccess(), from: 5), status: status,
-                    deviceBanned: banned)
+                    checkIn: try cells[first].decode(Int64.self),
+                    hour: LocalHour(weekday: try cells[first + 1].decode(Int.self), hour: try cells[first + 2].decode(Int.self)),
+                    sums: try CellSums(cells, from: first + 5), status: try cells[first + 3].decode(CheckInStatus.self),
+                    deviceBanned: try cells[first + 4].decode(Bool.self))
             }
         }
 
         /// The per-hour sums of some check-ins, of any venues.
         struct CheckInContributions: PostgresPreparedStatement {
-            static let sql = """
-                SELECT h.checkin_seq, h.weekday, h.hour, c.status, d.banned, \(CellSums.columnList(of: "h"))
-                FROM checkin_hour h JOIN checkin c ON c.seq = h.checkin_seq JOIN device d ON d.id = c.device_id
-                WHERE h.checkin_seq = ANY($1)
-                """
+            static let sql = "SELECT \(Contributions.columns) FROM checkin_hour h \(Contributions.joins) WHERE h.checkin_seq = ANY($1)"
             static let bindingDataTypes: [PostgresDataType] = [.int8Array]
             var checkIns: [Int64]
             func makeBindings() throws -> PostgresBindings { try PostgresBindings(checkIns) }
@@ -201,9 +200,12 @@ extension PostgresRepository {
             func makeBindings() throws -> PostgresBindings { try PostgresBindings(venueID) }
             func decodeRow(_ row: PostgresRow) throws -> LoudnessAggregate { try Self.cell(row) }
 
-            static func cell(_ row: PostgresRow) throws -> LoudnessAggregate {
-                let (weekday, hour, checkins) = try row.decode((Int, Int, Int).self)
-                return LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins, sums: try CellSums(row.makeRandomAccess(), from: 3))
+            /// The cell in the columns of `sql`, from the row's column `first` on.
+            static func cell(_ row: PostgresRow, from first: Int = 0) throws -> LoudnessAggregate {
+                let cells = row.makeRandomAccess()
+                return LoudnessAggregate(
+                    weekday: try cells[first].decode(Int.self), hour: try cells[first + 1].decode(Int.self), checkins: try cells[first + 2].decode(Int.self),
+                    sums: try CellSums(cells, from: first + 3))
             }
         }
 
