@@ -31,7 +31,7 @@ public struct SQLiteRepository: Repository {
     /// the WAL the checkpoint gives up; nothing is lost, SQLite reads the WAL at the next open.
     public func close() throws {
         checkpointer.close()
-        try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         try pool.close()
     }
 
