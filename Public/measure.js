@@ -168,11 +168,28 @@ function checkIn(current) {
     });
   }
   const body = {
-    id: crypto.randomUUID(), venue_id: venue, started_at: current.startedAt.toISOString(), interval_s: 1, weighting: "A",
+    id: timeOrderedId(current.startedAt), venue_id: venue, started_at: current.startedAt.toISOString(), interval_s: 1, weighting: "A",
     levels, events: [],
   };
   if (current.calibration !== null) body.calibration_db = current.calibration;
   return body;
+}
+
+/**
+ * A version 7 UUID (RFC 9562) at `date`, as the CLI makes a check-in's id: its milliseconds first,
+ * so that the server's index of check-in ids grows at its end. crypto.randomUUID makes version 4.
+ */
+function timeOrderedId(date) {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let milliseconds = date.getTime();
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = milliseconds % 256;
+    milliseconds = Math.floor(milliseconds / 256);
+  }
+  bytes[6] = (bytes[6] & 0x0f) | 0x70;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join("-");
 }
 
 async function finished() {

@@ -29,6 +29,12 @@ BANDS = ["oct_500", "oct_1000", "oct_2000", "oct_4000"]
 first_start = datetime.datetime(2022, 6, 1, tzinfo=datetime.timezone.utc)
 
 
+def time_ordered_id(started):
+    """A version 7 UUID (RFC 9562) at `started`, as HearClear's clients make a check-in's id."""
+    milliseconds = int(started.timestamp() * 1000)
+    return str(uuid.UUID(int=milliseconds << 80 | 0x7 << 76 | draw.getrandbits(12) << 64 | 0b10 << 62 | draw.getrandbits(62)))
+
+
 def check_in(number):
     """A check-in of 300 s as the client sends it: levels in tenths of a dB, a random walk with
     independent noise on each series, as the bench's check-ins."""
@@ -49,7 +55,7 @@ def check_in(number):
         classes["music"].append(music)
     started = first_start + datetime.timedelta(minutes=number)
     return json.dumps({
-        "id": str(uuid.UUID(int=draw.getrandbits(128))), "venue_id": "v%d" % draw.randrange(venues),
+        "id": time_ordered_id(started), "venue_id": "v%d" % draw.randrange(venues),
         "started_at": started.isoformat().replace("+00:00", "Z"), "interval_s": 1, "weighting": "A",
         "calibration_db": 110.0, "levels": levels, "classes": classes, "events": []}).encode()
 

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearCore
 
 /// A small, fast, seedable random number generator (SplitMix64), the same on every platform, so a
 /// seed names one data set: for reproducible demos, benchmarks and synthetic check-ins.
@@ -19,11 +20,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
     /// A version 4 UUID from this generator.
     public mutating func uuid() -> UUID {
-        let high = next(), low = next()
-        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        UUID(high: next() & ~0xF000 | 0x4000, low: next() & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000)
     }
 
     /// In [low, high).

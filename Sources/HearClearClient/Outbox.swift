@@ -28,8 +28,9 @@ public struct Outbox: Sendable {
         public var intervalS: Double
         public var calibrationDB: Double?
 
-        public init(id: UUID = UUID(), venueID: String, startedAt: Date, intervalS: Double, calibrationDB: Double?) {
-            self.id = id
+        /// Without an id, one ordered by `startedAt`, so that a store's index of the ids grows at its end.
+        public init(id: UUID? = nil, venueID: String, startedAt: Date, intervalS: Double, calibrationDB: Double?) {
+            self.id = id ?? UUID(timeOrderedAt: startedAt)
             self.venueID = venueID
             self.startedAt = startedAt
             self.intervalS = intervalS

@@ -93,7 +93,8 @@ struct Cases {
                 classes: SoundClasses(speech: speech, music: music)
             ).roundedForUpload
         }
-        return CheckIn(id: random.uuid(), venueID: venue, startedAt: start, calibrationDB: 110, samples: samples)
+        // Time-ordered at its start, as the client makes a check-in's id.
+        return CheckIn(id: UUID(timeOrderedAt: start, using: &random), venueID: venue, startedAt: start, calibrationDB: 110, samples: samples)
     }
 
     static func request(_ method: String, _ path: String, token: String?, body: Data, gzipped: Bool = false) -> [UInt8] {
@@ -506,7 +507,7 @@ struct Cases {
         let uploads = try (0..<(size.wrkSeconds + 2) * Self.checkInsPerSecond).map { index in
             var checkIn = Self.checkIn(&random, venue: "v\(index * 7919 % venues)", seconds: 60, start: start.addingTimeInterval(Double(index) * 600))
             // Each run's own: the runs share the database, and the same id from another device is a conflict.
-            checkIn.id = UUID()
+            checkIn.id = UUID(timeOrderedAt: checkIn.startedAt)
             return Self.request("POST", "/api/v2/checkins", token: tokens[index % tokens.count], body: try APIClient.uploadBody(CheckInV2(checkIn)), gzipped: true)
         }
         let stop = Locked(false), failures = Locked(0), finished = DispatchSemaphore(value: 0)

@@ -216,6 +216,10 @@ import FoundationNetworking
         let columns = [page.avg, page.peak, page.fastMax, page.cAvg, page.oct500, page.oct1000, page.oct2000, page.oct4000].map { $0 ?? [] }
         try #require(columns.allSatisfy { $0.count == page.avg.count } && page.avg.count > Self.measuredSeconds, "\(page)")
         #expect(checkIn.classes == nil)
+        // Time-ordered at its start, as the CLI makes a check-in's id; to the millisecond but one,
+        // as a Date since 2001 read back from the answer's text may have lost it.
+        let idTime = try #require(checkIn.id.timeOrderedMilliseconds, "\(checkIn.id)")
+        #expect(abs(Double(idTime) - checkIn.startedAt.timeIntervalSince1970 * 1000) < 1.5, "\(checkIn.id) \(checkIn.startedAt)")
 
         // Chrome's fake microphone runs at 44.1 kHz whatever the file: a 48 kHz file reaches the
         // page resampled. Resampling keeps a second's energy but moves its sample peak (by up to

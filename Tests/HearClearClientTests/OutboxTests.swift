@@ -22,6 +22,8 @@ func temporaryPaths() throws -> ClientPaths {
         }
         let checkIn = try #require(try recording.seal())
         #expect(checkIn.samples.count == 20 && checkIn.events == [LoudEvent(t: 3, peak: -5, durationS: 1)])
+        // Time-ordered at its start, for the stores' indexes of ids.
+        #expect(checkIn.id.timeOrderedMilliseconds == UInt64(start.timeIntervalSince1970 * 1000))
         let pending = try outbox.pending()
         #expect(try pending.map { try $0.checkIn() } == [checkIn])
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.folder.path) == ["\(checkIn.id.wireString).json"])
