@@ -57,10 +57,11 @@ extension Analysis {
     }
 
     /// How a venue's stored cells follow status changes. Check-ins that start counting are added to
-    /// them. When one stops counting, the cells that cover its hours (and those of the others that
-    /// changed) are summed again instead of taking its energy away: a loud check-in's energy can be
-    /// 10^15 times a quiet one's, and subtracting it would leave rounding larger than what stays.
-    /// The venue's other cells hold none of them and stay.
+    /// them. When one stops counting, the cells of its hours (and those of the others that changed)
+    /// are summed again instead of taking its energy away: a loud check-in's energy can be 10^15
+    /// times a quiet one's, and subtracting it would leave rounding larger than what stays; the
+    /// cells covering those follow them within a bound on that rounding
+    /// (`cellWrites(summingAgain:from:stored:)`). The venue's other cells hold none of them and stay.
     ///
     /// `joined` are check-ins stored in the same transaction (one upload, or a group committed
     /// together): they are in no cell yet, and their sums are known without reading them back.
@@ -129,9 +130,18 @@ extension Analysis {
         CellSelection(weekdays: Set(added.map(\.weekday)), hours: Set(added.map(\.hour)), match: .both)
     }
 
-    /// The stored cells a sum-again reads, where `hourCells` are the cells of one weekday and hour
-    /// that the changed check-ins' hours fall in: every cell on their weekdays, every cell at their
-    /// hours, and each weekday's whole day (which the overall cell is the sum of).
+    /// The stored cells a sum-again reads first, where `hourCells` are the cells of one weekday and
+    /// hour that the changed check-ins' hours fall in: those cells and the weekday, hour and overall
+    /// cells that cover them (see `cellWrites(summingAgain:from:stored:)`).
+    public static func storedCells(shifting hourCells: Set<LocalHour>) -> CellSelection {
+        CellSelection(
+            weekdays: Set(hourCells.map(\.weekday)).union([LoudnessAggregate.everyWeekday]),
+            hours: Set(hourCells.map(\.hour)).union([LoudnessAggregate.everyHour]), match: .both)
+    }
+
+    /// The stored cells a sum-again reads when a cell must be added up from its parts: every cell
+    /// on the weekdays of `hourCells`, every cell at their hours, and each weekday's whole day
+    /// (which the overall cell is the sum of).
     public static func storedCells(summingAgain hourCells: Set<LocalHour>) -> CellSelection {
         CellSelection(weekdays: Set(hourCells.map(\.weekday)), hours: Set(hourCells.map(\.hour)).union([LoudnessAggregate.everyHour]), match: .either)
     }
@@ -141,23 +151,43 @@ extension Analysis {
     ///
     /// - each such cell is summed again from the per-hour sums of every check-in in it
     ///   (`contributions`: those in the cells of the changed check-ins' hours);
-    /// - each weekday, hour and overall cell covering them is the sum of the cells it spans — one
-    ///   weekday and hour each, or for the overall cell each weekday's whole day — as summed again or
-    ///   stored (`stored`: the cells `storedCells(summingAgain:)` selects);
+    /// - each weekday, hour and overall cell covering them takes those cells' stored sums away and
+    ///   adds their new ones (`stored`: the cells `storedCells(shifting:)` selects), as long as
+    ///   the rounding that leaves stays within `LoudnessAggregate.roundingLimit`;
     /// - its check-in count, which counts a check-in once however many of its hours it holds and so
     ///   is no sum of the cells it spans, is the stored count plus those that start counting in it
     ///   less those that stop: whole numbers, exact.
     ///
-    /// Cells nothing counts in any more are deleted.
-    @_specialize(exported: true, where Key == Int64)
+    /// Cells nothing counts in any more are deleted. `nil` when a covering cell's rounding would
+    /// pass the limit: then the store reads the cells `storedCells(summingAgain:)` selects and
+    /// calls `cellWrites(summingAgain:from:storedWithParts:)`.
     public static func cellWrites<Key>(
         summingAgain changes: [StatusChange<Key>], from contributions: [HourContribution<Key>], stored: [LoudnessAggregate]
+    ) -> CellWrites? {
+        cellWrites(summingAgain: changes, from: contributions, stored: stored, partsRead: false)
+    }
+
+    /// `cellWrites(summingAgain:from:stored:)` where that gave `nil`, from the cells
+    /// `storedCells(summingAgain:)` selects: a covering cell whose rounding would pass the limit
+    /// is the sum of the cells it spans — one weekday and hour each, or for the overall cell each
+    /// weekday's whole day — as summed again or stored.
+    public static func cellWrites<Key>(
+        summingAgain changes: [StatusChange<Key>], from contributions: [HourContribution<Key>], storedWithParts stored: [LoudnessAggregate]
     ) -> CellWrites {
+        // Never nil: with the parts read, every covering cell can be added up.
+        cellWrites(summingAgain: changes, from: contributions, stored: stored, partsRead: true)!
+    }
+
+    @_specialize(exported: true, where Key == Int64)
+    static func cellWrites<Key>(
+        summingAgain changes: [StatusChange<Key>], from contributions: [HourContribution<Key>], stored: [LoudnessAggregate], partsRead: Bool
+    ) -> CellWrites? {
         let changed = Set(changes.map(\.key))
         let changedHours = Dictionary(grouping: contributions.filter { changed.contains($0.checkIn) }, by: \.checkIn)
         let hourCells = Set(changedHours.values.joined().map(\.hour))
         let summed = cells(from: contributions, only: hourCells)
-        var byCell = Dictionary(stored.map { ($0.cell, $0) }, uniquingKeysWith: { first, _ in first })
+        let before = Dictionary(stored.map { ($0.cell, $0) }, uniquingKeysWith: { first, _ in first })
+        var byCell = before
         for cell in hourCells { byCell[cell] = summed[cell] }
 
         var countChange: [LocalHour: Int] = [:]
@@ -171,9 +201,24 @@ extension Analysis {
         // The overall cell last: it is summed from the whole days.
         let overall = LocalHour(weekday: LoudnessAggregate.everyWeekday, hour: LoudnessAggregate.everyHour)
         for cell in spanning.sorted(by: { ($0 == overall ? 1 : 0, $0) < ($1 == overall ? 1 : 0, $1) }) {
-            let checkins = (byCell[cell]?.checkins ?? 0) + countChange[cell, default: 0]
-            let parts = byCell.values.filter { cell.spans($0.cell) }
-            byCell[cell] = checkins > 0 ? LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: checkins, sums: parts.reduce(.none) { $0.adding($1.sums) }) : nil
+            let checkins = (before[cell]?.checkins ?? 0) + countChange[cell, default: 0]
+            guard checkins > 0 else {
+                byCell[cell] = nil
+                continue
+            }
+            // A cell nothing counted in is stored nowhere, and nothing counted in the cells it spans.
+            let covered = hourCells.filter { cells(covering: $0).contains(cell) }
+            let stored = before[cell] ?? LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 0, sums: .none)
+            if let shifted = stored.shifted(
+                checkins: checkins, removing: covered.reduce(.none) { $0.adding(before[$1]?.sums ?? .none) },
+                adding: covered.reduce(.none) { $0.adding(summed[$1]?.sums ?? .none) })
+            {
+                byCell[cell] = shifted
+            } else if partsRead {
+                byCell[cell] = LoudnessAggregate.summed(byCell.values.filter { cell.spans($0.cell) }, as: cell, checkins: checkins)
+            } else {
+                return nil
+            }
         }
         let updated = hourCells.union(spanning)
         return CellWrites(deleting: .cells(updated.filter { byCell[$0] == nil }), writing: updated.compactMap { byCell[$0] })
@@ -198,7 +243,9 @@ extension LocalHour {
 extension LoudnessAggregate {
     /// This cell with a check-in's sums added (see `Analysis.cellAdditions`).
     public func adding(_ change: LoudnessAggregate) -> LoudnessAggregate {
-        LoudnessAggregate(weekday: weekday, hour: hour, checkins: checkins + change.checkins, sums: sums.adding(change.sums))
+        // Adding positive energies leaves each nearer its sum, relatively, than the larger bound.
+        LoudnessAggregate(
+            weekday: weekday, hour: hour, checkins: checkins + change.checkins, sums: sums.adding(change.sums), rounding: max(rounding, change.rounding))
     }
 
     /// Equal counts and histograms, and energies equal within the error of summing in another order.

@@ -81,6 +81,21 @@ public struct CellSums: Sendable, Equatable {
             sounds: sounds.adding(other.sounds))
     }
 
+    /// `other` taken away: counts and histograms exactly, energies as floating point subtracts them,
+    /// each to 0 when no sample is left; `nil` when `other` holds seconds these do not. Rounding
+    /// can leave an energy far from what the seconds left add up to: see
+    /// `LoudnessAggregate.shifted(checkins:removing:adding:)`, the one caller, which bounds it.
+    public func removing(_ other: CellSums) -> CellSums? {
+        guard samples >= other.samples, let details = details.removing(other.details), let spread = spread.removing(other.spread),
+            let sounds = sounds.removing(other.sounds)
+        else { return nil }
+        return CellSums(
+            samples: samples - other.samples, energy: samples == other.samples ? 0 : energy - other.energy, details: details, spread: spread, sounds: sounds)
+    }
+
+    /// The energy of the samples, then those of their details, as `Analysis` bounds their rounding.
+    var energies: [Double] { [energy] + details.energies }
+
     /// Equal counts and histograms, and energies equal within the error of summing in another order.
     public func matches(_ other: CellSums) -> Bool {
         samples == other.samples && Analysis.equalWithinRounding(energy, other.energy) && details.matches(other.details) && spread == other.spread

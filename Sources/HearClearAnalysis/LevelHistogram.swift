@@ -74,6 +74,19 @@ public struct LevelHistogram: Sendable, Equatable {
         return LevelHistogram(lowestBin: low, bins: sum)
     }
 
+    /// The seconds of `other` taken away, bin by bin; `nil` when it holds seconds this does not.
+    public func removing(_ other: LevelHistogram) -> LevelHistogram? {
+        if other.bins.isEmpty { return self }
+        let start = other.lowestBin - lowestBin
+        guard start >= 0, start + other.bins.count <= bins.count else { return nil }
+        var difference = bins
+        for (offset, count) in other.bins.enumerated() {
+            difference[start + offset] -= count
+            if difference[start + offset] < 0 { return nil }
+        }
+        return LevelHistogram(lowestBin: lowestBin, bins: difference)
+    }
+
     /// Every level moved by `db`, to the nearest bin: a pruned check-in's new calibration, whose
     /// seconds are gone, so that its levels move by at most a quarter decibel more or less than the
     /// calibration did.

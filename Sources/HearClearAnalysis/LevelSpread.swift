@@ -31,6 +31,12 @@ public struct LevelSpread: Sendable, Equatable {
         LevelSpread(levels: levels.adding(other.levels), fastMaxima: fastMaxima.adding(other.fastMaxima))
     }
 
+    /// `other`'s seconds taken away; `nil` when it holds seconds this does not.
+    public func removing(_ other: LevelSpread) -> LevelSpread? {
+        guard let levels = levels.removing(other.levels), let fastMaxima = fastMaxima.removing(other.fastMaxima) else { return nil }
+        return LevelSpread(levels: levels, fastMaxima: fastMaxima)
+    }
+
     public func shifted(byDB db: Double) -> LevelSpread {
         LevelSpread(levels: levels.shifted(byDB: db), fastMaxima: fastMaxima.shifted(byDB: db))
     }

@@ -9,15 +9,24 @@ public struct LoudnessAggregate: Sendable, Equatable {
     public var checkins: Int
     /// What the kept seconds of those check-ins in this cell add up to.
     public var sums: CellSums
+    /// How far each of `sums`' energies may be from adding up its seconds afresh, as a share of it,
+    /// beyond the order they were added in: 0 for energies only ever added, more once one was
+    /// taken away (`shifted(checkins:removing:adding:)`).
+    public var rounding: Double
 
     public static let everyWeekday = 7
     public static let everyHour = 24
 
-    public init(weekday: Int, hour: Int, checkins: Int, sums: CellSums) {
+    /// The columns of `loudness` after its key (venue, weekday, hour), the same in both stores:
+    /// the check-in count, `CellSums.columns`, the rounding.
+    public static let columns = ["checkins"] + CellSums.columns.map(\.name) + ["rounding"]
+
+    public init(weekday: Int, hour: Int, checkins: Int, sums: CellSums, rounding: Double = 0) {
         self.weekday = weekday
         self.hour = hour
         self.checkins = checkins
         self.sums = sums
+        self.rounding = rounding
     }
 
     public init(

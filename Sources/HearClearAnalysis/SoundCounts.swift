@@ -35,6 +35,12 @@ public struct SoundCounts: Sendable, Equatable {
         SoundCounts(values: zip(values, other.values).map(+))
     }
 
+    /// `other`'s counts taken away; `nil` when one would fall below 0.
+    public func removing(_ other: SoundCounts) -> SoundCounts? {
+        let values = zip(values, other.values).map(-)
+        return values.allSatisfy { $0 >= 0 } ? SoundCounts(values: values) : nil
+    }
+
     /// The share of the classified seconds where speech (music) was detected; `nil` when none was classified.
     public var speechShare: Double? { classified > 0 ? Double(speech) / Double(classified) : nil }
     public var musicShare: Double? { classified > 0 ? Double(music) / Double(classified) : nil }

@@ -118,7 +118,7 @@ import Testing
                 ]))
     }
 
-    @Test func summingAgainTouchesOnlyTheCellsOfTheCheckInsThatChanged() {
+    @Test func summingAgainTouchesOnlyTheCellsOfTheCheckInsThatChanged() throws {
         func contribution(_ key: Int, _ weekday: Int, _ hour: Int, _ status: CheckInStatus) -> HourContribution<Int> {
             HourContribution(
                 checkIn: key, hour: LocalHour(weekday: weekday, hour: hour), sums: CellSums(samples: 60, energy: 1e6 * Double(key)),
@@ -132,33 +132,60 @@ import Testing
         let contributions = before.map { $0.checkIn == 2 ? contribution(2, 0, 20, .outlier) : $0 }
         let all = Analysis.cells(from: contributions)
         let twoStops = [StatusChange(key: 2, from: .accepted, to: .outlier, deviceBanned: false)]
-        // What the store reads: the check-ins in Monday 20:00, and Monday's, 20:00's and each day's cells.
+        // What the store reads: the check-ins in Monday 20:00, and the four cells that hold them.
+        #expect(Analysis.storedCells(shifting: [monday]).cells == Analysis.cells(covering: monday).sorted())
+        // Where a cell must be added up from its parts: Monday's, 20:00's and each day's cells,
+        // looked up one by one (PostgreSQL) as Monday's 25 cells, then 20:00's and the whole day's
+        // on the other days and every day.
         #expect(Analysis.storedCells(summingAgain: [monday]) == CellSelection(weekdays: [0], hours: [20, wholeDay], match: .either))
-        // Looked up one by one (PostgreSQL): Monday's 25 cells, then 20:00's and the whole day's on the other days and every day.
         let mondayCells = (0...wholeDay).map { LocalHour(weekday: 0, hour: $0) }
         let otherDays = (1...everyDay).flatMap { [LocalHour(weekday: $0, hour: 20), LocalHour(weekday: $0, hour: wholeDay)] }
         #expect(Analysis.storedCells(summingAgain: [monday]).cells == mondayCells + otherDays)
         #expect(Analysis.storedCells(adding: [monday, tuesday]).cells == [LocalHour(weekday: 0, hour: 9), monday, LocalHour(weekday: 1, hour: 9), LocalHour(weekday: 1, hour: 20)])
-        let summed = Analysis.cellWrites(
-            summingAgain: twoStops, from: contributions.filter { $0.hour == monday },
-            stored: stored.filter { Analysis.storedCells(summingAgain: [monday]).contains($0.cell) })
+        let summed = try #require(
+            Analysis.cellWrites(
+                summingAgain: twoStops, from: contributions.filter { $0.hour == monday },
+                stored: stored.filter { Analysis.storedCells(shifting: [monday]).contains($0.cell) }))
         #expect(summed.written.map(\.cell) == Analysis.cells(covering: monday).sorted())
         for cell in summed.written { #expect(cell.matches(all[cell.cell]!)) }
         #expect(summed.deleted == .cells([]))
-        // 3 stops counting too: the cells only it was in are deleted, the overall one summed again.
+        // 3 stops counting too: the cells only it was in are deleted, the overall one follows.
         let without3 = contributions.map { $0.checkIn == 3 ? contribution(3, 1, 9, .outlier) : $0 }
-        let alone = Analysis.cellWrites(
-            summingAgain: [StatusChange(key: 3, from: .accepted, to: .outlier, deviceBanned: false)], from: without3.filter { $0.hour == tuesday },
-            stored: applying(summed, to: stored).filter { Analysis.storedCells(summingAgain: [tuesday]).contains($0.cell) })
+        let alone = try #require(
+            Analysis.cellWrites(
+                summingAgain: [StatusChange(key: 3, from: .accepted, to: .outlier, deviceBanned: false)], from: without3.filter { $0.hour == tuesday },
+                stored: applying(summed, to: stored).filter { Analysis.storedCells(shifting: [tuesday]).contains($0.cell) }))
         #expect(alone.deleted == .cells([tuesday, LocalHour(weekday: 1, hour: wholeDay), LocalHour(weekday: everyDay, hour: 9)]))
         #expect(alone.written.map(\.cell) == [LocalHour(weekday: everyDay, hour: wholeDay)] && alone.written.first?.checkins == 1)
         // Nil: every cell, as from scratch, after deleting every stored one.
         #expect(Analysis.cellWrites(summingAllFrom: contributions) == CellWrites(deleting: .every, writing: Array(all.values)))
     }
 
-    /// A venue's 60 check-ins of one to three hours each, statuses changing back and forth
-    /// at random: after each change, the cells as summed again where the check-ins were equal the
-    /// cells from scratch — check-in counts exactly, a check-in across two hours of one day once.
+    /// Taking a loud check-in's energy out of the overall cell would leave nothing of a quiet
+    /// one's beside it (10^17 + 3 − 10^17 is 0 or 16 in floating point): the cell is added up from
+    /// its parts instead, as a store does when `cellWrites(summingAgain:from:stored:)` says so.
+    @Test func aCellWhoseEnergyWouldDrownInRoundingIsAddedUpFromItsParts() throws {
+        let monday = LocalHour(weekday: 0, hour: 20), tuesday = LocalHour(weekday: 1, hour: 9)
+        let before = [
+            HourContribution(checkIn: 1, hour: monday, sums: CellSums(samples: 60, energy: 1e17), status: .accepted, deviceBanned: false),
+            HourContribution(checkIn: 2, hour: tuesday, sums: CellSums(samples: 60, energy: 3), status: .accepted, deviceBanned: false),
+        ]
+        let stored = Array(Analysis.cells(from: before).values)
+        var after = before
+        after[0].status = .outlier
+        let changes = [StatusChange(key: 1, from: .accepted, to: .outlier, deviceBanned: false)]
+        let inMonday = after.filter { $0.hour == monday }
+        #expect(Analysis.cellWrites(summingAgain: changes, from: inMonday, stored: stored.filter { Analysis.storedCells(shifting: [monday]).contains($0.cell) }) == nil)
+        let writes = Analysis.cellWrites(
+            summingAgain: changes, from: inMonday, storedWithParts: stored.filter { Analysis.storedCells(summingAgain: [monday]).contains($0.cell) })
+        let overall = try #require(writes.written.first { $0.cell == LocalHour(weekday: LoudnessAggregate.everyWeekday, hour: LoudnessAggregate.everyHour) })
+        #expect(overall.energy == 3 && overall.samples == 60 && overall.checkins == 1 && overall.rounding == 0)
+    }
+
+    /// A venue's 60 check-ins of one to three hours each at 30 to 120 dB, statuses
+    /// changing back and forth at random: after each change, the cells as summed again where the
+    /// check-ins were — shifted where rounding allows, from their parts where not, as a store does —
+    /// equal the cells from scratch: check-in counts exactly, a check-in across two hours of one day once.
     @Test func summingAgainWhereCheckInsWereEqualsSummingFromScratch() {
         var random = SplitMix64(seed: 24)
         var contributions: [HourContribution<Int>] = []
@@ -171,13 +198,14 @@ import Testing
                     HourContribution(
                         checkIn: key, hour: LocalHour(weekday: weekday, hour: hour),
                         sums: CellSums(
-                            samples: 60, energy: 1e6 * random.uniform(0.01, 1e4),
+                            samples: 60, energy: 60 * pow(10, random.uniform(3, 12)),
                             spread: LevelSpread(levels: LevelHistogram(counts: [Int(random.next() % 100): 60]), fastMaxima: .empty)),
                         status: .accepted, deviceBanned: banned))
             }
         }
         var stored = Array(Analysis.cells(from: contributions).values)
         let statuses: [CheckInStatus] = [.accepted, .outlier, .tooShort]
+        var shifted = 0, fromParts = 0
         for _ in 0..<200 {
             let keys = Set((0..<Int(1 + random.next() % 3)).map { _ in Int(random.next() % 60) })
             var changes: [StatusChange<Int>] = []
@@ -189,14 +217,28 @@ import Testing
                 changes.append(StatusChange(key: key, from: from, to: to, deviceBanned: contributions[hours[0]].deviceBanned))
             }
             let hourCells = Set(contributions.filter { keys.contains($0.checkIn) }.map(\.hour))
-            let writes = Analysis.cellWrites(
-                summingAgain: changes, from: contributions.filter { hourCells.contains($0.hour) },
-                stored: stored.filter { Analysis.storedCells(summingAgain: hourCells).contains($0.cell) })
-            stored = applying(writes, to: stored)
+            let inCells = contributions.filter { hourCells.contains($0.hour) }
+            if let writes = Analysis.cellWrites(
+                summingAgain: changes, from: inCells, stored: stored.filter { Analysis.storedCells(shifting: hourCells).contains($0.cell) })
+            {
+                shifted += 1
+                stored = applying(writes, to: stored)
+            } else {
+                fromParts += 1
+                stored = applying(
+                    Analysis.cellWrites(
+                        summingAgain: changes, from: inCells, storedWithParts: stored.filter { Analysis.storedCells(summingAgain: hourCells).contains($0.cell) }),
+                    to: stored)
+            }
             let scratch = Analysis.cells(from: contributions)
             #expect(stored.count == scratch.count)
-            for cell in stored { #expect(scratch[cell.cell].map(cell.matches) == true, "\(cell.cell)") }
+            for cell in stored {
+                #expect(scratch[cell.cell].map(cell.matches) == true, "\(cell.cell)")
+                #expect(cell.rounding <= LoudnessAggregate.roundingLimit)
+            }
         }
+        // Both ways were taken.
+        #expect(shifted > 0 && fromParts > 0, "\(shifted) shifted, \(fromParts) from parts")
     }
 
     @Test func addingToStoredCellsSumsOnlyTheCellsTouched() {

@@ -71,6 +71,7 @@ struct DeviceSeqMigrationTests {
                         ALTER TABLE checkin_old RENAME TO checkin;
                         DROP TABLE device;
                         ALTER TABLE device_old RENAME TO device;
+                        ALTER TABLE loudness DROP COLUMN rounding;
                         DELETE FROM grdb_migrations WHERE identifier >= '0013';
                         """)
                 return .commit

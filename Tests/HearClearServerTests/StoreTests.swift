@@ -112,6 +112,45 @@ import Testing
         #expect(try await database.repository.verify() == [])
     }
 
+    /// A check-in that stops counting leaves the weekday, hour and overall cells by having its
+    /// weekday-hour's old sums taken away, within a bound on rounding kept with each cell; where
+    /// taking it away would leave more, the cell is added up from its parts. Both kept right.
+    @Test(arguments: StoreKind.allCases) func cellsFollowACheckInThatStopsCountingWithinTheirRounding(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
+        let device = try await database.registerDevice()
+        try await makeVenue(database, device: device)
+        func overall() async throws -> LoudnessAggregate {
+            try #require(try await database.repository.loudness(venueID: "venue-1")?.first { $0.cell == LocalHour(weekday: 7, hour: 24) })
+        }
+        // 10 dB on a Tuesday; then 130 dB on a Monday, and five at 10 dB in the same weekday-hour
+        // make it an outlier: its energy is 10^12 times theirs, and taking it away from the overall
+        // cell would leave rounding larger than they are.
+        _ = try await store(database, makeCheckIn(venue: "venue-1", start: "2026-11-10T10:00:00Z", level: -90, calibration: 100), device: device)
+        let loud = makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 6), level: -10, calibration: 140)
+        _ = try await store(database, loud, device: device)
+        for week in 1...5 {
+            _ = try await store(database, makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: week), level: -90, calibration: 100), device: device)
+        }
+        #expect(try await database.status(of: loud.id) == .outlier)
+        #expect(try await database.repository.verify() == [])
+        let quiet = try await overall()
+        #expect(quiet.checkins == 6 && quiet.rounding == 0)
+        #expect(abs(try #require(quiet.levelDB) - 10) < 0.1)
+
+        // 40 dB on Wednesday at noon, then five at 10 dB there: taken away, it leaves a bound of
+        // its rounding on the cells that held it, stored and read back.
+        let louder = makeCheckIn(venue: "venue-1", start: "2026-11-11T12:00:00Z", level: -60, calibration: 100)
+        _ = try await store(database, louder, device: device)
+        for week in 1...5 {
+            let start = Timestamp.format(Timestamp.parse("2026-11-11T12:00:00Z")!.addingTimeInterval(Double(-week) * 7 * 86_400))
+            _ = try await store(database, makeCheckIn(venue: "venue-1", start: start, level: -90, calibration: 100), device: device)
+        }
+        #expect(try await database.status(of: louder.id) == .outlier)
+        let followed = try await overall()
+        #expect(followed.checkins == 11 && followed.rounding > 0 && followed.rounding <= LoudnessAggregate.roundingLimit)
+        #expect(try await database.repository.verify() == [])
+    }
+
     @Test(arguments: StoreKind.allCases) func theSameCheckInStoredTwiceIsStoredOnce(kind: StoreKind) async throws {
         let database = try await TemporaryDatabase(kind)
         let device = try await database.registerDevice()

@@ -45,6 +45,13 @@ extension PostgresBindings {
         }
     }
 
+    /// Cells as rows of `loudness` (`LoudnessAggregate.columns`): their sums
+    /// as `appendSums` binds them, then their rounding.
+    mutating func appendCells(_ cells: [LoudnessAggregate]) throws {
+        try appendSums(cells: cells.map(\.cell), checkins: cells.map(\.checkins), sums: cells.map(\.sums))
+        append(cells.map(\.rounding))
+    }
+
     /// A check-in's sums per hour as `appendSums` binds them, in the order of the hours.
     mutating func appendHours(_ hours: [LocalHour: CellSums]) throws {
         let rows = hours.sorted { $0.key < $1.key }

@@ -161,12 +161,12 @@ public enum DeploymentCopy {
         let cells = try await source.read { db in try LoudnessRecord.fetchAll(db) }
         var cellRows = PostgresBindings()
         cellRows.append(cells.map(\.venueId))
-        try cellRows.appendSums(cells: cells.map(\.aggregate.cell), checkins: cells.map(\.aggregate.checkins), sums: cells.map(\.aggregate.sums))
+        try cellRows.appendCells(cells.map(\.aggregate))
         try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    INSERT INTO loudness (venue_id, weekday, hour, \(PostgresRepository.Statement.WriteCells.columns.joined(separator: ", ")))
-                    SELECT * FROM unnest(\(PostgresRepository.placeholders(from: 1, count: 1 + PostgresRepository.sumArrayTypes(counted: true).count)))
+                    INSERT INTO loudness (venue_id, weekday, hour, \(LoudnessAggregate.columns.joined(separator: ", ")))
+                    SELECT * FROM unnest(\(PostgresRepository.placeholders(from: 1, count: 1 + PostgresRepository.cellArrayTypes.count)))
                     """, binds: cellRows), logger: logger)
 
         let calibrations = try await source.read { db in try CalibrationRecord.fetchAll(db) }

@@ -165,7 +165,7 @@ extension PostgresRepository.Statement {
     /// Some venues' cells, each named by its venue, weekday and hour.
     struct CellsAt: PostgresPreparedStatement {
         static let sql = """
-            SELECT l.venue_id, l.weekday, l.hour, l.checkins, \(CellSums.columnList(of: "l"))
+            SELECT l.venue_id, l.weekday, l.hour, \(LoudnessAggregate.columns.map { "l.\($0)" }.joined(separator: ", "))
             FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS k(venue_id, weekday, hour)
             CROSS JOIN LATERAL (SELECT * FROM loudness l WHERE l.venue_id = k.venue_id AND l.weekday = k.weekday AND l.hour = k.hour OFFSET 0) l
             """

@@ -168,11 +168,21 @@ extension PostgresRepository {
         // A cell is added to where it is stored, so those are the cells read for an addition.
         let stored = try await cells(
             at: additions.flatMap { venueID, cells in cells.keys.map { (venueID: venueID, cell: $0) } }
-                + summing.flatMap { venueID, sum in Analysis.storedCells(summingAgain: sum.hourCells).cells.map { (venueID: venueID, cell: $0) } },
+                + summing.flatMap { venueID, sum in Analysis.storedCells(shifting: sum.hourCells).cells.map { (venueID: venueID, cell: $0) } },
             on: connection, logger: logger)
         for (venueID, cells) in additions { writes[venueID] = Analysis.cellWrites(adding: cells, to: stored[venueID] ?? []) }
         for (venueID, sum) in summing {
             writes[venueID] = Analysis.cellWrites(summingAgain: sum.changes, from: inCells[venueID] ?? [], stored: stored[venueID] ?? [])
+        }
+        // Rarely, a venue whose rounding would grow too large: the parts of its cells, for all such venues at once.
+        let fromParts = summing.filter { venueID, _ in writes[venueID] == nil }
+        if !fromParts.isEmpty {
+            let parts = try await cells(
+                at: fromParts.flatMap { venueID, sum in Analysis.storedCells(summingAgain: sum.hourCells).cells.map { (venueID: venueID, cell: $0) } },
+                on: connection, logger: logger)
+            for (venueID, sum) in fromParts {
+                writes[venueID] = Analysis.cellWrites(summingAgain: sum.changes, from: inCells[venueID] ?? [], storedWithParts: parts[venueID] ?? [])
+            }
         }
         try await write(writes, on: connection, logger: logger)
     }

@@ -194,7 +194,7 @@ extension PostgresRepository {
 
         /// Every cell of a venue.
         struct Cells: PostgresPreparedStatement {
-            static let sql = "SELECT weekday, hour, checkins, \(CellSums.columnList()) FROM loudness WHERE venue_id = $1"
+            static let sql = "SELECT weekday, hour, \(LoudnessAggregate.columns.joined(separator: ", ")) FROM loudness WHERE venue_id = $1"
             static let bindingDataTypes: [PostgresDataType] = [.text]
             var venueID: String
             func makeBindings() throws -> PostgresBindings { try PostgresBindings(venueID) }
@@ -205,24 +205,23 @@ extension PostgresRepository {
                 let cells = row.makeRandomAccess()
                 return LoudnessAggregate(
                     weekday: try cells[first].decode(Int.self), hour: try cells[first + 1].decode(Int.self), checkins: try cells[first + 2].decode(Int.self),
-                    sums: try CellSums(cells, from: first + 3))
+                    sums: try CellSums(cells, from: first + 3), rounding: try cells[first + 3 + CellSums.columns.count].decode(Double.self))
             }
         }
 
         /// Venues' cells as they now are, over those stored.
         struct WriteCells: PreparedCommand {
-            static let columns = ["checkins"] + CellSums.columns.map(\.name)
             static let sql = """
-                INSERT INTO loudness (venue_id, weekday, hour, \(columns.joined(separator: ", ")))
-                SELECT * FROM unnest(\(placeholders(from: 1, count: 1 + sumArrayTypes(counted: true).count)))
-                ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET \(columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+                INSERT INTO loudness (venue_id, weekday, hour, \(LoudnessAggregate.columns.joined(separator: ", ")))
+                SELECT * FROM unnest(\(placeholders(from: 1, count: 1 + cellArrayTypes.count)))
+                ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET \(LoudnessAggregate.columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
                 """
-            static let bindingDataTypes: [PostgresDataType] = [.textArray] + sumArrayTypes(counted: true)
+            static let bindingDataTypes: [PostgresDataType] = [.textArray] + cellArrayTypes
             var cells: [(venueID: String, cell: LoudnessAggregate)]
             func makeBindings() throws -> PostgresBindings {
                 var bindings = PostgresBindings()
                 bindings.append(cells.map(\.venueID))
-                try bindings.appendSums(cells: cells.map(\.cell.cell), checkins: cells.map(\.cell.checkins), sums: cells.map(\.cell.sums))
+                try bindings.appendCells(cells.map(\.cell))
                 return bindings
             }
         }
@@ -245,4 +244,7 @@ extension PostgresRepository {
     static func sumArrayTypes(counted: Bool) -> [PostgresDataType] {
         [.int8Array, .int8Array] + (counted ? [.int8Array] : []) + CellSums.postgresArrayTypes
     }
+
+    /// The types of the arrays `PostgresBindings.appendCells` binds: a cell's sums and its rounding.
+    static let cellArrayTypes = sumArrayTypes(counted: true) + [.float8Array]
 }

@@ -183,7 +183,8 @@ struct LoudnessRecord: FetchableRecord, TableRecord {
 
     init(row: Row) throws {
         venueId = row["venue_id"]
-        aggregate = LoudnessAggregate(weekday: row["weekday"], hour: row["hour"], checkins: row["checkins"], sums: try CellSums(row: row))
+        aggregate = LoudnessAggregate(
+            weekday: row["weekday"], hour: row["hour"], checkins: row["checkins"], sums: try CellSums(row: row), rounding: row["rounding"])
     }
 }
 

@@ -113,9 +113,11 @@ extension SQLiteRepository {
             writes = Analysis.cellWrites(summingAllFrom: try contributions(venueID: venueID, in: db))
         case .sumAgain(let changes?):
             let hourCells = try hours(of: changes.map(\.key), in: db)
-            writes = Analysis.cellWrites(
-                summingAgain: changes, from: try contributions(venueID: venueID, inCells: hourCells, in: db),
-                stored: try cells(of: venueID, selected: Analysis.storedCells(summingAgain: hourCells), in: db))
+            let inCells = try contributions(venueID: venueID, inCells: hourCells, in: db)
+            writes =
+                try Analysis.cellWrites(summingAgain: changes, from: inCells, stored: try cells(of: venueID, selected: Analysis.storedCells(shifting: hourCells), in: db))
+                ?? Analysis.cellWrites(
+                    summingAgain: changes, from: inCells, storedWithParts: try cells(of: venueID, selected: Analysis.storedCells(summingAgain: hourCells), in: db))
         }
         try write(writes, venueID: venueID, in: db)
         return changes
@@ -154,7 +156,7 @@ extension SQLiteRepository {
             let delete = try db.cachedStatement(sql: "DELETE FROM loudness WHERE venue_id = ? AND weekday = ? AND hour = ?")
             for cell in cells { try delete.execute(arguments: [venueID, cell.weekday, cell.hour]) }
         }
-        let columns = ["checkins"] + CellSums.columns.map(\.name)
+        let columns = LoudnessAggregate.columns
         let upsert = try db.cachedStatement(
             sql: """
                 INSERT INTO loudness (venue_id, weekday, hour, \(columns.joined(separator: ", ")))
@@ -163,7 +165,9 @@ extension SQLiteRepository {
                 """)
         for cell in writes.written {
             try upsert.execute(
-                arguments: StatementArguments([venueID.databaseValue, cell.weekday.databaseValue, cell.hour.databaseValue, cell.checkins.databaseValue] + cell.sums.databaseValues))
+                arguments: StatementArguments(
+                    [venueID.databaseValue, cell.weekday.databaseValue, cell.hour.databaseValue, cell.checkins.databaseValue] + cell.sums.databaseValues
+                        + [cell.rounding.databaseValue]))
         }
     }
 
