@@ -85,7 +85,7 @@ public struct CellSums: Sendable, Equatable {
     /// each to 0 when no sample is left; `nil` when `other` holds seconds these do not. Rounding
     /// can leave an energy far from what the seconds left add up to: see
     /// `LoudnessAggregate.shifted(checkins:removing:adding:)`, the one caller, which bounds it.
-    public func removing(_ other: CellSums) -> CellSums? {
+    func removing(_ other: CellSums) -> CellSums? {
         guard samples >= other.samples, let details = details.removing(other.details), let spread = spread.removing(other.spread),
             let sounds = sounds.removing(other.sounds)
         else { return nil }

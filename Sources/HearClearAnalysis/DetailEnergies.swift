@@ -41,7 +41,7 @@ public struct DetailEnergies: Sendable, Equatable {
 
     /// `other` taken away: its count exactly, its energies as floating point subtracts them, to 0
     /// when no sample is left; `nil` when the count would fall below 0.
-    public func removing(_ other: DetailEnergies) -> DetailEnergies? {
+    func removing(_ other: DetailEnergies) -> DetailEnergies? {
         guard samples >= other.samples else { return nil }
         return samples == other.samples ? .none : DetailEnergies(samples: samples - other.samples, energies: zip(energies, other.energies).map(-))
     }

@@ -75,7 +75,7 @@ public struct LevelHistogram: Sendable, Equatable {
     }
 
     /// The seconds of `other` taken away, bin by bin; `nil` when it holds seconds this does not.
-    public func removing(_ other: LevelHistogram) -> LevelHistogram? {
+    func removing(_ other: LevelHistogram) -> LevelHistogram? {
         if other.bins.isEmpty { return self }
         let start = other.lowestBin - lowestBin
         guard start >= 0, start + other.bins.count <= bins.count else { return nil }

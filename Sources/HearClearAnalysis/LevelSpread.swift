@@ -32,7 +32,7 @@ public struct LevelSpread: Sendable, Equatable {
     }
 
     /// `other`'s seconds taken away; `nil` when it holds seconds this does not.
-    public func removing(_ other: LevelSpread) -> LevelSpread? {
+    func removing(_ other: LevelSpread) -> LevelSpread? {
         guard let levels = levels.removing(other.levels), let fastMaxima = fastMaxima.removing(other.fastMaxima) else { return nil }
         return LevelSpread(levels: levels, fastMaxima: fastMaxima)
     }

@@ -36,7 +36,7 @@ public struct SoundCounts: Sendable, Equatable {
     }
 
     /// `other`'s counts taken away; `nil` when one would fall below 0.
-    public func removing(_ other: SoundCounts) -> SoundCounts? {
+    func removing(_ other: SoundCounts) -> SoundCounts? {
         let values = zip(values, other.values).map(-)
         return values.allSatisfy { $0 >= 0 } ? SoundCounts(values: values) : nil
     }
