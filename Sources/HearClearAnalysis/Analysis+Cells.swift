@@ -208,8 +208,8 @@ extension Analysis {
             }
             // A cell nothing counted in is stored nowhere, and nothing counted in the cells it spans.
             let covered = hourCells.filter { cells(covering: $0).contains(cell) }
-            let stored = before[cell] ?? LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 0, sums: .none)
-            if let shifted = stored.shifted(
+            let current = before[cell] ?? LoudnessAggregate(weekday: cell.weekday, hour: cell.hour, checkins: 0, sums: .none)
+            if let shifted = current.shifted(
                 checkins: checkins, removing: covered.reduce(.none) { $0.adding(before[$1]?.sums ?? .none) },
                 adding: covered.reduce(.none) { $0.adding(summed[$1]?.sums ?? .none) })
             {
