@@ -105,6 +105,22 @@ func temporaryPaths() throws -> ClientPaths {
         #expect(try recovered.checkIn().samples.map(\.details) == (0..<3).map { Self.detailed($0).details?.rounded })
     }
 
+    /// A check-in encoded for upload is the bytes its sealed file holds, key for key, whatever
+    /// order the process's hashing would give an object's keys.
+    @Test func anUploadBodyIsTheSealedFilesBytes() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        let recording = try outbox.begin(Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: 100))
+        for second in 0..<20 {
+            try recording.append(
+                Sample(
+                    t: Double(second), avg: -40 + Double(second), peak: -30,
+                    details: LevelDetails(fastMax: -35, cAvg: -38, octaves: [-45, -46, -47, -48]), classes: SoundClasses(speech: 0.5, music: 0.25)))
+        }
+        let checkIn = try #require(try recording.seal())
+        let sealed = try Data(contentsOf: try outbox.pending()[0].file)
+        #expect(try APIClient.uploadBody(CheckInV2(checkIn)) == APIClient.gzip(sealed))
+    }
+
     /// Clients before API v2 sealed check-ins as v1 documents: they still go up.
     @Test func aCheckInSealedByAnOlderClientStillReads() throws {
         let outbox = Outbox(paths: try temporaryPaths())
