@@ -141,8 +141,8 @@ public struct APIClient: Sendable {
     /// The bytes an upload sends: the check-in's JSON (v1's `CheckIn` or v2's `CheckInV2`), gzip-compressed.
     /// Encoded as the outbox seals a check-in (keys sorted), so that these are the bytes a sealed
     /// file goes up as: a plain `JSONEncoder` writes an object's keys in an order that changes
-    /// from one process to the next, and with it what gzip makes of the columns (11.8 to 12.3
-    /// bytes a second for the same check-in, docs/benchmarks.md's wire size).
+    /// from one process to the next, and with it how small gzip makes the columns (the bench's
+    /// wire size moved between runs of the same code).
     public static func uploadBody(_ document: some Encodable) throws -> Data {
         try gzip(try JSONEncoder.outbox.encode(document))
     }
