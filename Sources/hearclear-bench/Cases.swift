@@ -530,9 +530,9 @@ struct Cases {
     }
 
     /// wrk's requests/s and p99 latency (ms).
-    func wrk(port: Int, path: String = "/", script: String? = nil) throws -> (rate: Double, p99: Double) {
+    func wrk(port: Int, path: String = "/", script: String? = nil, seconds: Int? = nil) throws -> (rate: Double, p99: Double) {
         // Like browsers and most HTTP clients, wrk is told it may get gzip.
-        let arguments = ["-t2", "-c32", "-d\(size.wrkSeconds)s", "--latency", "-H", "Accept-Encoding: gzip"] + (script.map { ["-s", $0] } ?? []) + ["http://127.0.0.1:\(port)\(path)"]
+        let arguments = ["-t2", "-c32", "-d\(seconds ?? size.wrkSeconds)s", "--latency", "-H", "Accept-Encoding: gzip"] + (script.map { ["-s", $0] } ?? []) + ["http://127.0.0.1:\(port)\(path)"]
         let run = try Measure.run("/usr/bin/wrk", arguments)
         let lines = run.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         guard let rateLine = lines.first(where: { $0.hasPrefix("Requests/sec:") }), let rate = Double(rateLine.split(separator: " ").last ?? ""),
