@@ -141,11 +141,14 @@ extension Cases {
         // A first run of wrk, not counted: over a copy of the 10⁶ file the first of two runs in a row
         // was the slower in each of six servers, by 5 % on average and up to 17 %, on the step's
         // store and on the one beside it (docs/profiling.md, Ingest, step 30).
-        _ = try wrk(port: server.port, script: script, seconds: min(2, size.wrkSeconds))
+        _ = try wrk(port: server.port, script: script, seconds: answersWarmUpSeconds)
         let answers = try wrk(port: server.port, script: script)
         await server.stop()
         return Load(coldIngestRate: cold.rate, ingestRate: load.rate, ingestP99: load.p99, loudnessRate: answers.rate, loudnessP99: answers.p99)
     }
+
+    /// How long wrk asks for answers, uncounted, before the measured run (`measure`).
+    var answersWarmUpSeconds: Int { min(2, size.wrkSeconds) }
 
     /// Seconds in each check-in of the growth case, as in the ingest case.
     static let growthSeconds = 300
@@ -257,7 +260,7 @@ extension Cases {
                     whenMissed: "Each check-in also keeps its row, its per-hour sums and their indexes, and each venue its cells: a fixed cost per check-in and per venue on top of its samples blob (docs/storage.md)."),
             ],
             note:
-                "filled through the store's own save path, \(Self.fillWorkers) check-ins at a time, with check-ins of \(Self.growthSeconds) seconds (every series and the classes) over \(size.growthVenues) venues; at each step, in each of \(size.runs) rounds (medians said), a server is started, \(size.growthWarmUploads) more are uploaded as in the ingest case (rate limit off) to warm it, then \(size.growthUploads) more measured, then the loudness of the first \(min(size.growthWarmUploads, size.growthVenues)) venues (those the first uploads reached) is asked once to warm the cache and wrk asks for them in turn (-t2 -c32), \(min(2, size.wrkSeconds)) s to warm the server, then \(size.wrkSeconds) s measured"
+                "filled through the store's own save path, \(Self.fillWorkers) check-ins at a time, with check-ins of \(Self.growthSeconds) seconds (every series and the classes) over \(size.growthVenues) venues; at each step, in each of \(size.runs) rounds (medians said), a server is started, \(size.growthWarmUploads) more are uploaded as in the ingest case (rate limit off) to warm it, then \(size.growthUploads) more measured, then the loudness of the first \(min(size.growthWarmUploads, size.growthVenues)) venues (those the first uploads reached) is asked once to warm the cache and wrk asks for them in turn (-t2 -c32), \(answersWarmUpSeconds) s to warm the server, then \(size.wrkSeconds) s measured"
         )
     }
 }
