@@ -87,7 +87,7 @@ SCHEMATHESIS_VERSION := 4.32.5
 # the end-to-end ones, whose servers, clients, nginx and browser would otherwise share the 2 cores
 # with them and stretch an in-process request past the time limits it is tested against, then the
 # real-time ones.
-IN_PROCESS_TESTS := HearClearServerTests|HearClearCoreTests|HearClearClientTests|LevelMeterTests
+IN_PROCESS_TESTS := HearClearServerTests|HearClearCoreTests|HearClearClientTests|LevelMeterTests|BenchTests
 # Last and alone, the browser measuring through its fake microphone: its audio runs in real time,
 # and on a machine the other suites keep busy Chromium drops some of it.
 REAL_TIME_TESTS := BrowserMeasureTests

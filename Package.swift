@@ -130,6 +130,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HearClearCoreTests", dependencies: ["HearClearCore"]),
+        // The bench's report, whose executable module the tests import.
+        .testTarget(name: "BenchTests", dependencies: ["hearclear-bench"]),
         // Test signals and WAV files, computed rather than recorded.
         .target(name: "TestSignals", path: "Tests/TestSignals"),
         // The private PostgreSQL cluster of `make test`: a database per test, psql.

@@ -248,15 +248,13 @@ extension Cases {
             metrics: metrics,
             goals: [
                 .init(
-                    description: "ingest at \(largest.storedCheckIns) stored ÷ on an empty store", value: ingestRatio, target: "≥ 0.80", met: ingestRatio >= 0.8,
+                    description: "ingest at \(largest.storedCheckIns) stored ÷ on an empty store", value: ingestRatio, bound: .atLeast(0.8),
                     whenMissed: "A check-in's writes touch its venue's rows only (its cells, its check-ins of the same home hour for the outlier rule), through indexes; what grows with a venue's check-ins is the cells each upload reads and writes (an empty store has few), how often the outlier rule sums cells again, and the pages the cache no longer holds (docs/profiling.md, Ingest, step 15)."),
                 .init(
-                    description: "loudness req/s at \(largest.storedCheckIns) stored ÷ on an empty store", value: answerRatio, target: "≥ 0.90",
-                    met: answerRatio >= 0.9,
+                    description: "loudness req/s at \(largest.storedCheckIns) stored ÷ on an empty store", value: answerRatio, bound: .atLeast(0.9),
                     whenMissed: "Answers come from the answer cache, and on a miss from at most 200 rows of the venue's cells; more venues make more misses while the cache warms."),
                 .init(
-                    description: "bytes on disk per stored second at \(largest.storedCheckIns) stored", value: bytes, target: "≤ \(Int(bytesTarget))",
-                    met: bytes <= bytesTarget,
+                    description: "bytes on disk per stored second at \(largest.storedCheckIns) stored", value: bytes, bound: .atMost(bytesTarget),
                     whenMissed: "Each check-in also keeps its row, its per-hour sums and their indexes, and each venue its cells: a fixed cost per check-in and per venue on top of its samples blob (docs/storage.md)."),
             ],
             note:

@@ -7,20 +7,68 @@ import HearClearServer
 import LoopbackHTTP
 
 /// One benchmark's outcome: what was measured, against which reference, and the goals.
-struct CaseResult: Codable {
-    struct Metric: Codable {
+struct CaseResult: Encodable {
+    struct Metric: Encodable {
         let name: String
         let value: Double
         let unit: String
     }
 
-    struct Goal: Codable {
+    struct Goal: Encodable {
+        /// The side of its bound a goal's value must fall on.
+        enum Bound {
+            case atLeast(Double), atMost(Double), below(Double)
+
+            func holds(_ value: Double) -> Bool {
+                switch self {
+                case .atLeast(let bound): value >= bound
+                case .atMost(let bound): value <= bound
+                case .below(let bound): value < bound
+                }
+            }
+
+            var text: String {
+                let (sign, bound) =
+                    switch self {
+                    case .atLeast(let bound): ("≥", bound)
+                    case .atMost(let bound): ("≤", bound)
+                    case .below(let bound): ("<", bound)
+                    }
+                return "\(sign) \(bound.rounded() == bound ? String(format: "%.0f", bound) : String(format: "%.2f", bound))"
+            }
+        }
+
         let description: String
         let value: Double
-        let target: String
-        let met: Bool
+        let bound: Bound
         /// What stands between the measurement and the goal, said in the report when it is missed.
         var whenMissed: String = ""
+
+        var met: Bool { bound.holds(value) }
+        var target: String { bound.text }
+
+        /// The value as the report prints it: to the hundredth below 1000, with more decimals where
+        /// the hundredth would put it on the other side of its bound (0.8987 against ≥ 0.90 reads
+        /// 0.899, not a met-looking 0.90; 12.04 against ≤ 12 stays 12.04).
+        var shownValue: String {
+            if abs(value) >= 1000 { return Report.format(value) }
+            for decimals in 2...6 {
+                let shown = String(format: "%.\(decimals)f", value)
+                if let read = Double(shown), bound.holds(read) == met { return shown }
+            }
+            return String(format: "%.6f", value)
+        }
+
+        private enum CodingKeys: String, CodingKey { case description, value, target, met, whenMissed }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(description, forKey: .description)
+            try container.encode(value, forKey: .value)
+            try container.encode(target, forKey: .target)
+            try container.encode(met, forKey: .met)
+            try container.encode(whenMissed, forKey: .whenMissed)
+        }
     }
 
     let name: String
@@ -241,8 +289,7 @@ struct Cases {
             ],
             goals: [
                 .init(
-                    description: "end-to-end samples/s ÷ raw \(store.rawLoad)", value: ratio, target: "≥ \(String(format: "%.2f", target))",
-                    met: ratio >= target, whenMissed: whenMissed)
+                    description: "end-to-end samples/s ÷ raw \(store.rawLoad)", value: ratio, bound: .atLeast(target), whenMissed: whenMissed)
             ],
             note: note)
     }
@@ -409,7 +456,7 @@ struct Cases {
                     ],
                     goals: [
                         .init(
-                            description: "PostgreSQL loudness ÷ SQLite loudness", value: ratio, target: "≥ 0.90", met: ratio >= 0.9,
+                            description: "PostgreSQL loudness ÷ SQLite loudness", value: ratio, bound: .atLeast(0.9),
                             whenMissed: "Answers are cached per venue on either store; what differs is the change listener's connection and PostgreSQL's processes sharing the two cores with wrk.")
                     ],
                     note: "the query case's \(size.queryCheckIns) check-ins copied into PostgreSQL with hearclear-server copy; the answer cache warmed as for SQLite"))
@@ -434,15 +481,15 @@ struct Cases {
             ],
             goals: [
                 .init(
-                    description: "healthz ÷ bare Hummingbird healthz", value: healthRate / bareRate, target: "≥ 0.80", met: healthRate / bareRate >= 0.8,
+                    description: "healthz ÷ bare Hummingbird healthz", value: healthRate / bareRate, bound: .atLeast(0.8),
                     whenMissed: "What a hearclear-server request adds to the framework's: the request id, metrics, access log and error middleware, the rate limiter's and the file middleware's lookups, the log line's formatting (its write is on another thread)."),
                 .init(
-                    description: "loudness ÷ bare Hummingbird healthz", value: rate / bareRate, target: "≥ 0.60", met: rate / bareRate >= 0.6,
+                    description: "loudness ÷ bare Hummingbird healthz", value: rate / bareRate, bound: .atLeast(0.6),
                     whenMissed: "Answers are cached gzipped per venue until the venue changes, so a request costs the middleware, a lookup and about a kilobyte of body where healthz sends two bytes; requests that miss the cache read 200 rows and encode 200 cells of JSON."),
                 .init(
-                    description: "loudness p99 (ms), warm and cold mixed", value: mixed.p99, target: "< 5", met: mixed.p99 < 5,
+                    description: "loudness p99 (ms), warm and cold mixed", value: mixed.p99, bound: .below(5),
                     whenMissed: "The slowest answers are those of venues that just changed: a database read and a JSON encoding, queued behind other requests on two cores shared with wrk."),
-                .init(description: "answer time at \(size.queryCheckIns) ÷ at \(size.smallQueryCheckIns) check-ins", value: growth, target: "≤ 1.5", met: growth <= 1.5),
+                .init(description: "answer time at \(size.queryCheckIns) ÷ at \(size.smallQueryCheckIns) check-ins", value: growth, bound: .atMost(1.5)),
             ],
             note:
                 "\(size.queryCheckIns) check-ins of 60 samples across \(size.queryVenues) venues, venue ids rotating; one request per venue first warms the answer cache. Warm and cold mixed: the same load while \(Self.checkInsPerSecond) check-ins a second (from as many devices, within the default rate limit) land at venues being read, each changing that venue's answer, so that about one read in \(Int((mixed.rate / coldPerSecond).rounded())) is the first after a change (a cold answer without the cache's remaking: a database read and a JSON encoding)")
@@ -584,16 +631,16 @@ struct Cases {
             ],
             goals: [
                 .init(
-                    description: "sox A ÷ ours A, everything on (speed-up)", value: speedA, target: "≥ 2", met: speedA >= 2,
+                    description: "sox A ÷ ours A, everything on (speed-up)", value: speedA, bound: .atLeast(2),
                     whenMissed: "Speech and music classification runs in the same pass as the levels (docs/sound-classes.md, \"What it costs\"); the goal below says what it adds. With the levels alone this ratio was 2.65 (docs/benchmarks.md as make bench wrote it at commit 36e5a9e), with version 1 of the sound features 1.15 (commit a5cc5f0)"),
                 .init(
-                    description: "analyze ÷ analyze --no-classes (what speech and music add)", value: classesCost, target: "≤ 1.30", met: classesCost <= 1.3,
+                    description: "analyze ÷ analyze --no-classes (what speech and music add)", value: classesCost, bound: .atMost(1.3),
                     whenMissed: "Per frame of 512 decimated samples the features take a real transform, every other frame a second one, and the decimation reads every sample (docs/sound-classes.md, \"What it costs\")."),
                 .init(
-                    description: "sox Z ÷ ours Z", value: speedZ, target: "≥ 1", met: speedZ >= 1,
+                    description: "sox Z ÷ ours Z", value: speedZ, bound: .atLeast(1),
                     whenMissed: "Every interval now carries the C level, the four octave bands and the Fast maximum, measured in the same pass whatever the weighting: ours Z runs 16 filter sections per sample (4 for C, 12 for the bands) and the Fast detector, sox's `stats` none. Before them ours Z ran 1.86× sox's speed (docs/benchmarks.md as make bench wrote it at commit be9a31b), and 0.40 with them (commit 36e5a9e); speech and music classification, in the same pass since, costs more again (see the goal above)."),
                 .init(
-                    description: "peak RSS (MB)", value: rss, target: "< 30", met: rss < 30,
+                    description: "peak RSS (MB)", value: rss, bound: .below(30),
                     whenMissed: "It is a fixed cost, the same for a 3-second file as for this hour: the Swift runtime and Foundation, loaded before any audio (FoundationNetworking and libcurl no longer are: `analyze` never loads the client's HTTP library), then opening a file through libsndfile (which probes its codec libraries: FLAC, Vorbis, Opus, mpg123, LAME) and formatting the output; `/usr/bin/time -v .build/release/hearclear --help` shows the first part. The meter keeps one interval's sums and streams the file, so the figure does not grow with the length (the memory case shows it for check-ins)"),
             ],
             note: "\(size.meterSeconds) s of 48 kHz mono 16-bit noise and tones, hearclear analyze --csv (every interval with avg, peak, Fast maximum, C, the four octave bands, and speech and music)")
@@ -673,10 +720,10 @@ struct Cases {
             metrics: metrics,
             goals: [
                 .init(
-                    description: "bytes per interval, v2 avg and peak (largest of the three)", value: largest.levels, target: "≤ 4", met: largest.levels <= 4,
+                    description: "bytes per interval, v2 avg and peak (largest of the three)", value: largest.levels, bound: .atMost(4),
                     whenMissed: "Each level is a number in tenths of a dB that varies second to second as the sound does; gzip cannot squeeze out what is noise in the signal itself. Deltas between intervals would help gzip only when levels change slowly."),
                 .init(
-                    description: "bytes per interval, v2 all eight series (largest of the three)", value: largest.details, target: "≤ 12", met: largest.details <= 12,
+                    description: "bytes per interval, v2 all eight series (largest of the three)", value: largest.details, bound: .atMost(12),
                     whenMissed: "Each series adds its own second-to-second variation, which gzip cannot remove: the four bands and C cost about 1.5 bytes per interval each, as much as avg or peak. The two recordings with speech come out a little over, music under; what remains for the wire format as specified (integer tenths in arrays, gzip) is small. The body is what the outbox seals (keys sorted) at gzip's strongest level; the order of the arrays also moves it, and sorted is not the smallest order, but a chosen order would need an encoder that writes the keys by hand."),
             ],
             note: "5-minute check-ins measured by hearclear analyze from speech (espeak-ng), music (planetblupi-music-ogg) and the two mixed, over a −60 dBFS noise floor; bodies built by the client's own code (levels to 0.1 dB, API v2 columns, gzip); speech and music (whole percent) are measured as well but are not among the eight series of the goal")
@@ -714,7 +761,7 @@ struct Cases {
             ],
             goals: [
                 .init(
-                    description: "difference (MB)", value: difference, target: "≤ 5", met: difference <= 5,
+                    description: "difference (MB)", value: difference, bound: .atMost(5),
                     whenMissed: "The meter's memory does not grow with the length, and the sealed check-in goes up as its file's bytes (it was decoded back first, 4 MB of JSONDecoder's map for two hours); what still grows is the session's intervals, kept until the check-in is sealed, and the JSON encoding that seals them: `heaptrack hearclear checkin bench --file long.wav` shows where."),
             ],
             note: "hearclear checkin --file, 16 kHz mono, uploaded to a local server")

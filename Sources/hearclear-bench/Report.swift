@@ -27,12 +27,6 @@ struct Report {
         }
     }
 
-    /// A goal's value: to the hundredth below 1000, so that one just past its target (12.04 against
-    /// ≤ 12) does not read as on it.
-    static func format(goal value: Double) -> String {
-        abs(value) < 1000 ? String(format: "%.2f", value) : format(value)
-    }
-
     var table: String {
         var lines = ["HearClear benchmarks (\(size)), \(cores) cores"]
         for result in results {
@@ -40,7 +34,7 @@ struct Report {
             lines.append("\(result.name) — reference: \(result.reference)")
             for metric in result.metrics { lines.append("  \(metric.name): \(Self.format(metric.value)) \(metric.unit)") }
             for goal in result.goals {
-                lines.append("  \(goal.met ? "✔" : "✘") \(goal.description): \(Self.format(goal: goal.value)) (goal \(goal.target))")
+                lines.append("  \(goal.met ? "✔" : "✘") \(goal.description): \(goal.shownValue) (goal \(goal.target))")
             }
         }
         return lines.joined(separator: "\n")
@@ -64,7 +58,7 @@ struct Report {
             results.first { $0.name == caseName }?.metrics.first { $0.name == metric }.map { Self.format($0.value) } ?? "–"
         }
         func goal(_ caseName: String) -> String {
-            results.first { $0.name == caseName }?.goals.first.map { Self.format(goal: $0.value) } ?? "–"
+            results.first { $0.name == caseName }?.goals.first.map { $0.shownValue } ?? "–"
         }
         guard results.contains(where: { $0.name == "Ingest (PostgreSQL)" || $0.name == "Query (PostgreSQL)" }) else { return "" }
         return """
@@ -97,7 +91,7 @@ struct Report {
             """
         for result in results {
             for goal in result.goals {
-                text += "| \(result.name) | \(goal.description) \(goal.target) | \(Self.format(goal: goal.value)) | \(goal.met ? "yes" : "**no**") |\n"
+                text += "| \(result.name) | \(goal.description) \(goal.target) | \(goal.shownValue) | \(goal.met ? "yes" : "**no**") |\n"
             }
         }
         text += storesSideBySide
