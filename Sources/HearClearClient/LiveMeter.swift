@@ -11,8 +11,9 @@ public struct LiveMeter: Sendable {
     let interval: Double
     private var detector: LoudEventDetector
     private var closedEvents = 0
-    private var energy = 0.0
-    private var intervals = 0
+    /// The energy of the intervals so far, each times its length, and their length in all.
+    private var energySeconds = 0.0
+    private var seconds = 0.0
 
     public init(terminal: Terminal, total: Double?, calibrationDB: Double?, interval: Double) {
         self.terminal = terminal
@@ -26,21 +27,22 @@ public struct LiveMeter: Sendable {
     /// Loud events so far, the one still going included.
     public var events: Int { closedEvents + (detector.isOpen ? 1 : 0) }
 
-    /// Takes an interval and returns the meter line after it.
-    public mutating func line(after sample: Sample) -> String {
+    /// Takes an interval, which lasted `seconds` (less than the interval for a last, partial one),
+    /// and returns the meter line after it.
+    public mutating func line(after sample: Sample, seconds: Double) -> String {
         if detector.add(sample, interval: interval) != nil { closedEvents += 1 }
-        energy += Level.energy(sample.avg)
-        intervals += 1
+        energySeconds += Level.energy(sample.avg) * seconds
+        self.seconds += seconds
         return terminal.meterLine(
-            elapsed: sample.t + interval, total: total, average: sample.avg, peak: sample.peak, calibrationDB: calibrationDB, events: events,
+            elapsed: sample.t + seconds, total: total, average: sample.avg, peak: sample.peak, calibrationDB: calibrationDB, events: events,
             classes: sample.classes)
     }
 
     /// The run's equivalent level: `Leq -40.52 dBFS over 00:30`, with the calibrated level when there is one.
     public var summary: String? {
-        guard intervals > 0 else { return nil }
-        let leq = Level.level(energy: energy / Double(intervals))
-        let duration = Terminal.clock(Double(intervals) * interval)
+        guard seconds > 0 else { return nil }
+        let leq = Level.level(energy: energySeconds / seconds)
+        let duration = Terminal.clock(seconds)
         return String(format: "Leq %.2f dBFS over %@%@, %d loud event(s)", leq, duration, Self.calibrated(leq, calibrationDB), events)
     }
 

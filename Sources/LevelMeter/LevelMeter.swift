@@ -87,10 +87,13 @@ public struct LevelMeter: Sendable {
         fastMax = max(fastMax, fast)
     }
 
-    /// The last, partial interval, if it holds any samples.
-    public mutating func finish() -> Sample? {
+    /// The last, partial interval, if it holds any samples, and how long it lasted: its levels are
+    /// means over that time, so a run's Leq weighs it by that time, not as a whole interval.
+    public mutating func finish() -> (sample: Sample, seconds: Double)? {
         if let last = features?.finish(), let classifier { classified.append(classifier.classes(of: last)) }
-        return count > 0 ? closeInterval() : nil
+        guard count > 0 else { return nil }
+        let seconds = Double(count) / Double(sampleRate)
+        return (closeInterval(), seconds)
     }
 
     private mutating func closeInterval() -> Sample {

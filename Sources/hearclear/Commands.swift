@@ -155,9 +155,9 @@ extension Hearclear {
             let recording = try outbox.begin(header)
             var progress = Progress(total: duration.seconds, calibrationDB: calibration, interval: audio.interval)
             note("Checking in at \(venueID) for \(Terminal.clock(duration.seconds)); Ctrl-C ends early.")
-            let outcome = try await Measurement(source: source, interval: audio.interval, weighting: .a, duration: duration.seconds).run { sample in
+            let outcome = try await Measurement(source: source, interval: audio.interval, weighting: .a, duration: duration.seconds).run { sample, seconds in
                 try recording.append(sample)
-                progress.show(sample, interval: audio.interval)
+                progress.show(sample, seconds: seconds)
             }
             progress.end()
             noteShortfall(of: source)
@@ -303,10 +303,12 @@ extension Hearclear {
             let source = try audio.openSource()
             let calibration = audio.calibrationDB(try Setup().config)
             var samples: [Sample] = []
+            var lastSeconds = audio.interval
             let interactive = isatty(STDOUT_FILENO) == 1 && !json
             var live = LiveMeter(terminal: Terminal.standardOutput, total: duration?.seconds, calibrationDB: calibration, interval: audio.interval)
-            try await Measurement(source: source, interval: audio.interval, weighting: weighting, duration: duration?.seconds).run { sample in
-                let line = live.line(after: sample)
+            try await Measurement(source: source, interval: audio.interval, weighting: weighting, duration: duration?.seconds).run { sample, seconds in
+                let line = live.line(after: sample, seconds: seconds)
+                lastSeconds = seconds
                 if json {
                     samples.append(sample)
                 } else if interactive {
@@ -318,7 +320,10 @@ extension Hearclear {
             if interactive { print("") }
             noteShortfall(of: source)
             if json {
-                return try printJSON(Analysis(sampleRate: source.sampleRate, weighting: weighting, interval: audio.interval, calibrationDB: calibration, samples: samples))
+                return try printJSON(
+                    Analysis(
+                        sampleRate: source.sampleRate, weighting: weighting, interval: audio.interval, calibrationDB: calibration, samples: samples,
+                        lastSeconds: lastSeconds))
             }
             if let summary = live.summary { print(summary) }
         }
@@ -360,12 +365,16 @@ extension Hearclear {
             var meter = LevelMeter(sampleRate: file.sampleRate, interval: interval, weighting: weighting, classifier: features || !classes ? nil : .shipped)
             var extractor = features ? SoundFeatures(sampleRate: file.sampleRate, interval: interval) : nil
             var samples: [Sample] = []
+            var lastSeconds = interval
             var windows: [SoundFeatures.Window] = []
             while let block = try file.read(maxFrames: 65_536) {
                 samples += meter.process(block)
                 if let completed = extractor?.process(block) { windows += completed }
             }
-            if let last = meter.finish() { samples.append(last) }
+            if let last = meter.finish() {
+                samples.append(last.sample)
+                lastSeconds = last.seconds
+            }
             if let last = extractor?.finish() { windows.append(last) }
             if features {
                 guard extractor != nil else { throw ValidationError("speech and music need \(SoundFeatures.minimumSampleRate) Hz or more; this file is \(file.sampleRate) Hz") }
@@ -384,7 +393,8 @@ extension Hearclear {
             let calibrationDB = calibration ?? (try? Setup().config.calibrationDB) ?? nil
             let began = AudioOptions.startedAt(startedAt?.date, file: path, source: file)
             let analysis = Analysis(
-                sampleRate: file.sampleRate, weighting: weighting, interval: interval, calibrationDB: calibrationDB, samples: samples, startedAt: began)
+                sampleRate: file.sampleRate, weighting: weighting, interval: interval, calibrationDB: calibrationDB, samples: samples,
+                lastSeconds: lastSeconds, startedAt: began)
             if let detect {
                 if detect != .loud && !meter.classifies {
                     throw ValidationError("speech and music need \(SoundFeatures.minimumSampleRate) Hz or more; this file is \(file.sampleRate) Hz")
@@ -404,7 +414,9 @@ extension Hearclear {
                 for sample in samples { print(IntervalRecord(sample).csvLine) }
                 return
             }
-            print("\(path): \(file.sampleRate) Hz, \(samples.count) intervals of \(interval) s, dBFS (avg, peak and fast: \(weighting.rawValue)-weighted; C; octave bands unweighted)")
+            let intervals = samples.count == 1 ? "1 interval" : "\(samples.count) intervals"
+            let partial = lastSeconds < interval ? String(format: " (the last %.3g s)", lastSeconds) : ""
+            print("\(path): \(file.sampleRate) Hz, \(intervals) of \(interval) s\(partial), dBFS (avg, peak and fast: \(weighting.rawValue)-weighted; C; octave bands unweighted)")
             print(IntervalRecord.tableHeader)
             for sample in samples { print(IntervalRecord(sample).tableLine) }
             if !meter.measuresDetails {
@@ -443,6 +455,8 @@ struct Analysis: Encodable {
     let interval: Double
     let calibrationDB: Double?
     let samples: [Sample]
+    /// How long the last interval lasted: the interval, or less where the audio ended part-way through it.
+    let lastSeconds: Double
     /// When the recording began, for a file; nil for the microphone (it is now).
     var startedAt: Date? = nil
 
@@ -450,11 +464,19 @@ struct Analysis: Encodable {
         LoudEventDetector.events(in: samples, interval: interval, calibrationDB: calibrationDB ?? Level.defaultCalibrationDB)
     }
 
-    /// The run's equivalent level, dBFS: the energy mean of the intervals.
-    var leq: Double? { Level.energyMean(samples.map(\.avg)) }
+    /// The seconds measured.
+    var duration: Double { samples.isEmpty ? 0 : Double(samples.count - 1) * interval + lastSeconds }
+
+    /// The run's equivalent level, dBFS: the energy mean of the intervals, each weighing for the
+    /// time it lasted, as a sound level meter integrates (a last, partial interval for its part).
+    var leq: Double? {
+        guard let last = samples.last else { return nil }
+        let whole = samples.dropLast().reduce(0) { $0 + Level.energy($1.avg) } * interval
+        return Level.level(energy: (whole + Level.energy(last.avg) * lastSeconds) / duration)
+    }
 
     enum CodingKeys: String, CodingKey {
-        case sampleRate = "sample_rate", weighting, interval = "interval_s", calibrationDB = "calibration_db", leq, samples, events
+        case sampleRate = "sample_rate", weighting, interval = "interval_s", duration = "duration_s", calibrationDB = "calibration_db", leq, samples, events
         case startedAt = "started_at", speechShare = "speech_share", musicShare = "music_share", classesModel = "classes_model"
     }
 
@@ -463,6 +485,7 @@ struct Analysis: Encodable {
         try container.encode(sampleRate, forKey: .sampleRate)
         try container.encode(weighting, forKey: .weighting)
         try container.encode(interval, forKey: .interval)
+        try container.encode(duration, forKey: .duration)
         try container.encode(calibrationDB, forKey: .calibrationDB)
         try container.encodeIfPresent(startedAt.map(Timestamp.format), forKey: .startedAt)
         try container.encode(leq, forKey: .leq)

@@ -6,7 +6,8 @@ import HearClearCore
 import LevelMeter
 
 /// Runs the meter over a source until the duration, the end of the source, or SIGINT/SIGTERM,
-/// handing each finished interval to `onInterval`. Capture runs on its own thread.
+/// handing each finished interval to `onInterval` with its length in seconds (the interval's, or
+/// less for a last, partial one). Capture runs on its own thread.
 struct Measurement {
     let source: any AudioSource
     let interval: Double
@@ -14,17 +15,17 @@ struct Measurement {
     let duration: Double?
 
     @discardableResult
-    func run(onInterval: (Sample) throws -> Void) async throws -> (stoppedBySignal: Bool, overruns: Int) {
+    func run(onInterval: (Sample, _ seconds: Double) throws -> Void) async throws -> (stoppedBySignal: Bool, overruns: Int) {
         var meter = LevelMeter(sampleRate: source.sampleRate, interval: interval, weighting: weighting, classifier: .shipped)
         let frameLimit = duration.map { Int(($0 * Double(source.sampleRate)).rounded()) }
         let capture = CaptureThread(source: source, blockFrames: max(256, source.sampleRate / 10), frameLimit: frameLimit)
         let signals = SignalWatch { capture.stop() }
         defer { signals.cancel() }
         for try await block in capture.buffers {
-            for sample in meter.process(block) { try onInterval(sample) }
+            for sample in meter.process(block) { try onInterval(sample, interval) }
             capture.consumed()
         }
-        if let last = meter.finish() { try onInterval(last) }
+        if let last = meter.finish() { try onInterval(last.sample, last.seconds) }
         return (signals.fired, (source as? ALSACapture)?.overruns ?? 0)
     }
 }
@@ -72,9 +73,9 @@ struct Progress {
         meter = LiveMeter(terminal: Terminal.standardOutput, total: total, calibrationDB: calibrationDB, interval: interval)
     }
 
-    mutating func show(_ sample: Sample, interval: Double) {
-        let line = meter.line(after: sample)
-        let elapsed = sample.t + interval
+    mutating func show(_ sample: Sample, seconds: Double) {
+        let line = meter.line(after: sample, seconds: seconds)
+        let elapsed = sample.t + seconds
         if interactive {
             note("\r\u{1B}[2K" + line, terminator: "")
         } else if elapsed - lastPlain >= 10 {

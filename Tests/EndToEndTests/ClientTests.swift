@@ -169,7 +169,7 @@ import Testing
         let declared = try await hearclear("analyze", try temporaryFile("lying.wav", lying), "--interval", "0.1")
         #expect(declared.status == 0, "\(declared.errors)")
         #expect(declared.errors.contains("the file ends after 0.01 s of the 11 h 39 min (4.0 GB) its header declares; measured what is there"), "\(declared.errors)")
-        #expect(declared.output.contains("1 intervals"))
+        #expect(declared.output.contains("1 interval of 0.1 s (the last 0.0107 s)"), "\(declared.output)")
 
         // Cut in the middle of a 16-bit sample.
         var cut = WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -20, seconds: 1, sampleRate: 8000), sampleRate: 8000, format: .int16)
@@ -401,6 +401,28 @@ import Testing
             #expect(abs(theirs.rms - mine.avg) <= 0.01, "sox \(theirs.rms) vs \(mine.avg)")
             #expect(abs(theirs.peak - mine.peak) <= 0.01, "sox \(theirs.peak) vs \(mine.peak)")
         }
+    }
+
+    /// A file that ends part-way through an interval: its last interval counts in the Leq for the
+    /// time it lasted, as sox's level of the whole file counts every sample once. Ten quiet seconds,
+    /// then half a second 30 dB louder, counted as a whole second, read 2.8 dB above sox.
+    @Test func theLeqWeighsAPartialLastIntervalByItsLength() async throws {
+        let quiet = Signal.sine(frequency: 1000, dBFS: -40, seconds: 10, sampleRate: 48_000)
+        let loud = Signal.sine(frequency: 1000, dBFS: -10, seconds: 0.5, sampleRate: 48_000)
+        let path = try temporaryFile("tail.wav", WAVWriter.data(quiet + loud, sampleRate: 48_000, format: .int16))
+        let theirs = try #require(try await soxStats(path, perSecond: false).first).rms
+        let result = try await Executable.run("hearclear", ["analyze", path, "--json", "--weighting", "Z"])
+        struct Document: Decodable {
+            let leq: Double
+            let duration_s: Double
+            let samples: [Sample]
+        }
+        let analysis = try JSONDecoder().decode(Document.self, from: Data(result.output.utf8))
+        #expect(analysis.samples.count == 11 && analysis.duration_s == 10.5)
+        #expect(abs(analysis.leq - theirs) <= 0.02, "ours \(analysis.leq), sox \(theirs)")
+        let text = try await Executable.run("hearclear", ["analyze", path, "--weighting", "Z"])
+        #expect(text.output.contains("11 intervals of 1.0 s (the last 0.5 s)"), "\(text.output)")
+        #expect(text.output.contains(String(format: "Leq %.2f dBFS", analysis.leq)))
     }
 
     /// The octave bands read like sox's steep FIR band-passes (`sinc`, 32767 taps) between the same

@@ -291,10 +291,20 @@ func temporaryPaths() throws -> ClientPaths {
         var last = ""
         for second in 0..<45 {
             let loud = (3...5).contains(second) || second >= 40
-            last = meter.line(after: Sample(t: Double(second), avg: -50, peak: loud ? -20 : -40))
+            last = meter.line(after: Sample(t: Double(second), avg: -50, peak: loud ? -20 : -40), seconds: 1)
         }
         #expect(meter.events == 2)
         #expect(last.hasSuffix("events 2"))
         #expect(meter.summary == "Leq -50.00 dBFS over 00:45 (60.0 dB with the calibration of 110 dB), 2 loud event(s)")
+    }
+
+    /// Was: a last, partial interval (the audio ended, or Ctrl-C, part-way through it) counted in
+    /// the Leq as a whole one: ten seconds at −40 dBFS and half a second at −10 read −20.4, not −23.1.
+    @Test func theLiveMetersLeqWeighsAPartialLastIntervalByItsLength() {
+        var meter = LiveMeter(terminal: Terminal(colors: false), total: nil, calibrationDB: nil, interval: 1)
+        for second in 0..<10 { _ = meter.line(after: Sample(t: Double(second), avg: -40, peak: -37), seconds: 1) }
+        _ = meter.line(after: Sample(t: 10, avg: -10, peak: -7), seconds: 0.5)
+        let expected = 10 * log10((10 * pow(10, -4.0) + 0.5 * pow(10, -1.0)) / 10.5)
+        #expect(meter.summary == String(format: "Leq %.2f dBFS over 00:10, 1 loud event(s)", expected))
     }
 }

@@ -36,7 +36,7 @@ import Testing
         let signal = Signal.sine(frequency: 440, dBFS: -12, seconds: 2.5, sampleRate: 48_000)
         var whole = LevelMeter(sampleRate: 48_000, interval: 0.5)
         var pieces = LevelMeter(sampleRate: 48_000, interval: 0.5)
-        let expected = whole.process(signal) + [whole.finish()].compactMap { $0 }
+        let expected = whole.process(signal) + [whole.finish()?.sample].compactMap { $0 }
         var got: [Sample] = []
         var start = 0
         for size in [1, 999, 24_000, 7, 50_000, 1_000_000] where start < signal.count {
@@ -44,7 +44,7 @@ import Testing
             got += pieces.process(Array(signal[start..<end]))
             start = end
         }
-        got += [pieces.finish()].compactMap { $0 }
+        got += [pieces.finish()?.sample].compactMap { $0 }
         #expect(got.count == 5 && expected.count == 5)
         for (a, b) in zip(got, expected) {
             #expect(a.t == b.t && abs(a.avg - b.avg) < 1e-9 && abs(a.peak - b.peak) < 1e-9)
@@ -62,7 +62,7 @@ import Testing
         #expect(abs(samples[1].avg - -9.01) < 0.02)
         let finished = meter.finish()
         let last = try! #require(finished)
-        #expect(last.t == 1.0 && abs(last.avg - -9.01) < 0.05)
+        #expect(last.sample.t == 1.0 && abs(last.sample.avg - -9.01) < 0.05 && last.seconds == 0.25)
         #expect(meter.finish() == nil)
     }
 

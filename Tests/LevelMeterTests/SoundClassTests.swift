@@ -169,6 +169,6 @@ import Testing
         // A pure tone is not speech.
         #expect(samples.allSatisfy { ($0.classes?.speech ?? 1) < SoundClasses.detected })
         // 1000 samples (21 ms) are too short a last interval to judge.
-        #expect(meter.finish()?.classes == nil)
+        #expect(meter.finish()?.sample.classes == nil)
     }
 }
