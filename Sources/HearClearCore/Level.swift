@@ -10,6 +10,14 @@ public enum Level {
     /// (docs/analysis.md explains the choice). The server's default, and the client's for loud events.
     public static let defaultCalibrationDB: Double = 110
 
+    /// What a level in dB SPL, or a calibration (the dB added to dBFS to read one), can plausibly
+    /// be: from the threshold of hearing to past the loudest sound air carries. Not a number, or
+    /// infinite, is outside it.
+    public static let plausibleDB: ClosedRange<Double> = 0...200
+
+    /// `between 0 and 200`, for the messages that refuse a value outside `plausibleDB`.
+    public static let plausibleDBText = "between \(Int(plausibleDB.lowerBound)) and \(Int(plausibleDB.upperBound))"
+
     /// The energy (power ratio) of a level in dB.
     @inlinable
     public static func energy(_ level: Double) -> Double {

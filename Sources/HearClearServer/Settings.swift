@@ -150,7 +150,7 @@ public struct ServerSettings: Sendable, Equatable {
             settings.maxBodyBytes = maxBodyBytes
         }
         if let calibration = file.defaultCalibrationDB {
-            guard calibration.isFinite, (0...200).contains(calibration) else { throw invalid("default_calibration_db must be between 0 and 200") }
+            guard Level.plausibleDB.contains(calibration) else { throw invalid("default_calibration_db must be \(Level.plausibleDBText)") }
             settings.defaultCalibrationDB = calibration
         }
         if let password = file.adminPassword {

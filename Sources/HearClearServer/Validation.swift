@@ -187,8 +187,8 @@ enum Validation {
             throw APIError.unprocessable("weighting must be \"A\": venue loudness is kept in dB(A)")
         }
         if let calibration = checkIn.calibrationDB {
-            guard calibration.isFinite, (0...200).contains(calibration) else {
-                throw APIError.unprocessable("calibration_db must be between 0 and 200")
+            guard Level.plausibleDB.contains(calibration) else {
+                throw APIError.unprocessable("calibration_db must be \(Level.plausibleDBText)")
             }
         }
         guard count > 0 else { throw APIError.unprocessable("samples must not be empty") }

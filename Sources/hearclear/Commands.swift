@@ -45,7 +45,7 @@ extension Hearclear {
 
         func validate() throws {
             if clear && db != nil { throw ValidationError("give a calibration in dB, or --clear, not both") }
-            if let db, !(db.isFinite && (0...200).contains(db)) { throw ValidationError("the calibration must be between 0 and 200 dB") }
+            if let db, !Level.plausibleDB.contains(db) { throw ValidationError("the calibration must be \(Level.plausibleDBText) dB") }
         }
 
         func run() async throws {
@@ -356,7 +356,10 @@ extension Hearclear {
             if let threshold, detect != .loud, !(0...1).contains(threshold) {
                 throw ValidationError("--threshold for speech and music is a probability from 0 to 1")
             }
-            guard interval.isFinite, interval >= 0.1, interval <= 60 else { throw ValidationError("--interval must be between 0.1 and 60 seconds") }
+            if let threshold, detect == .loud, !Level.plausibleDB.contains(threshold) {
+                throw ValidationError("--threshold for loud is a peak \(Level.plausibleDBText) dB")
+            }
+            try AudioOptions.validate(interval: interval, calibration: calibration)
         }
 
         func run() async throws {

@@ -35,11 +35,14 @@ struct AudioOptions: ParsableArguments {
 
     func validate() throws {
         if device != nil && file != nil { throw ValidationError("use either --device or --file, not both") }
-        guard interval.isFinite, interval >= 0.1, interval <= 60 else { throw ValidationError("--interval must be between 0.1 and 60 seconds") }
-        if let calibration, !(calibration.isFinite && (0...200).contains(calibration)) {
-            throw ValidationError("--calibration must be between 0 and 200 dB")
-        }
+        try Self.validate(interval: interval, calibration: calibration)
         if let rate, !(8000...192_000).contains(rate) { throw ValidationError("--rate must be between 8000 and 192000") }
+    }
+
+    /// The interval's and the calibration's rules, which `analyze` shares.
+    static func validate(interval: Double, calibration: Double?) throws {
+        guard interval.isFinite, interval >= 0.1, interval <= 60 else { throw ValidationError("--interval must be between 0.1 and 60 seconds") }
+        if let calibration, !Level.plausibleDB.contains(calibration) { throw ValidationError("--calibration must be \(Level.plausibleDBText) dB") }
     }
 
     func openSource() throws -> any AudioSource {

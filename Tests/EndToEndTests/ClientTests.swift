@@ -220,6 +220,18 @@ import Testing
         #expect(try await Executable.run(program: alone.appendingPathComponent("hearclear"), ["analyze", try recording()], environment: environment).status == 0)
     }
 
+    /// Was: `--calibration nan` printed "nan dB with the calibration of nan dB", and a loud
+    /// threshold of nan found no session; each is refused, as `meter` and `checkin` refuse them.
+    @Test(arguments: [
+        (["--calibration", "nan"], "--calibration must be between 0 and 200 dB"), (["--calibration", "1e300"], "--calibration must be between 0 and 200 dB"),
+        (["--detect", "loud", "--threshold", "nan"], "--threshold for loud is a peak between 0 and 200 dB"),
+        (["--detect", "loud", "--threshold", "inf"], "--threshold for loud is a peak between 0 and 200 dB"),
+    ])
+    func analyzeRefusesAnAbsurdCalibrationOrThreshold(options: [String], message: String) async throws {
+        let result = try await Executable.run("hearclear", ["analyze", try recording()] + options)
+        #expect(result.status != 0 && result.errors.contains(message) && result.output.isEmpty, "\(result.errors) \(result.output)")
+    }
+
     /// Was: an NSCocoaErrorDomain dump.
     @Test func aFolderIsRefusedInOneLineNamingIt() async throws {
         let result = try await hearclear("analyze", folder.path)

@@ -111,8 +111,8 @@ struct AdminController {
             let model = try Validation.text(form["model"] ?? "", field: "model")
             var offset: Double?
             if let text = form["offset"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
-                guard let value = Double(text), value.isFinite, (0...200).contains(value) else {
-                    throw APIError.unprocessable("the offset must be a number of dB between 0 and 200")
+                guard let value = Double(text), Level.plausibleDB.contains(value) else {
+                    throw APIError.unprocessable("the offset must be a number of dB \(Level.plausibleDBText)")
                 }
                 offset = value
             }
