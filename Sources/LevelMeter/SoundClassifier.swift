@@ -146,26 +146,44 @@ public struct SoundClassifier: Sendable {
     /// One convolution along time and its ReLU, positions outside the window taken as zeros.
     private static func convolve(_ input: [Float], positions: Int, inputs: Int, outputs: Int, weights: [Float], convolution: Model.Convolution) -> [Float] {
         var output = [Float](repeating: 0, count: positions * outputs)
-        let reach = convolution.kernel / 2
+        let reach = convolution.kernel / 2, bias = convolution.bias
         input.withUnsafeBufferPointer { input in
             weights.withUnsafeBufferPointer { weights in
                 output.withUnsafeMutableBufferPointer { output in
-                    for position in 0..<positions {
-                        let out = output.baseAddress! + position * outputs
-                        // Eight outputs at a time, summed in a register (the model's widths are
-                        // multiples of eight): this loop is most of classifying's time.
-                        for block in stride(from: 0, to: outputs, by: 8) {
-                            var sum = SIMD8<Float>(convolution.bias[block..<(block + 8)])
-                            for k in 0..<convolution.kernel {
-                                let source = position + (k - reach) * convolution.dilation
-                                guard source >= 0 && source < positions else { continue }
-                                let values = input.baseAddress! + source * inputs
-                                let rows = weights.baseAddress! + k * inputs * outputs + block
-                                for i in 0..<inputs {
-                                    sum += values[i] * UnsafeRawPointer(rows + i * outputs).loadUnaligned(as: SIMD8<Float>.self)
+                    bias.withUnsafeBytes { bias in
+                        for position in 0..<positions {
+                            let out = UnsafeMutableRawPointer(output.baseAddress! + position * outputs)
+                            // Sixteen outputs at a time in two registers (the model's widths are
+                            // multiples of eight), so that each input value is fetched once for both,
+                            // then eight: this loop is most of classifying's time. Each output's sum
+                            // runs over the kernel and the inputs in the same order either way.
+                            var block = 0
+                            while block < outputs {
+                                let pair = block + 16 <= outputs
+                                var sums = (bias.loadUnaligned(fromByteOffset: 4 * block, as: SIMD8<Float>.self), SIMD8<Float>())
+                                if pair { sums.1 = bias.loadUnaligned(fromByteOffset: 4 * block + 32, as: SIMD8<Float>.self) }
+                                for k in 0..<convolution.kernel {
+                                    let source = position + (k - reach) * convolution.dilation
+                                    guard source >= 0 && source < positions else { continue }
+                                    let values = input.baseAddress! + source * inputs
+                                    let rows = UnsafeRawPointer(weights.baseAddress! + k * inputs * outputs + block)
+                                    let stride = 4 * outputs
+                                    if pair {
+                                        for i in 0..<inputs {
+                                            let value = SIMD8<Float>(repeating: values[i])
+                                            sums.0 += value * rows.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Float>.self)
+                                            sums.1 += value * rows.loadUnaligned(fromByteOffset: i * stride + 32, as: SIMD8<Float>.self)
+                                        }
+                                    } else {
+                                        for i in 0..<inputs {
+                                            sums.0 += SIMD8<Float>(repeating: values[i]) * rows.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Float>.self)
+                                        }
+                                    }
                                 }
+                                out.storeBytes(of: sums.0.replacing(with: 0, where: sums.0 .< 0), toByteOffset: 4 * block, as: SIMD8<Float>.self)
+                                if pair { out.storeBytes(of: sums.1.replacing(with: 0, where: sums.1 .< 0), toByteOffset: 4 * block + 32, as: SIMD8<Float>.self) }
+                                block += pair ? 16 : 8
                             }
-                            UnsafeMutableRawPointer(out + block).storeBytes(of: sum.replacing(with: 0, where: sum .< 0), as: SIMD8<Float>.self)
                         }
                     }
                 }

@@ -635,7 +635,7 @@ struct Cases {
                     whenMissed: "Speech and music classification runs in the same pass as the levels (docs/sound-classes.md, \"What it costs\"); the goal below says what it adds. With the levels alone this ratio was 2.65 (docs/benchmarks.md as make bench wrote it at commit 36e5a9e), with version 1 of the sound features 1.15 (commit a5cc5f0)"),
                 .init(
                     description: "analyze ÷ analyze --no-classes (what speech and music add)", value: classesCost, bound: .atMost(1.3),
-                    whenMissed: "Per frame of 512 decimated samples the features take a real transform, every other frame a second one, and the decimation reads every sample (docs/sound-classes.md, \"What it costs\")."),
+                    whenMissed: "Per frame of 32 ms (768 samples after decimating 48 kHz to 24) the features take a real transform of 768 points, every other frame one of 384, and the decimating filter reads every sample; the network runs once a second (docs/sound-classes.md, \"What it costs\")."),
                 .init(
                     description: "sox Z ÷ ours Z", value: speedZ, bound: .atLeast(1),
                     whenMissed: "Every interval now carries the C level, the four octave bands and the Fast maximum, measured in the same pass whatever the weighting: ours Z runs 16 filter sections per sample (4 for C, 12 for the bands) and the Fast detector, sox's `stats` none. Before them ours Z ran 1.86× sox's speed (docs/benchmarks.md as make bench wrote it at commit be9a31b), and 0.40 with them (commit 36e5a9e); speech and music classification, in the same pass since, costs more again (see the goal above)."),

@@ -106,6 +106,121 @@ import Testing
         #expect(whole.output.count == 24_000 && cut.output == whole.output)
     }
 
+    /// Each output is its taps times the samples they meet, summed in the taps' order, bit for bit
+    /// as a plain loop sums them, however the outputs are grouped for speed: the features the model
+    /// was trained on (`make train-classes`) come from exactly this arithmetic. At 48 kHz (a
+    /// half-band filter) and at 96 kHz (a factor of 4), blocks of odd sizes.
+    @Test(arguments: [(2, 48_000), (4, 96_000)])
+    func decimatingSumsEachOutputAsAPlainLoopDoes(factor: Int, sampleRate: Int) {
+        var decimator = Decimator(factor: factor, sampleRate: sampleRate, passband: 7_000)
+        // Broadband and the same on every run: a tone and a sine of a scrambled phase.
+        let input = (0..<20_011).map { index -> Float in
+            let scrambled = Double(index * index % 9_973)
+            return Float(0.5 * sin(Double(index) * 0.37) + 0.3 * sin(scrambled * 0.011))
+        }
+        var output: [Float] = []
+        var start = 0
+        for size in [5, 4_099, 77, 15_830] {
+            input[start..<(start + size)].withUnsafeBufferPointer { decimator.process($0, into: &output) }
+            start += size
+        }
+        // The filter over the input after a history of zeros: output j's newest sample is input j·factor.
+        let taps = decimator.taps, largest = taps.map(abs).max()!
+        let history = [Float](repeating: 0, count: taps.count - 1) + input
+        var expected: [Float] = []
+        var newest = 0
+        while newest < input.count {
+            var sum: Float = 0
+            for (offset, tap) in taps.reversed().enumerated() where abs(tap) > 1e-6 * largest {
+                sum += tap * history[newest + offset]
+            }
+            expected.append(sum)
+            newest += factor
+        }
+        #expect(output.count == expected.count)
+        #expect(output == expected, "first difference at \(output.indices.first { output[$0] != expected[$0] } ?? -1)")
+    }
+
+    /// The network run as its description reads (docs/sound-classes.md, "The model"), in plain
+    /// loops over its file's weights: the meter's grouped arithmetic gives the same bits, so the
+    /// figures `make train-classes` reports are what the meter computes. The shipped model (16
+    /// channels: outputs in pairs of eight), and a made-up one of 24 channels and a kernel of 5 (a
+    /// pair and a single eight); windows of 31 frames after 16 of context, and of 5 with none.
+    @Test(arguments: [false, true], [(16, 31), (0, 5)])
+    func theNetworkGivesWhatPlainLoopsGive(madeUp: Bool, window shape: (context: Int, frames: Int)) throws {
+        let model = madeUp ? Self.madeUpModel(channels: 24, kernel: 5) : try Self.shippedModel()
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let classifier = try SoundClassifier(json: encoder.encode(model))
+        let width = SoundFeatures.names.count, positions = shape.context + shape.frames
+        let values = (0..<(positions * width)).map { index -> Float in
+            let scrambled = Double(index * index % 4_099)
+            return Float(2 * sin(Double(index) * 0.61) + sin(scrambled * 0.017))
+        }
+        var layer = (0..<positions).map { position in
+            (0..<width).map { channel in (values[position * width + channel] - model.mean[channel]) / model.scale[channel] }
+        }
+        for convolution in model.convolutions {
+            let inputs = layer[0].count, outputs = convolution.bias.count, reach = convolution.kernel / 2
+            layer = (0..<positions).map { position in
+                (0..<outputs).map { output in
+                    var sum = convolution.bias[output]
+                    for k in 0..<convolution.kernel {
+                        let source = position + (k - reach) * convolution.dilation
+                        guard (0..<positions).contains(source) else { continue }
+                        for input in 0..<inputs {
+                            sum += layer[source][input] * convolution.weights[(output * inputs + input) * convolution.kernel + k]
+                        }
+                    }
+                    return sum < 0 ? 0 : sum
+                }
+            }
+        }
+        let channels = layer[0].count
+        var means = [Float](repeating: 0, count: channels), maxima = [Float](repeating: -.infinity, count: channels)
+        for position in shape.context..<positions {
+            for channel in 0..<channels {
+                means[channel] += layer[position][channel]
+                maxima[channel] = max(maxima[channel], layer[position][channel])
+            }
+        }
+        let pooled = means.map { $0 / Float(shape.frames) } + maxima
+        let expected = zip(model.output.weights, model.output.bias).map { row, bias in
+            var sum = bias
+            for (weight, value) in zip(row, pooled) { sum += weight * value }
+            return 1 / (1 + exp(-Double(sum)))
+        }
+        let classes = try #require(classifier.classes(of: SoundFeatures.Window(values: values, context: shape.context, frames: shape.frames)))
+        #expect(classes == SoundClasses(speech: expected[0], music: expected[1]))
+    }
+
+    static func shippedModel() throws -> SoundClassifier.Model {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(SoundClassifier.Model.self, from: Data(contentsOf: try #require(SoundClassifier.shippedModel)))
+    }
+
+    /// Four convolutions of `channels` channels (dilations 1, 2, 4, 8) with weights that are the
+    /// same on every run.
+    static func madeUpModel(channels: Int, kernel: Int) -> SoundClassifier.Model {
+        var seed = 0
+        func weights(_ count: Int) -> [Float] {
+            (0..<count).map { _ in
+                seed += 1
+                return Float(sin(Double(seed) * 1.7)) * 0.4
+            }
+        }
+        var inputs = SoundFeatures.names.count
+        let convolutions = [1, 2, 4, 8].map { dilation -> SoundClassifier.Model.Convolution in
+            defer { inputs = channels }
+            return .init(weights: weights(channels * inputs * kernel), bias: weights(channels), kernel: kernel, dilation: dilation)
+        }
+        return SoundClassifier.Model(
+            version: 1, featuresVersion: SoundFeatures.version, features: SoundFeatures.names, contextFrames: SoundFeatures.contextFrames,
+            mean: weights(SoundFeatures.names.count), scale: weights(SoundFeatures.names.count).map { abs($0) + 0.5 },
+            convolutions: convolutions, output: .init(weights: [weights(2 * channels), weights(2 * channels)], bias: weights(2)))
+    }
+
     /// The features' transform against the DFT's definition, summed here in Double: a windowed
     /// frame of 512 points and an unwindowed one of 768 (a frame at 24 kHz), every bin.
     static let hann512: [Float] = (0..<512).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / 512)) }
