@@ -153,8 +153,9 @@ extension Hearclear {
                 venueID: venueID, startedAt: Date(timeIntervalSince1970: audio.startedAt(startedAt?.date, source: source).timeIntervalSince1970.rounded(.down)),
                 intervalS: audio.interval, calibrationDB: calibration)
             let recording = try outbox.begin(header)
-            var progress = Progress(total: duration.seconds, calibrationDB: calibration, interval: audio.interval)
-            note("Checking in at \(venueID) for \(Terminal.clock(duration.seconds)); Ctrl-C ends early.")
+            let planned = audio.plannedSeconds(duration.seconds, source: source) ?? duration.seconds
+            var progress = Progress(total: planned, calibrationDB: calibration, interval: audio.interval)
+            note("Checking in at \(venueID) for \(Terminal.clock(planned)); Ctrl-C ends early.")
             let outcome = try await Measurement(source: source, interval: audio.interval, weighting: .a, duration: duration.seconds).run { sample, seconds in
                 try recording.append(sample)
                 progress.show(sample, seconds: seconds)
@@ -305,7 +306,9 @@ extension Hearclear {
             var samples: [Sample] = []
             var lastSeconds = audio.interval
             let interactive = isatty(STDOUT_FILENO) == 1 && !json
-            var live = LiveMeter(terminal: Terminal.standardOutput, total: duration?.seconds, calibrationDB: calibration, interval: audio.interval)
+            var live = LiveMeter(
+                terminal: Terminal.standardOutput, total: audio.plannedSeconds(duration?.seconds, source: source), calibrationDB: calibration,
+                interval: audio.interval)
             try await Measurement(source: source, interval: audio.interval, weighting: weighting, duration: duration?.seconds).run { sample, seconds in
                 let line = live.line(after: sample, seconds: seconds)
                 lastSeconds = seconds

@@ -57,6 +57,13 @@ struct AudioOptions: ParsableArguments {
         Self.startedAt(option, file: file, source: source)
     }
 
+    /// How long a run will measure, to say so before it starts: `duration`, or a file's length
+    /// where that is shorter (the run stops at the file's end); nil for a microphone without one.
+    func plannedSeconds(_ duration: Double?, source: any AudioSource) -> Double? {
+        guard file != nil, let length = AudioFile.declaredSeconds(of: source) else { return duration }
+        return min(duration ?? length, length)
+    }
+
     static func startedAt(_ option: Date?, file: String?, source: any AudioSource) -> Date {
         if let option { return option }
         if let recorded = AudioFile.recordedAt(of: source) { return recorded }

@@ -41,6 +41,8 @@ import Testing
 
         let checkIn = try await hearclear("checkin", "e2e-bar", "--file", try recording(), "--duration", "1m")
         #expect(checkIn.status == 0, "\(checkIn.errors)")
+        // A recording shorter than --duration is measured to its end, and said so up front.
+        #expect(checkIn.errors.contains("Checking in at e2e-bar for 00:30;"), "\(checkIn.errors)")
         #expect(checkIn.output.contains("e2e-bar: 70.0 dB(A) quiet, 30 samples, 0 dropped, accepted"), "\(checkIn.output)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).isEmpty)
 
