@@ -58,7 +58,8 @@ struct AudioOptions: ParsableArguments {
     }
 
     /// How long a run will measure, to say so before it starts: `duration`, or a file's length
-    /// where that is shorter (the run stops at the file's end); nil for a microphone without one.
+    /// where that is shorter (the run stops at the file's end); nil when neither is known (a
+    /// microphone without a duration).
     func plannedSeconds(_ duration: Double?, source: any AudioSource) -> Double? {
         guard file != nil, let length = AudioFile.declaredSeconds(of: source) else { return duration }
         return min(duration ?? length, length)
