@@ -146,7 +146,7 @@ public struct SoundClassifier: Sendable {
     /// One convolution along time and its ReLU, positions outside the window taken as zeros.
     private static func convolve(_ input: [Float], positions: Int, inputs: Int, outputs: Int, weights: [Float], convolution: Model.Convolution) -> [Float] {
         var output = [Float](repeating: 0, count: positions * outputs)
-        let reach = convolution.kernel / 2, bias = convolution.bias
+        let reach = convolution.kernel / 2, bias = convolution.bias, rowBytes = 4 * outputs
         input.withUnsafeBufferPointer { input in
             weights.withUnsafeBufferPointer { weights in
                 output.withUnsafeMutableBufferPointer { output in
@@ -167,16 +167,15 @@ public struct SoundClassifier: Sendable {
                                     guard source >= 0 && source < positions else { continue }
                                     let values = input.baseAddress! + source * inputs
                                     let rows = UnsafeRawPointer(weights.baseAddress! + k * inputs * outputs + block)
-                                    let stride = 4 * outputs
                                     if pair {
                                         for i in 0..<inputs {
                                             let value = SIMD8<Float>(repeating: values[i])
-                                            sums.0 += value * rows.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Float>.self)
-                                            sums.1 += value * rows.loadUnaligned(fromByteOffset: i * stride + 32, as: SIMD8<Float>.self)
+                                            sums.0 += value * rows.loadUnaligned(fromByteOffset: i * rowBytes, as: SIMD8<Float>.self)
+                                            sums.1 += value * rows.loadUnaligned(fromByteOffset: i * rowBytes + 32, as: SIMD8<Float>.self)
                                         }
                                     } else {
                                         for i in 0..<inputs {
-                                            sums.0 += SIMD8<Float>(repeating: values[i]) * rows.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Float>.self)
+                                            sums.0 += SIMD8<Float>(repeating: values[i]) * rows.loadUnaligned(fromByteOffset: i * rowBytes, as: SIMD8<Float>.self)
                                         }
                                     }
                                 }
