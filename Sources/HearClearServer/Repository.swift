@@ -109,7 +109,8 @@ public struct VenueSummary: Sendable, Equatable {
 public struct VenueQuery: Sendable, Equatable {
     public var near: Coordinate?
     public var radiusM: Double
-    public var nameContains: String?
+    /// Words that a venue's name must each hold, in any order and case.
+    public var nameWords: String?
     public var limit: Int
     /// The cell whose aggregate each venue comes with.
     public var cell = VenueQuery.overall

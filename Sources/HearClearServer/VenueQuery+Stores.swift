@@ -2,7 +2,7 @@ import Foundation
 
 /// What both stores do around their SQL for a venue search.
 extension VenueQuery {
-    /// A LIKE pattern (with `ESCAPE '\'`) matching names that contain `text` literally, so that
+    /// A LIKE pattern (with `ESCAPE '\'`) matching text that contains `text` literally, so that
     /// `%` and `_` typed by a person are no wildcards. Nil when there is nothing to match.
     ///
     /// The pattern is lower-cased by Swift's Unicode rules, and the stores compare it with the name
@@ -16,6 +16,13 @@ extension VenueQuery {
             escaped.append(character)
         }
         return escaped + "%"
+    }
+
+    /// One LIKE pattern for each word of `text`, all of which a name must match: a search box is
+    /// expected to find "The Blue Moon Bar" from "moon bar" or "bar moon", as from "blue moon".
+    /// Empty when there is nothing to match.
+    static func likePatterns(eachWordOf text: String?) -> [String] {
+        (text ?? "").split(whereSeparator: \.isWhitespace).compactMap { likePattern(containing: String($0)) }
     }
 
     /// A venue's name lower-cased as `likePattern` lower-cases what is searched for, in each store's

@@ -11,7 +11,7 @@ import Prometheus
 struct HearClearServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearclear-server",
-        abstract: "The HearClear server: venue loudness from crowd-sourced measurements (API v1 over SQLite or PostgreSQL).",
+        abstract: "The HearClear server: venue loudness from crowd-sourced measurements (APIs v1 and v2 over SQLite or PostgreSQL).",
         subcommands: [Serve.self, Migrate.self, Seed.self, Verify.self, Rebuild.self, Backup.self, Prune.self, Copy.self, Evaluate.self],
         defaultSubcommand: Serve.self)
 }

@@ -123,6 +123,8 @@ import Testing
             let venues = String(buffer: try await get(client, "/admin/venues?q=quiet").body)
             #expect(venues.contains("The Quiet Table"))
             #expect(!String(buffer: try await get(client, "/admin/venues?q=nothing-like-it").body).contains("The Quiet Table"))
+            #expect(String(buffer: try await get(client, "/admin/venues?q=table+quiet").body).contains("The Quiet Table"))
+            #expect(!String(buffer: try await get(client, "/admin/venues?q=quiet+chair").body).contains("The Quiet Table"))
             #expect(String(buffer: try await get(client, "/admin/devices").body).contains("Test Mic"))
             #expect(String(buffer: try await get(client, "/admin/scale").body).contains("very loud"))
         }

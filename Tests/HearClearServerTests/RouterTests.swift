@@ -140,6 +140,18 @@ import Testing
             try await client.execute(uri: "/api/v1/venues?near=-33.8732,151.2061&radius=10000&q=bar", method: .get) { response throws in
                 #expect(try decode(VenueList.self, response).venues.map(\.id) == ["town-hall", "bondi"])
             }
+            // Each word of q anywhere in the name, in any order; a word no name holds finds nothing.
+            for q in ["bar+town", "hall%20bar", "HALL++town", "town+bar+hall"] {
+                try await client.execute(uri: "/api/v1/venues?q=\(q)", method: .get) { response throws in
+                    #expect(try decode(VenueList.self, response).venues.map(\.id) == ["town-hall"], "q=\(q)")
+                }
+            }
+            try await client.execute(uri: "/api/v1/venues?near=-33.8732,151.2061&radius=10000&q=bar+bondi", method: .get) { response throws in
+                #expect(try decode(VenueList.self, response).venues.map(\.id) == ["bondi"])
+            }
+            try await client.execute(uri: "/api/v1/venues?q=town+pub", method: .get) { response throws in
+                #expect(try decode(VenueList.self, response).venues.isEmpty)
+            }
             try await client.execute(uri: "/api/v1/venues?q=100%25", method: .get) { response throws in
                 #expect(try decode(VenueList.self, response).venues.isEmpty)
             }

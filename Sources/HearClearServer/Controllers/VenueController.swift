@@ -110,7 +110,7 @@ struct VenueController {
         if let unknown = parameters.keys.sorted().first(where: { !known.contains($0) }) {
             throw APIError.badRequest("unknown query parameter \"\(unknown)\": use \(known.dropLast().joined(separator: ", ")) and \(known[known.count - 1])")
         }
-        var query = VenueQuery(near: nil, radiusM: Self.defaultRadiusM, nameContains: nil, limit: Self.defaultLimit)
+        var query = VenueQuery(near: nil, radiusM: Self.defaultRadiusM, nameWords: nil, limit: Self.defaultLimit)
         if let near = parameters["near"] {
             guard let place = Coordinate(text: near) else { throw APIError.badRequest("near must be \(TypedPlace.rule)") }
             query.near = place
@@ -127,7 +127,7 @@ struct VenueController {
             }
             query.limit = count
         }
-        query.nameContains = try Validation.searchText(parameters["q"])
+        query.nameWords = try Validation.searchText(parameters["q"])
         return query
     }
 

@@ -29,7 +29,7 @@ struct PublicController {
         let parameters = try request.formQuery()
         let q = parameters["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let near = parameters["near"]?.trimmingCharacters(in: .whitespaces) ?? ""
-        var query = VenueQuery(near: nil, radiusM: Self.searchRadiusM, nameContains: try Validation.searchText(q), limit: 20)
+        var query = VenueQuery(near: nil, radiusM: Self.searchRadiusM, nameWords: try Validation.searchText(q), limit: 20)
         var problem: String?
         if !near.isEmpty {
             if let place = Coordinate(text: near) { query.near = place } else { problem = "Type the place as latitude,longitude, for example -33.87,151.21." }

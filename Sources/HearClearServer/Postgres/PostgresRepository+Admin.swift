@@ -56,17 +56,18 @@ extension PostgresRepository: AdminStore {
     }
 
     public func venues(search: String?, offset: Int, limit: Int) async throws -> (venues: [VenueListing], total: Int) {
-        let pattern = VenueQuery.likePattern(containing: search)
+        let idPattern = VenueQuery.likePattern(containing: search)
+        let namePatterns = VenueQuery.likePatterns(eachWordOf: search)
         return try await read { [logger] connection in
             let total = try await connection.query(
-                "SELECT COUNT(*) FROM venue v WHERE (\(pattern)::text IS NULL OR \(unescaped: VenueQuery.postgresNameFolded) LIKE \(pattern) ESCAPE '\\' OR v.id ILIKE \(pattern) ESCAPE '\\')",
+                "SELECT COUNT(*) FROM venue v WHERE (\(idPattern)::text IS NULL OR \(unescaped: VenueQuery.postgresNameFolded) LIKE ALL (\(namePatterns)::text[]) OR v.id ILIKE \(idPattern) ESCAPE '\\')",
                 logger: logger
             ).decode(Int.self).first { _ in true } ?? 0
             let venues = try await Self.venueListings(
                 connection, logger: logger,
                 """
                 \(unescaped: Self.venueListingSelect)
-                WHERE (\(pattern)::text IS NULL OR \(unescaped: VenueQuery.postgresNameFolded) LIKE \(pattern) ESCAPE '\\' OR v.id ILIKE \(pattern) ESCAPE '\\')
+                WHERE (\(idPattern)::text IS NULL OR \(unescaped: VenueQuery.postgresNameFolded) LIKE ALL (\(namePatterns)::text[]) OR v.id ILIKE \(idPattern) ESCAPE '\\')
                 ORDER BY latest DESC NULLS LAST, v.name, v.id LIMIT \(limit) OFFSET \(offset)
                 """)
             return (venues, total)

@@ -164,13 +164,14 @@ public struct PostgresRepository: Repository {
 
     public func venues(matching query: VenueQuery) async throws -> [VenueSummary] {
         try await read { connection in
-            let pattern = VenueQuery.likePattern(containing: query.nameContains)
+            // LIKE ALL of no pattern holds; with ALL, LIKE takes PostgreSQL's default escape, `\`.
+            let patterns = VenueQuery.likePatterns(eachWordOf: query.nameWords)
             guard let near = query.near else {
                 return try await Self.venueSummaries(
                     connection, cell: query.cell, logger: logger,
                     """
                     SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.join(query.cell))
-                    WHERE \(pattern)::text IS NULL OR \(unescaped: VenueQuery.postgresNameFolded) LIKE \(pattern) ESCAPE '\\'
+                    WHERE \(unescaped: VenueQuery.postgresNameFolded) LIKE ALL (\(patterns)::text[])
                     ORDER BY v.name, v.id LIMIT \(query.limit)
                     """)
             }
@@ -180,7 +181,7 @@ public struct PostgresRepository: Repository {
                 connection, cell: query.cell, logger: logger,
                 """
                 SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.join(query.cell))
-                WHERE (\(pattern)::text IS NULL OR \(unescaped: VenueQuery.postgresNameFolded) LIKE \(pattern) ESCAPE '\\')
+                WHERE \(unescaped: VenueQuery.postgresNameFolded) LIKE ALL (\(patterns)::text[])
                   AND v.latitude BETWEEN \(box.latitude.lowerBound) AND \(box.latitude.upperBound)
                   AND v.longitude BETWEEN \(longitudes.lowerBound) AND \(longitudes.upperBound)
                 """)

@@ -53,8 +53,11 @@ extension SQLiteRepository: AdminStore {
     public func venues(search: String?, offset: Int, limit: Int) async throws -> (venues: [VenueListing], total: Int) {
         try await pool.read { db in
             var filter = SQL("")
-            if let pattern = VenueQuery.likePattern(containing: search) {
-                filter = "WHERE \(sql: VenueQuery.sqliteNameFolded) LIKE \(pattern) ESCAPE '\\' OR v.id LIKE \(pattern) ESCAPE '\\'"
+            if let idPattern = VenueQuery.likePattern(containing: search) {
+                let name = VenueQuery.likePatterns(eachWordOf: search).map { pattern -> SQL in
+                    "\(sql: VenueQuery.sqliteNameFolded) LIKE \(pattern) ESCAPE '\\'"
+                }
+                filter = "WHERE (" + name.joined(separator: " AND ") + ") OR v.id LIKE \(idPattern) ESCAPE '\\'"
             }
             let total = try SQLRequest<Int>("SELECT COUNT(*) FROM venue v \(filter)").fetchOne(db) ?? 0
             let venues = try Self.venueListings(
