@@ -83,12 +83,16 @@ public struct APIClient: Sendable {
         try await send("GET", "venues/\(try Self.pathComponent(id))").decoded()
     }
 
-    public func venues(near latitude: Double, _ longitude: Double, radius: Double, limit: Int = 20) async throws -> VenueList {
-        try await send("GET", "venues", query: [
-            URLQueryItem(name: "near", value: "\(latitude),\(longitude)"),
-            URLQueryItem(name: "radius", value: "\(radius)"),
-            URLQueryItem(name: "limit", value: "\(limit)"),
-        ]).decoded()
+    /// Venues whose names hold each of `words`, by name; or near `place` within `radius` metres,
+    /// nearest first; or both.
+    public func venues(named words: String? = nil, near place: TypedPlace? = nil, radius: Double = 1000, limit: Int = 20) async throws -> VenueList {
+        var query = [URLQueryItem(name: "limit", value: "\(limit)")]
+        if let words { query.append(URLQueryItem(name: "q", value: words)) }
+        if let place {
+            query.append(URLQueryItem(name: "near", value: "\(place.latitude),\(place.longitude)"))
+            query.append(URLQueryItem(name: "radius", value: "\(radius)"))
+        }
+        return try await send("GET", "venues", query: query).decoded()
     }
 
     /// The raw loudness document (for `--json`) and its decoded form.
@@ -174,7 +178,11 @@ public struct APIClient: Sendable {
         authorized: Bool = false
     ) async throws -> Answer {
         var components = URLComponents(url: server.appendingPathComponent("api/v\(version)/\(path)"), resolvingAgainstBaseURL: false)!
-        if !query.isEmpty { components.queryItems = query }
+        if !query.isEmpty {
+            components.queryItems = query
+            // URLComponents leaves a plus as it is, and a query is read as a form, where a plus is a space.
+            components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        }
         guard let url = components.url else { throw Failure.foreign("the server URL \(server.absoluteString) cannot take the path \(path)") }
         var headers = ["Accept": "application/json"]
         if authorized, let token { headers["Authorization"] = "Bearer \(token)" }

@@ -66,7 +66,7 @@ extension Hearclear {
 
     struct VenueCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "venue", abstract: "Add, show and find venues.", subcommands: [Add.self, Show.self, Near.self])
+            commandName: "venue", abstract: "Add, show and find venues.", subcommands: [Add.self, Show.self, Find.self, Near.self])
 
         struct Add: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Create or update a venue.")
@@ -101,6 +101,37 @@ extension Hearclear {
             }
         }
 
+        struct Find: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Venues whose name holds every word given, in any order and case: their ids, to check in.")
+            @Argument(help: "Words of the venue's name, e.g. moon bar.") var words: [String]
+            // Unconditional: southern latitudes start with a minus sign.
+            @Option(parsing: .unconditional, help: ArgumentHelp("Only venues near this place, nearest first, e.g. -33.87,151.21.", valueName: "latitude,longitude"))
+            var near: String?
+            @Option(help: "Metres around the place of --near.") var radius: Double = 1000
+            @Option(help: "At most this many venues.") var limit: Int = 20
+            @Flag(help: "Print the server's JSON.") var json = false
+
+            func validate() throws {
+                if words.joined().allSatisfy(\.isWhitespace) { throw ValidationError("give a word of the venue's name") }
+                if let near, TypedPlace(near) == nil { throw ValidationError("--near must be \(TypedPlace.rule)") }
+            }
+
+            func run() async throws {
+                let name = words.joined(separator: " ")
+                let place = near.flatMap { TypedPlace($0) }
+                let list = try await Setup().client().venues(named: name, near: place, radius: radius, limit: limit)
+                if json { return try printJSON(list) }
+                if list.venues.isEmpty {
+                    let within = place == nil ? "" : " within \(Int(radius)) m"
+                    print("No venue\(within) has \(name.split(whereSeparator: \.isWhitespace).count == 1 ? "“\(name)”" : "every word of “\(name)”") in its name.")
+                }
+                for venue in list.venues {
+                    print((venue.distanceM.map { String(format: "%7.0f m  ", $0) } ?? "") + describe(venue))
+                }
+            }
+        }
+
         struct Near: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Venues near a place, nearest first.")
             // All unrecognised input: "-33.87,151.21" starts with a minus sign, like an option.
@@ -112,7 +143,7 @@ extension Hearclear {
 
             func run() async throws {
                 guard let place = TypedPlace(location.joined()) else { throw ValidationError("give the place as \(TypedPlace.rule)") }
-                let list = try await Setup().client().venues(near: place.latitude, place.longitude, radius: radius, limit: limit)
+                let list = try await Setup().client().venues(near: place, radius: radius, limit: limit)
                 if json { return try printJSON(list) }
                 if list.venues.isEmpty { print("No venues within \(Int(radius)) m.") }
                 for venue in list.venues {

@@ -321,6 +321,28 @@ import Testing
         #expect(near.output.contains("opera  Opera Bar"))
     }
 
+    /// A person knows the venue's name, not its id: `venue find` takes its words in any order, and a
+    /// plus in them is a plus (a query is read as a form, where a bare plus is a space).
+    @Test(arguments: StoreKind.allCases) func venueFindTakesWordsOfTheNameInAnyOrder(store: StoreKind) async throws {
+        let server = try await ServerProcess(database: try await ServerDatabase(store, named: "find", in: folder))
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        for (id, name, lat) in [("moon", "The Blue Moon Bar", "-33.8572"), ("opera", "Opera Bar", "-33.8572"), ("far", "Moon Far Away", "-33.95"),
+                                ("plus", "Bar+Grill", "0"), ("space", "Bar Grill", "0")] {
+            #expect(try await hearclear("venue", "add", id, "--name", name, "--lat", lat, "--lng", "151.2153", "--timezone", "Australia/Sydney").status == 0)
+        }
+        let found = try await hearclear("venue", "find", "moon", "bar")
+        #expect(found.status == 0, "\(found.errors)")
+        #expect(found.output == "moon  The Blue Moon Bar  (Australia/Sydney)  no data yet, 0 check-ins\n", "\(found.output)")
+        let near = try await hearclear("venue", "find", "MOON", "--near", "-33.857,151.215", "--radius", "500")
+        #expect(near.output.contains("m  moon  The Blue Moon Bar") && !near.output.contains("Far Away"), "\(near.output)")
+        let plus = try await hearclear("venue", "find", "bar+grill")
+        #expect(plus.output.contains("plus  Bar+Grill") && !plus.output.contains("space"), "\(plus.output)")
+        let none = try await hearclear("venue", "find", "moon", "pub")
+        #expect(none.status == 0 && none.output == "No venue has every word of “moon pub” in its name.\n", "\(none.output)")
+        let wrong = try await hearclear("venue", "find", "moon", "--near", "south")
+        #expect(wrong.status != 0 && wrong.errors.contains("--near must be LATITUDE,LONGITUDE"), "\(wrong.errors)")
+    }
+
     /// A recording made on Friday night lands in Friday night's hours, not at upload time.
     @Test(arguments: StoreKind.allCases) func aRecordingCountsWhenItWasMadeNotWhenItIsUploaded(store: StoreKind) async throws {
         let database = try await ServerDatabase(store, named: "when", in: folder)
