@@ -227,7 +227,7 @@ extension Hearclear {
                 if case .server(let status, let message, _) = failure {
                     if status == 404 {
                         throw ValidationError(
-                            "the server does not know venue \(venueID): add it first with `hearclear venue add \(venueID) --name NAME --lat LATITUDE --lng LONGITUDE`, or find it with `hearclear venue near`")
+                            "the server does not know venue \(venueID): add it first with `hearclear venue add \(venueID) --name NAME --lat LATITUDE --lng LONGITUDE`, or find its id with `hearclear venue find WORDS OF ITS NAME`")
                     }
                     if status == 308 { return note("\(message): the check-in counts there.") }
                 }

@@ -130,6 +130,7 @@ import Testing
         let unknown = try await hearclear("checkin", "no-such-venue", "--file", try recording())
         #expect(unknown.status != 0)
         #expect(unknown.errors.contains("the server does not know venue no-such-venue: add it first with `hearclear venue add no-such-venue"), "\(unknown.errors)")
+        #expect(unknown.errors.contains("or find its id with `hearclear venue find WORDS OF ITS NAME`"), "\(unknown.errors)")
         #expect(!unknown.errors.contains("Checking in at"))
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: outbox.path)) ?? []).filter { !$0.hasPrefix(".") }.isEmpty)
         // Weighting Z is not offered where the server would refuse it.
