@@ -43,6 +43,8 @@ public struct SoundClassifier: Sendable {
     }
 
     public static let resourceName = "sound-classes-v7"
+    /// The fewest frames (128 ms) pooled into one judgement.
+    static let fewestFramesJudged = 4
     public let version: Int
     private let model: Model
     /// Each convolution's weights reordered as `kernel × inputs × outputs`, so that one input value
@@ -110,10 +112,15 @@ public struct SoundClassifier: Sendable {
         samples.contains { $0.classes != nil } ? shipped.version : nil
     }
 
-    /// `nil` for an interval of fewer than four frames: too short to judge.
+    /// Pooled over the interval's own frames; an interval of fewer than four (the last of a
+    /// recording, cut short) over the last four, those before it included: API v2 carries a
+    /// check-in's classes only when every interval has them, so a short last interval left unjudged
+    /// would take every other's from the check-in. `nil` only when the window holds fewer than four
+    /// frames in all.
     public func classes(of window: SoundFeatures.Window) -> SoundClasses? {
-        guard window.frames >= 4 else { return nil }
         let positions = window.context + window.frames
+        let judged = max(window.frames, Self.fewestFramesJudged)
+        guard positions >= judged else { return nil }
         let channels = widths[0]
         var input = [Float](repeating: 0, count: positions * channels)
         for position in 0..<positions {
@@ -125,18 +132,18 @@ public struct SoundClassifier: Sendable {
         for (index, convolution) in model.convolutions.enumerated() {
             input = Self.convolve(input, positions: positions, inputs: widths[index], outputs: widths[index + 1], weights: weights[index], convolution: convolution)
         }
-        // Over the interval's own frames: each channel's mean, then its maximum.
+        // Each channel's mean, then its maximum.
         let width = widths.last!
         var pooled = [Float](repeating: 0, count: 2 * width)
         for channel in 0..<width { pooled[width + channel] = -.infinity }
-        for position in window.context..<positions {
+        for position in (positions - judged)..<positions {
             for channel in 0..<width {
                 let value = input[position * width + channel]
                 pooled[channel] += value
                 pooled[width + channel] = max(pooled[width + channel], value)
             }
         }
-        for channel in 0..<width { pooled[channel] /= Float(window.frames) }
+        for channel in 0..<width { pooled[channel] /= Float(judged) }
         let output = zip(model.output.weights, model.output.bias).map { row, bias in
             1 / (1 + exp(-Double(zip(row, pooled).reduce(bias) { $0 + $1.0 * $1.1 })))
         }

@@ -283,7 +283,19 @@ import Testing
         #expect(samples.count == 3 && samples.allSatisfy { $0.classes != nil })
         // A pure tone is not speech.
         #expect(samples.allSatisfy { ($0.classes?.speech ?? 1) < SoundClasses.detected })
-        // 1000 samples (21 ms) are too short a last interval to judge.
+        // A last interval of 1000 samples (21 ms, not one frame of its own) is judged on the last
+        // four frames, those of the interval before it: otherwise the check-in would carry no classes
+        // at all, as API v2 carries them only when every interval has them.
+        let last = meter.finish()?.sample
+        #expect(last?.classes != nil)
+        let checkIn = CheckIn(id: UUID(), venueID: "v", startedAt: Date(), calibrationDB: nil, samples: samples + [last!])
+        #expect(CheckInV2(checkIn).classes?.speech.count == 4)
+    }
+
+    /// Only a recording of fewer than four frames in all has nothing to judge.
+    @Test func aRecordingShorterThanFourFramesIsNotJudged() {
+        var meter = LevelMeter(sampleRate: 48_000, classifier: .shipped)
+        #expect(meter.process((0..<4000).map { Float(0.3 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }).isEmpty)
         #expect(meter.finish()?.sample.classes == nil)
     }
 }
