@@ -94,6 +94,7 @@ async function start() {
     const node = new AudioWorkletNode(context, "hearclear-meter", { numberOfInputs: 1, numberOfOutputs: 0, processorOptions: { design: filters } });
     session = {
       stream, context, node, problems, rate: context.sampleRate, details: filters.bands !== null,
+      classesModel: filters.classes ? filters.classes.model.version : null,
       calibration: calibration(), defaultCalibration: filters.default_calibration_db, startedAt: new Date(), intervals: [],
       wakeLock: navigator.wakeLock ? await navigator.wakeLock.request("screen").catch(() => null) : null,
     };
@@ -126,10 +127,21 @@ function received(message) {
   const seconds = session.intervals.length;
   const shown = message.avg + (session.calibration ?? session.defaultCalibration);
   levelText.textContent = shown.toFixed(0);
-  elapsedText.textContent = `${minutesAndSeconds(seconds)} of ${minutesAndSeconds(duration)} measured`;
+  elapsedText.textContent = `${minutesAndSeconds(seconds)} of ${minutesAndSeconds(duration)} measured` + (message.classes ? ` · ${heard(message.classes)}` : "");
   drawHistory();
   if (seconds % ANNOUNCE_EVERY === 0) announce.textContent = `${shown.toFixed(0)} decibels A, ${minutesAndSeconds(seconds)} measured`;
   if (seconds >= duration) stop();
+}
+
+/** What a second held, in the words of the CLI's live line: a probability counts from 0.5, to the whole percent. */
+function heard(classes) {
+  const speech = percent(classes.speech) >= 50, music = percent(classes.music) >= 50;
+  return speech && music ? "speech and music" : speech ? "speech" : music ? "music" : "other";
+}
+
+/** A probability as the columns carry it: whole percent, halves up, as Swift rounds. */
+function percent(probability) {
+  return Math.round(probability * 100);
 }
 
 function drawHistory() {
@@ -172,6 +184,11 @@ function checkIn(current) {
     levels, events: [],
   };
   if (current.calibration !== null) body.calibration_db = current.calibration;
+  // As the CLI sends them: only when every interval was judged (API v2 carries none otherwise).
+  if (current.classesModel !== null && current.intervals.every((interval) => interval.classes)) {
+    body.classes = { speech: current.intervals.map((i) => percent(i.classes.speech)), music: current.intervals.map((i) => percent(i.classes.music)) };
+    body.classes_model = current.classesModel;
+  }
   return body;
 }
 

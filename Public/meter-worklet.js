@@ -4,8 +4,12 @@
 // it repeats (interval boundaries, the Fast detector's steps, the peak) are tested against the
 // Swift meter on the same audio (BrowserTests, docs/public-pages.md).
 //
-// Posts {type: "interval", avg, peak, fastMax, cAvg, octaves} in dBFS for each interval it
-// completes; on {type: "finish"} posts the last, partial interval if any, then {type: "finished"}.
+// Posts {type: "interval", avg, peak, details: {fastMax, cAvg, octaves}, classes: {speech, music}}
+// (levels in dBFS; details and classes null where the rate has none, classes null too for an interval
+// too short to judge) for each interval it completes; on {type: "finish"} posts the last, partial
+// interval if any, then {type: "finished"}. Speech and music are found by sound-classes.js.
+
+import { SoundClassesMeter } from "./sound-classes.js";
 
 // A cascade of second-order sections in transposed direct form II, in double precision.
 class Cascade {
@@ -35,6 +39,7 @@ class MeterProcessor extends AudioWorkletProcessor {
     this.a = new Cascade(design.a);
     this.c = new Cascade(design.c);
     this.bands = design.bands ? design.bands.map((sections) => new Cascade(sections)) : null;
+    this.sound = design.classes ? new SoundClassesMeter(design.classes) : null;
     this.count = 0;
     this.fast = 0;
     this.fastMax = 0;
@@ -74,6 +79,7 @@ class MeterProcessor extends AudioWorkletProcessor {
       let stepWeighted = 0;
       for (let index = position; index < position + take; index++) {
         const x = samples[index];
+        if (this.sound) this.sound.push(x);
         const y = this.a.process(x);
         stepWeighted += y * y;
         this.largest = Math.max(this.largest, Math.abs(y));
@@ -107,6 +113,7 @@ class MeterProcessor extends AudioWorkletProcessor {
       details: this.bands
         ? { fastMax: this.level(this.fastMax), cAvg: this.level(this.cSum / n), octaves: this.bandSums.map((sum) => this.level(sum / n)) }
         : null,
+      classes: this.sound ? this.sound.closeInterval() : null,
     });
     this.resetSums();
     this.count = 0;

@@ -26,9 +26,13 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
     /// dB added to dBFS when no calibration is known: the server's default (`Level.defaultCalibrationDB`
     /// unless its operators set another).
     public var defaultCalibrationDB: Double
+    /// How speech and music are found at this rate; `null` below the rate the features need
+    /// (`SoundFeatures.minimumSampleRate`: no classes then).
+    public var classes: SoundClassesDesign?
 
     public init(
-        sampleRate: Int, intervalS: Double, samplesPerInterval: Int, samplesPerFastStep: Int, a: [[Double]], c: [[Double]], bands: [[[Double]]]?
+        sampleRate: Int, intervalS: Double, samplesPerInterval: Int, samplesPerFastStep: Int, a: [[Double]], c: [[Double]], bands: [[[Double]]]?,
+        classes: SoundClassesDesign? = nil
     ) {
         version = Self.currentVersion
         self.sampleRate = sampleRate
@@ -41,9 +45,10 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         self.c = c
         self.bands = bands
         defaultCalibrationDB = Level.defaultCalibrationDB
+        self.classes = classes
     }
 
-    /// `bands` as `null` when there are none, rather than left out: the document says so.
+    /// `bands` and `classes` as `null` when there are none, rather than left out: the document says so.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(version, forKey: .version)
@@ -57,10 +62,11 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         try container.encode(c, forKey: .c)
         try container.encode(bands, forKey: .bands)
         try container.encode(defaultCalibrationDB, forKey: .defaultCalibrationDB)
+        try container.encode(classes, forKey: .classes)
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, a, c, bands
+        case version, a, c, bands, classes
         case sampleRate = "sample_rate"
         case intervalS = "interval_s"
         case samplesPerInterval = "samples_per_interval"

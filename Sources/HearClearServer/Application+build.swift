@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HearClearCore
 import Hummingbird
+import LevelMeter
 import Logging
 import NIOCore
 import Prometheus
@@ -158,7 +159,9 @@ public func buildRouter(
     let checkIns = CheckInController(repository: repository, settings: settings, limiter: limiter, uploads: UploadGate(capacity: settings.maxConcurrentUploads))
     checkIns.addRoutes(to: api.group("checkins"))
     checkIns.addVersion2Routes(to: router.group("api/v2/checkins"))
-    MeterDesignController(defaultCalibrationDB: settings.defaultCalibrationDB).addRoutes(to: router.group("api/v2/meter-design"))
+    // Loaded here, so that a server installed without the model says so as it starts.
+    MeterDesignController(defaultCalibrationDB: settings.defaultCalibrationDB, classifier: try SoundClassifier.loadShipped())
+        .addRoutes(to: router.group("api/v2/meter-design"))
 
     api.get("scale") { _, _ in settings.scale }
         .methodNotAllowed("scale", allowing: [.get])

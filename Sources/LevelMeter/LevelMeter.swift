@@ -30,8 +30,8 @@ public struct LevelMeter: Sendable {
     private var fast = 0.0
     private var fastMax = 0.0
     /// Speech and music, fed the same blocks: its intervals end where the levels' do.
-    private var features: SoundFeatures?
-    private let classifier: SoundClassifier?
+    private(set) var features: SoundFeatures?
+    let classifier: SoundClassifier?
     private var classified: [SoundClasses?] = []
 
     /// With a `classifier`, intervals carry `classes` when the sample rate allows

@@ -10,34 +10,6 @@ import HearClearCore
 /// output for speech and one for music. The weights ship as a versioned resource that `make
 /// train-classes` rebuilds (docs/sound-classes.md); this code only runs them.
 public struct SoundClassifier: Sendable {
-    /// The resource file as `make train-classes` writes it.
-    struct Model: Codable {
-        struct Convolution: Codable {
-            /// `outputs × inputs × kernel` weights, in that order, flattened.
-            var weights: [Float]
-            var bias: [Float]
-            var kernel: Int
-            var dilation: Int
-        }
-
-        struct Output: Codable {
-            /// One row per class (speech, music) over the pooled channels: every channel's mean, then
-            /// every channel's maximum.
-            var weights: [[Float]]
-            var bias: [Float]
-        }
-
-        var version: Int
-        /// The `SoundFeatures.version` it was trained on.
-        var featuresVersion: Int
-        var features: [String]
-        var contextFrames: Int
-        var mean: [Float]
-        var scale: [Float]
-        var convolutions: [Convolution]
-        var output: Output
-    }
-
     public struct InvalidModel: Error, CustomStringConvertible {
         public let description: String
     }
@@ -46,7 +18,8 @@ public struct SoundClassifier: Sendable {
     /// The fewest frames (128 ms) pooled into one judgement.
     static let fewestFramesJudged = 4
     public let version: Int
-    private let model: Model
+    /// What `SoundClassesDesign.model` hands the browser's meter.
+    let model: SoundClassesModel
     /// Each convolution's weights reordered as `kernel × inputs × outputs`, so that one input value
     /// meets its outputs' weights side by side.
     private let weights: [[Float]]
@@ -57,22 +30,30 @@ public struct SoundClassifier: Sendable {
 
     /// The model shipped with the meter.
     public static let shipped: SoundClassifier = {
-        guard let url = shippedModel else {
-            fatalError("\(resourceName).json is missing from \(Bundle.module.bundlePath)")
-        }
         do {
-            return try SoundClassifier(json: try Data(contentsOf: url))
+            return try loadShipped()
         } catch {
-            fatalError("the shipped sound classes model does not load: \(error)")
+            fatalError("\(error)")
         }
     }()
+
+    /// The model shipped with the meter, or why it does not load: for a program that reports it
+    /// as it starts rather than stopping when the model is first needed.
+    public static func loadShipped() throws -> SoundClassifier {
+        guard let url = shippedModel else { throw InvalidModel(description: "\(resourceName).json is missing from \(Bundle.module.bundlePath)") }
+        do {
+            return try SoundClassifier(json: try Data(contentsOf: url))
+        } catch let invalid as InvalidModel {
+            throw invalid
+        } catch {
+            throw InvalidModel(description: "the shipped sound classes model does not load: \(error)")
+        }
+    }
 
     /// A model whose features are not those this meter computes, in that order and version, or
     /// whose context is not the meter's, is refused.
     public init(json: Data) throws {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        let model = try decoder.decode(Model.self, from: json)
+        let model = try JSONDecoder().decode(SoundClassesModel.self, from: json)
         let count = SoundFeatures.names.count
         guard model.features == SoundFeatures.names, model.featuresVersion == SoundFeatures.version, model.contextFrames == SoundFeatures.contextFrames else {
             throw InvalidModel(
@@ -151,7 +132,7 @@ public struct SoundClassifier: Sendable {
     }
 
     /// One convolution along time and its ReLU, positions outside the window taken as zeros.
-    private static func convolve(_ input: [Float], positions: Int, inputs: Int, outputs: Int, weights: [Float], convolution: Model.Convolution) -> [Float] {
+    private static func convolve(_ input: [Float], positions: Int, inputs: Int, outputs: Int, weights: [Float], convolution: SoundClassesModel.Convolution) -> [Float] {
         var output = [Float](repeating: 0, count: positions * outputs)
         let reach = convolution.kernel / 2, bias = convolution.bias, rowBytes = 4 * outputs
         input.withUnsafeBufferPointer { input in

@@ -40,7 +40,7 @@ public struct SoundFeatures: Sendable {
     public let sampleRate: Int
     let frameSize: Int
     let samplesPerInterval: Int
-    private var decimator: Decimator
+    private(set) var decimator: Decimator
     private let spectrum: RealFFT
     /// The autocorrelation is the inverse transform of the power spectrum's lower half (to a quarter
     /// of the decimated rate, where a voice's pitch shows in its harmonics), at every other lag.
@@ -49,18 +49,18 @@ public struct SoundFeatures: Sendable {
     private var powerExtended: [Float]
     /// The window's own autocorrelation at the lags of `pitchLags`, normalised: what a perfectly
     /// periodic frame would reach.
-    private let windowCorrelation: [Float]
+    let windowCorrelation: [Float]
     /// The mel bands' bins and weights one band after another, each band ending at its `bandEnds`,
     /// and the sum of each band's weights.
-    private let bandBins: [Int]
-    private let bandWeights: [Float]
-    private let bandEnds: [Int]
+    let bandBins: [Int]
+    let bandWeights: [Float]
+    let bandEnds: [Int]
     private let bandTotals: [Float]
     private let logBandTotals: [Float]
-    private let spectrumBins: ClosedRange<Int>
-    private let binKHz: Float
+    let spectrumBins: ClosedRange<Int>
+    let binKHz: Float
     /// Lags, in steps of two decimated samples, from a 400 Hz to an 80 Hz period.
-    private let pitchLags: ClosedRange<Int>
+    let pitchLags: ClosedRange<Int>
 
     private var decimated: [Float] = []
     private var frame: [Float]

@@ -37,6 +37,8 @@ import FoundationNetworking
     /// of a speech second, 0.2 dB in its level; the same case run again passed).
     static let glitchedShare = 0.2
     static let glitchTolerance = 1.0
+    /// A second's speech and music agree with analyze's within this many percentage points.
+    static let classesAgreement = 5
     /// A page's level agrees with the file's within a tenth of a dB (the page stores tenths).
     static let agreement = 0.1 + 1e-9
     /// The file's levels are measured in blocks of this many samples to find where the page
@@ -218,7 +220,7 @@ import FoundationNetworking
         let page = checkIn.levels
         let columns = [page.avg, page.peak, page.fastMax, page.cAvg, page.oct500, page.oct1000, page.oct2000, page.oct4000].map { $0 ?? [] }
         try #require(columns.allSatisfy { $0.count == page.avg.count } && page.avg.count > Self.measuredSeconds, "\(page)")
-        #expect(checkIn.classes == nil)
+        #expect(checkIn.classesModel == SoundClassifier.shipped.version)
         // Time-ordered at its start, as the CLI makes a check-in's id; to the millisecond but one,
         // as a Date since 2001 read back from the answer's text may have lost it.
         let idTime = try #require(checkIn.id.timeOrderedMilliseconds, "\(checkIn.id)")
@@ -238,6 +240,8 @@ import FoundationNetworking
         try await check(
             columns, against: analyzed(from: start, of: delivered), blocks: deliveredBlocks, offset: offset, measures: Array(0..<8),
             "\(sound) at \(rate) Hz, measured at \(pageRate) Hz")
+        let classes = try #require(checkIn.classes, "the page sent no speech and music")
+        try await check(classes, against: classified(from: start, of: delivered), sound: sound, "\(sound) at \(rate) Hz, measured at \(pageRate) Hz")
         if pageRate != rate {
             let fileBlocks = try blocks(of: file), fileOffset = offset * rate / pageRate
             try await check(
@@ -251,6 +255,52 @@ import FoundationNetworking
         let trimmed = folder.appendingPathComponent("\(URL(fileURLWithPath: path).lastPathComponent)-from-\(start).wav").path
         #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [path, trimmed, "trim", "\(start)s"]).status == 0)
         return try await analyzed(trimmed)
+    }
+
+    /// analyze's speech and music of `path` from its sample `start`, in whole percent.
+    func classified(from start: Int, of path: String) async throws -> [SoundClasses?] {
+        let trimmed = folder.appendingPathComponent("\(URL(fileURLWithPath: path).lastPathComponent)-classes-from-\(start).wav").path
+        #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [path, trimmed, "trim", "\(start)s"]).status == 0)
+        let result = try await Executable.run("hearclear", ["analyze", trimmed, "--json"])
+        #expect(result.status == 0, "\(result.errors)")
+        struct Analysis: Decodable {
+            struct Second: Decodable {
+                let speech: Double?
+                let music: Double?
+            }
+            let samples: [Second]
+        }
+        return try JSONDecoder().decode(Analysis.self, from: Data(result.output.utf8)).samples.map { second in
+            second.speech.flatMap { speech in second.music.map { SoundClasses(speech: speech, music: $0).rounded } }
+        }
+    }
+
+    /// The page's speech and music against analyze's on the same audio, from where the page began:
+    /// the browser sums in double precision where Swift sums in single, and its start is known to
+    /// `blockSamples` only, which moves the frames a little; a capture that skipped (`check`) moves
+    /// them more. So most seconds agree within `classesAgreement`, each class is detected in the
+    /// same seconds but a few, and the sound's own class is found in most of them. The first second
+    /// and the last, partial one are left out, as for the levels.
+    func check(_ page: CheckInV2.Classes, against reference: [SoundClasses?], sound: Sound, _ what: String) {
+        let seconds = 1..<(page.speech.count - 1)
+        var apart: [String] = [], disagreeing = 0, found = 0
+        for second in seconds {
+            guard second < reference.count, let expected = reference[second]?.percent else {
+                apart.append("second \(second): analyze judged nothing")
+                continue
+            }
+            let (speech, music) = (page.speech[second], page.music[second])
+            let detected = (sound == .speech ? speech : music) >= 50
+            if detected { found += 1 }
+            if (speech >= 50) != (expected.speech >= 50) || (music >= 50) != (expected.music >= 50) { disagreeing += 1 }
+            if abs(speech - expected.speech) > Self.classesAgreement || abs(music - expected.music) > Self.classesAgreement {
+                apart.append("second \(second): page \(speech) % speech, \(music) % music; analyze \(expected.speech), \(expected.music)")
+            }
+        }
+        let report = "\(what): \(apart.count) of \(seconds.count) seconds more than \(Self.classesAgreement) points apart, \(disagreeing) detected differently:\n\(apart.joined(separator: "\n"))"
+        #expect(Double(apart.count) <= Self.glitchedShare * Double(seconds.count), "\(report)")
+        #expect(Double(disagreeing) <= Self.glitchedShare * Double(seconds.count), "\(report)")
+        #expect(Double(found) >= 0.5 * Double(seconds.count), "\(what): \(sound) found in \(found) of \(seconds.count) seconds")
     }
 
     /// The page's seconds against analyze's `reference` from where the page began (`offset` in

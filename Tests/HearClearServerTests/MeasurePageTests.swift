@@ -19,16 +19,22 @@ import Testing
                 #expect(response.headers[.cacheControl] == "public, max-age=86400")
                 let design = try decode(MeterDesignDocument.self, response)
                 // (The server made the design first: the meter here finds it made.)
-                #expect(design == LevelMeter(sampleRate: rate).designDocument)
+                #expect(design == LevelMeter(sampleRate: rate, classifier: .shipped).designDocument)
                 #expect(design.sampleRate == rate && design.samplesPerInterval == rate && design.samplesPerFastStep == (rate + 500) / 1000)
                 #expect(design.a.count == 4 && design.c.count == 4 && design.a.allSatisfy { $0.count == 5 })
                 #expect(design.bands?.count == 4 && design.bands?.allSatisfy { $0.count == 3 } == true)
                 #expect(design.fastTimeConstantS == 0.125 && design.defaultCalibrationDB == Level.defaultCalibrationDB)
+                // Speech and music: 32 ms frames of the audio decimated by 2, the shipped model.
+                let classes = try #require(design.classes)
+                #expect(classes.decimationFactor == 2 && classes.frameSize == (rate == 48000 ? 768 : 704) && classes.bands.count == 16)
+                #expect(classes.model.version == SoundClassifier.shipped.version && classes.fewestFramesJudged == 4)
             }
             // Below the rate that holds the 4 kHz band, the levels only: no bands to run, said as null.
             let narrow = try await client.execute(uri: "/api/v2/meter-design?rate=8000", method: .get)
             #expect(String(buffer: narrow.body).contains(#""bands":null"#))
             #expect(try decode(MeterDesignDocument.self, narrow).bands == nil)
+            // Nor speech and music, whose bands reach 7 kHz.
+            #expect(String(buffer: narrow.body).contains(#""classes":null"#))
         }
     }
 
@@ -71,7 +77,7 @@ import Testing
                 // The one script is a file of this server's; the meter is shown only once it runs.
                 #expect(html.components(separatedBy: "<script").count == 2 && html.contains(#"<script type="module" src="/public/measure.js"></script>"#))
                 #expect(html.contains(#"data-venue="corner""#) && html.contains(#"data-seconds="300""#) && html.contains("hidden>"))
-                #expect(html.contains("Speech and music are not detected in the browser yet"))
+                #expect(html.contains("the page also judges how likely it held speech and music"))
                 #expect(html.contains(#"<label for="calibration">"#))
             }
             // The venue's page leads there; no other page may ask for the microphone.
@@ -87,7 +93,7 @@ import Testing
 
     @Test func theMetersScriptsAreServedAsScriptsThatCannotBeSniffedAsAnythingElse() async throws {
         try await withApp { client, _ in
-            for file in ["measure.js", "outbox.js", "meter-worklet.js"] {
+            for file in ["measure.js", "outbox.js", "meter-worklet.js", "sound-classes.js"] {
                 try await client.execute(uri: "/public/\(file)", method: .get) { response in
                     #expect(response.status == .ok, "\(file)")
                     #expect(response.headers[.contentType]?.hasPrefix("text/javascript") == true, "\(file)")

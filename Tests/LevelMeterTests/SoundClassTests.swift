@@ -149,9 +149,7 @@ import Testing
     @Test(arguments: [false, true], [(16, 31), (0, 5)])
     func theNetworkGivesWhatPlainLoopsGive(madeUp: Bool, window shape: (context: Int, frames: Int)) throws {
         let model = madeUp ? Self.madeUpModel(channels: 24, kernel: 5) : try Self.shippedModel()
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        let classifier = try SoundClassifier(json: encoder.encode(model))
+        let classifier = try SoundClassifier(json: JSONEncoder().encode(model))
         let width = SoundFeatures.names.count, positions = shape.context + shape.frames
         let values = (0..<(positions * width)).map { index -> Float in
             let scrambled = Double(index * index % 4_099)
@@ -194,15 +192,13 @@ import Testing
         #expect(classes == SoundClasses(speech: expected[0], music: expected[1]))
     }
 
-    static func shippedModel() throws -> SoundClassifier.Model {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(SoundClassifier.Model.self, from: Data(contentsOf: try #require(SoundClassifier.shippedModel)))
+    static func shippedModel() throws -> SoundClassesModel {
+        try JSONDecoder().decode(SoundClassesModel.self, from: Data(contentsOf: try #require(SoundClassifier.shippedModel)))
     }
 
     /// Four convolutions of `channels` channels (dilations 1, 2, 4, 8) with weights that are the
     /// same on every run.
-    static func madeUpModel(channels: Int, kernel: Int) -> SoundClassifier.Model {
+    static func madeUpModel(channels: Int, kernel: Int) -> SoundClassesModel {
         var seed = 0
         func weights(_ count: Int) -> [Float] {
             (0..<count).map { _ in
@@ -211,11 +207,11 @@ import Testing
             }
         }
         var inputs = SoundFeatures.names.count
-        let convolutions = [1, 2, 4, 8].map { dilation -> SoundClassifier.Model.Convolution in
+        let convolutions = [1, 2, 4, 8].map { dilation -> SoundClassesModel.Convolution in
             defer { inputs = channels }
             return .init(weights: weights(channels * inputs * kernel), bias: weights(channels), kernel: kernel, dilation: dilation)
         }
-        return SoundClassifier.Model(
+        return SoundClassesModel(
             version: 1, featuresVersion: SoundFeatures.version, features: SoundFeatures.names, contextFrames: SoundFeatures.contextFrames,
             mean: weights(SoundFeatures.names.count), scale: weights(SoundFeatures.names.count).map { abs($0) + 0.5 },
             convolutions: convolutions, output: .init(weights: [weights(2 * channels), weights(2 * channels)], bias: weights(2)))

@@ -5,8 +5,9 @@ import LevelMeter
 import NIOPosix
 import Synchronization
 
-/// `GET /api/v2/meter-design?rate=…`: the filters and rules of `LevelMeter` at a sample rate, for
-/// the browser's meter (Public/meter-worklet.js), which runs them and designs nothing itself.
+/// `GET /api/v2/meter-design?rate=…`: the filters and rules of `LevelMeter` at a sample rate, and
+/// how it finds speech and music there, for the browser's meter (Public/meter-worklet.js,
+/// Public/sound-classes.js), which runs them and designs nothing itself.
 ///
 /// Only the rates audio hardware runs at are designed: each new rate costs tens of milliseconds
 /// of fitting, and a client must not make the server design (and keep) one per integer.
@@ -16,6 +17,8 @@ struct MeterDesignController {
     /// What this server adds to dBFS for a device without a calibration of its own: the page shows
     /// levels with it until the server has answered.
     let defaultCalibrationDB: Double
+    /// The speech and music model the browser's meter runs (`SoundClassesDesign`).
+    let classifier: SoundClassifier
     /// The encoded answers made so far, by rate: a design never changes while the server runs.
     private let answers = Answers()
 
@@ -34,8 +37,8 @@ struct MeterDesignController {
         guard let rate = Int(text), Self.rates.contains(rate) else {
             throw APIError.badRequest("rate must be a sample rate in Hz, one of \(rates); not \(text)")
         }
-        let body = try await answers.answer(rate: rate) { [defaultCalibrationDB] in
-            var document = LevelMeter(sampleRate: rate).designDocument
+        let body = try await answers.answer(rate: rate) { [defaultCalibrationDB, classifier] in
+            var document = LevelMeter(sampleRate: rate, classifier: classifier).designDocument
             document.defaultCalibrationDB = defaultCalibrationDB
             return try APIResponseEncoder.jsonEncoder().encode(document)
         }

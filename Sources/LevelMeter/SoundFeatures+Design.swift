@@ -1,0 +1,17 @@
+import HearClearCore
+
+extension SoundFeatures {
+    /// The numbers these features are computed with, and `classifier`'s network, as API v2's meter
+    /// design hands them to the browser's meter (`SoundClassesDesign`).
+    func design(classifier: SoundClassifier) -> SoundClassesDesign {
+        SoundClassesDesign(
+            decimationFactor: decimator.factor, decimationTaps: decimator.taps, frameSize: frameSize,
+            spectrumBins: [spectrumBins.lowerBound, spectrumBins.upperBound], binKHz: binKHz,
+            bands: bandEnds.indices.map { band in
+                let members = (band == 0 ? 0 : bandEnds[band - 1])..<bandEnds[band]
+                return SoundClassesDesign.Band(bins: Array(bandBins[members]), weights: Array(bandWeights[members]))
+            },
+            pitchLags: [pitchLags.lowerBound, pitchLags.upperBound], windowCorrelation: windowCorrelation,
+            fewestFramesJudged: SoundClassifier.fewestFramesJudged, model: classifier.model)
+    }
+}
