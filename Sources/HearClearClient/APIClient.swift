@@ -130,16 +130,29 @@ public struct APIClient: Sendable {
     /// through v1 (no details), decoded and encoded as v1's objects, remembering that the server
     /// has no v2 so the next uploads go straight to v1. Files an older client sealed in v1's
     /// objects go to v1 as they are.
-    public func upload(_ pending: PendingCheckIn) async throws -> CheckInReceipt {
+    public func upload(_ pending: PendingCheckIn) async throws -> Upload {
         if pending.isVersion2 && versions?.lacksVersion2(server) != true {
             do {
-                return try await send("POST", "checkins", version: 2, body: try Self.gzip(Data(contentsOf: pending.file)), gzipped: true, authorized: true).decoded()
+                return try Upload(try await send("POST", "checkins", version: 2, body: try Self.gzip(Data(contentsOf: pending.file)), gzipped: true, authorized: true))
             } catch Failure.server(status: 404, _, _) {
                 versions?.rememberLacksVersion2(server)
             }
         }
         let body = pending.isVersion2 ? try Self.uploadBody(try pending.checkIn()) : try Self.gzip(Data(contentsOf: pending.file))
-        return try await send("POST", "checkins", body: body, gzipped: true, authorized: true).decoded()
+        return try Upload(try await send("POST", "checkins", body: body, gzipped: true, authorized: true))
+    }
+
+    /// What the server answered an upload.
+    public struct Upload: Sendable {
+        public let receipt: CheckInReceipt
+        /// The server had this check-in already (200, not 201): a retry, or the same recording
+        /// checked in again (`Outbox.Header(recording:)`); it counts once.
+        public let storedBefore: Bool
+
+        init(_ answer: Answer) throws {
+            receipt = try answer.decoded()
+            storedBefore = answer.status == 200
+        }
     }
 
     /// The bytes an upload sends: the check-in's JSON (v1's `CheckIn` or v2's `CheckInV2`), gzip-compressed.
@@ -160,6 +173,7 @@ public struct APIClient: Sendable {
     }
 
     struct Answer {
+        let status: Int
         let body: Data
         let contentType: String
 
@@ -212,7 +226,7 @@ public struct APIClient: Sendable {
             throw Failure.foreign(
                 "\(server.absoluteString) answered \(http.status) without a HearClear error (\(contentType.isEmpty ? "no content type" : contentType)): is the server URL right, or is a proxy or a network login page in the way?")
         }
-        return Answer(body: data, contentType: contentType)
+        return Answer(status: http.status, body: data, contentType: contentType)
     }
 
     /// The reason phrase of a 5xx that came without the server's own words (a proxy's).

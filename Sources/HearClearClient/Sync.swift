@@ -28,6 +28,8 @@ public struct Sync: Sendable {
 
     public struct Result: Sendable {
         public var uploaded: [CheckInReceipt] = []
+        /// The uploaded check-ins the server had before (`APIClient.Upload.storedBefore`).
+        public var storedBefore: Set<UUID> = []
         public var rejected: [(id: UUID, message: String)] = []
         public var waiting: [(id: UUID, reason: String)] = []
         /// Another sync held the lock: it sends the check-ins.
@@ -66,9 +68,10 @@ public struct Sync: Sendable {
             var attempt = 1
             while true {
                 do {
-                    let receipt = try await client.upload(checkIn)
+                    let upload = try await client.upload(checkIn)
                     try outbox.remove(file)
-                    result.uploaded.append(receipt)
+                    result.uploaded.append(upload.receipt)
+                    if upload.storedBefore { result.storedBefore.insert(upload.receipt.id) }
                 } catch let failure as APIClient.Failure {
                     if let seconds = failure.retryAfter, waited + seconds <= patience.maximumWait {
                         onWait(seconds, result.uploaded.count, pending.count)

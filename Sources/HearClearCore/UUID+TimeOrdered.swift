@@ -18,6 +18,14 @@ extension UUID {
         self.init(timeOrderedAt: date, using: &random)
     }
 
+    /// A version 7 UUID at `date` whose other bits come from `name` instead of at random: the same
+    /// name at the same moment is the same id, so that a recording checked in twice is one check-in
+    /// to the server, which keeps a check-in once by its id.
+    public init(timeOrderedAt date: Date, naming name: String) {
+        var bits = NameBits(bytes: Array(name.utf8))
+        self.init(timeOrderedAt: date, using: &bits)
+    }
+
     /// The milliseconds since 1970 a version 7 UUID starts with; nil for other versions.
     public var timeOrderedMilliseconds: UInt64? {
         let bytes = withUnsafeBytes(of: uuid) { Array($0) }
@@ -29,5 +37,24 @@ extension UUID {
     public init(high: UInt64, low: UInt64) {
         let bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
         self.init(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+}
+
+/// Bits drawn from a name (`UUID(timeOrderedAt:naming:)`): the 64-bit FNV-1a hash of a byte that
+/// counts the draws, then the name's bytes. Written here: Swift's `Hasher` is seeded anew in every
+/// process, and the client links no hash library.
+private struct NameBits: RandomNumberGenerator {
+    let bytes: [UInt8]
+    private var draws: UInt8 = 0
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    mutating func next() -> UInt64 {
+        draws &+= 1
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in [draws] + bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return hash
     }
 }

@@ -180,9 +180,13 @@ extension Hearclear {
             let source = try audio.openSource()
             let calibration = audio.calibrationDB(setup.config)
             let outbox = Outbox(paths: setup.paths)
+            let started = Date(timeIntervalSince1970: audio.startedAt(startedAt?.date, source: source).timeIntervalSince1970.rounded(.down))
             let header = Outbox.Header(
-                venueID: venueID, startedAt: Date(timeIntervalSince1970: audio.startedAt(startedAt?.date, source: source).timeIntervalSince1970.rounded(.down)),
-                intervalS: audio.interval, calibrationDB: calibration)
+                id: audio.recordingName(device: setup.config.deviceID ?? "", venueID: venueID, startedAt: started, source: source)
+                    .map { UUID(timeOrderedAt: started, naming: $0) },
+                venueID: venueID, startedAt: started, intervalS: audio.interval, calibrationDB: calibration)
+            // A run of the same recording killed before it sealed would hold its id.
+            try outbox.recoverInterruptedRecordings()
             let recording = try outbox.begin(header)
             let planned = audio.plannedSeconds(duration.seconds, source: source) ?? duration.seconds
             var progress = Progress(total: planned, calibrationDB: calibration, interval: audio.interval)
@@ -205,7 +209,11 @@ extension Hearclear {
             let sync = Sync(outbox: outbox, client: client)
             let result = try await sync.run(.once, only: [checkIn.id], exclusive: false)
             if let receipt = result.uploaded.first {
-                if json { try printJSON(receipt) } else { print(describe(receipt)) }
+                if json {
+                    try printJSON(receipt)
+                } else {
+                    print(describe(receipt) + (result.storedBefore.contains(receipt.id) ? " (checked in before: it counts once)" : ""))
+                }
                 // The server is there: what waited from before may go up too, as far as it goes at once.
                 _ = try? await sync.run(.once)
             } else if let rejection = result.rejected.first {

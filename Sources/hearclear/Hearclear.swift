@@ -65,6 +65,16 @@ struct AudioOptions: ParsableArguments {
         return min(duration ?? length, length)
     }
 
+    /// What names a recording, so that this device checking it in again is the same check-in to
+    /// the server (its id, `UUID(timeOrderedAt:naming:)`): the device, the venue, the start and the
+    /// file's size and rate. Nil for the microphone and for a pipe, which are never measured twice.
+    func recordingName(device: String, venueID: String, startedAt: Date, source: any AudioSource) -> String? {
+        guard let file, let attributes = try? FileManager.default.attributesOfItem(atPath: file),
+            attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int
+        else { return nil }
+        return "\(device) \(venueID) \(Int64(startedAt.timeIntervalSince1970)) \(size) \(source.sampleRate)"
+    }
+
     static func startedAt(_ option: Date?, file: String?, source: any AudioSource) -> Date {
         if let option { return option }
         if let recorded = AudioFile.recordedAt(of: source) { return recorded }

@@ -322,6 +322,25 @@ import Testing
         #expect(near.output.contains("opera  Opera Bar"))
     }
 
+    /// The same recording checked in twice (a command run again) is one check-in: its id comes from
+    /// the recording, and the server keeps a check-in once by its id. Another recording counts.
+    @Test(arguments: StoreKind.allCases) func aRecordingCheckedInTwiceCountsOnce(store: StoreKind) async throws {
+        let server = try await ServerProcess(database: try await ServerDatabase(store, named: "twice", in: folder))
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "bar", "--name", "Bar", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
+        let file = try recording()
+        let first = try await hearclear("checkin", "bar", "--file", file)
+        #expect(first.status == 0 && first.output.contains("accepted") && !first.output.contains("before"), "\(first.output) \(first.errors)")
+        let again = try await hearclear("checkin", "bar", "--file", file)
+        #expect(again.status == 0 && again.output.contains("accepted (checked in before: it counts once)"), "\(again.output) \(again.errors)")
+        let json = try await hearclear("loudness", "bar", "--json")
+        #expect(try JSONDecoder().decode(Loudness.self, from: Data(json.output.utf8)).overall.checkins == 1)
+        let other = try temporaryFile("other.wav", WAVWriter.data(Signal.sine(frequency: 500, dBFS: -30, seconds: 20, sampleRate: 48_000), sampleRate: 48_000, format: .int16))
+        #expect(try await hearclear("checkin", "bar", "--file", other).status == 0)
+        let both = try await hearclear("loudness", "bar", "--json")
+        #expect(try JSONDecoder().decode(Loudness.self, from: Data(both.output.utf8)).overall.checkins == 2)
+    }
+
     /// A person knows the venue's name, not its id: `venue find` takes its words in any order, and a
     /// plus in them is a plus (a query is read as a form, where a bare plus is a space).
     @Test(arguments: StoreKind.allCases) func venueFindTakesWordsOfTheNameInAnyOrder(store: StoreKind) async throws {
@@ -722,7 +741,9 @@ import Testing
         let (server, proxy, database) = try await setUp(store, [])
         proxy.olderServer = true
         for attempt in 1...2 {
-            let checkIn = try await Executable.run("hearclear", ["checkin", "bar", "--file", try recording()], environment: environment)
+            // Two recordings (a recording checked in again would be the same check-in).
+            let checkIn = try await Executable.run(
+                "hearclear", ["checkin", "bar", "--file", try recording(), "--started-at", "2026-11-20T20:0\(attempt):00Z"], environment: environment)
             #expect(checkIn.status == 0 && checkIn.output.contains("bar: 70.0 dB(A) quiet, 20 samples"), "\(checkIn.output) \(checkIn.errors)")
             #expect(proxy.versionTwoUploads.withLock { $0 } == 1, "attempt \(attempt)")
         }

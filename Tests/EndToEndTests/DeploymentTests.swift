@@ -161,8 +161,9 @@ import FoundationNetworking
         try await withThrowingTaskGroup(of: Void.self) { group in
             for home in homes {
                 group.addTask {
-                    for _ in 0..<2 {
-                        let checkIn = try await hearclear(home, ["checkin", "deploy-bar", "--file", recording])
+                    // Each its own recording: one checked in again would be the same check-in.
+                    for minute in 0..<2 {
+                        let checkIn = try await hearclear(home, ["checkin", "deploy-bar", "--file", recording, "--started-at", "2026-11-20T20:0\(minute):00Z"])
                         #expect(checkIn.status == 0 && checkIn.output.contains("accepted"), "\(checkIn.output)\(checkIn.errors)")
                     }
                 }
@@ -179,7 +180,7 @@ import FoundationNetworking
         // A server gone: nginx sends its requests to the other, and no check-in waits.
         await servers[0].kill()
         for home in homes {
-            let checkIn = try await hearclear(home, ["checkin", "deploy-bar", "--file", recording])
+            let checkIn = try await hearclear(home, ["checkin", "deploy-bar", "--file", recording, "--started-at", "2026-11-20T20:02:00Z"])
             #expect(checkIn.status == 0 && checkIn.output.contains("accepted"), "\(checkIn.output)\(checkIn.errors)")
         }
         #expect(try await PostgresCluster.psql(database, "SELECT COUNT(*), COUNT(DISTINCT id) FROM checkin") == ["12|12"])

@@ -37,4 +37,17 @@ import Testing
         let same = (0..<100).map { _ in UUID(timeOrderedAt: starts[0], using: &random) }
         #expect(Set(same).count == same.count)
     }
+
+    /// A recording's id from its name: the same name at the same moment, the same id (in any
+    /// process: the bits are no seeded hash); another name, or another moment, another id.
+    @Test func aNamedIdIsTheSameForTheSameNameOnly() {
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let id = UUID(timeOrderedAt: start, naming: "bar 1790000000 2880044 48000")
+        #expect(id == UUID(timeOrderedAt: start, naming: "bar 1790000000 2880044 48000"))
+        #expect(id.uuidString.lowercased() == "01a0c450-6c00-7040-addf-994cc9e40b39")
+        #expect(id.timeOrderedMilliseconds == 1_790_000_000_000 && Array(id.uuidString)[14] == "7")
+        let others = (0..<1000).map { UUID(timeOrderedAt: start, naming: "bar 1790000000 \(2880044 + $0 + 1) 48000") }
+        #expect(Set(others + [id]).count == 1001)
+        #expect(UUID(timeOrderedAt: start.addingTimeInterval(1), naming: "bar 1790000000 2880044 48000") != id)
+    }
 }
