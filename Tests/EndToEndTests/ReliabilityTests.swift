@@ -143,7 +143,7 @@ import FoundationNetworking
                         // Retry what was not acknowledged, as the client app does; the id makes it idempotent.
                         while true {
                             if let answer = await client.send("POST", "api/v1/checkins", token: token, body: body) {
-                                #expect([200, 201].contains(answer.status), "\(answer.status)")
+                                #expect([200, 201].contains(answer.status), "\(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
                                 acknowledged.withLock { _ = $0.insert(checkIn.id) }
                                 ackContinuation.yield()
                                 break
