@@ -212,7 +212,7 @@ extension Hearclear {
                 if json {
                     try printJSON(receipt)
                 } else {
-                    print(describe(receipt) + (result.storedBefore.contains(receipt.id) ? " (checked in before: it counts once)" : ""))
+                    print(describe(receipt, of: result))
                 }
                 // The server is there: what waited from before may go up too, as far as it goes at once.
                 _ = try? await sync.run(.once)
@@ -271,7 +271,7 @@ extension Hearclear {
                 if !result.waiting.isEmpty { throw ExitCode.failure }
                 return
             }
-            for receipt in result.uploaded { print(describe(receipt)) }
+            for receipt in result.uploaded { print(describe(receipt, of: result)) }
             for rejection in result.rejected { print("\(rejection.id.wireString): refused, \(rejection.message)") }
             for waiting in result.waiting { print("\(waiting.id.wireString): still waiting, \(waiting.reason)") }
             print("\(result.uploaded.count) uploaded, \(result.rejected.count) refused, \(result.waiting.count) waiting.")
@@ -546,6 +546,12 @@ struct Analysis: Encodable {
 func describe(_ venue: Venue) -> String {
     let level = venue.levelDB.map { String(format: "%.1f dB(A) %@", $0, venue.label ?? "") } ?? "no data yet"
     return "\(venue.id)  \(venue.name)  (\(venue.kind.map { "\($0.rawValue), " } ?? "")\(venue.timezone))  \(level), \(venue.checkins) check-ins"
+}
+
+/// A receipt of `sync`, saying when the server had the check-in already (a retry whose first
+/// answer was lost, or a recording checked in again).
+func describe(_ receipt: CheckInReceipt, of sync: Sync.Result) -> String {
+    describe(receipt) + (sync.storedBefore.contains(receipt.id) ? " (checked in before: it counts once)" : "")
 }
 
 func describe(_ receipt: CheckInReceipt) -> String {

@@ -729,6 +729,8 @@ import Testing
         let result = try await Executable.run("hearclear", ["sync"], environment: environment)
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.contains("bar: 70.0 dB(A) quiet, 20 samples"), "\(result.output)")
+        // The answer that came had the server's 200: it held the check-in from the answer lost.
+        #expect(result.output.contains("accepted (checked in before: it counts once)"), "\(result.output)")
         #expect(proxy.uploads.withLock { $0 } == 4)
         #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.path).isEmpty)
         await server.stop()
