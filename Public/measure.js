@@ -94,7 +94,7 @@ async function start() {
     const node = new AudioWorkletNode(context, "hearclear-meter", { numberOfInputs: 1, numberOfOutputs: 0, processorOptions: { design: filters } });
     session = {
       stream, context, node, problems, rate: context.sampleRate, details: filters.bands !== null,
-      classesModel: filters.classes ? filters.classes.model.version : null,
+      classesModel: filters.classes ? filters.classes.model.version : null, loudEvents: filters.loud_events ?? null,
       calibration: calibration(), defaultCalibration: filters.default_calibration_db, startedAt: new Date(), intervals: [],
       wakeLock: navigator.wakeLock ? await navigator.wakeLock.request("screen").catch(() => null) : null,
     };
@@ -168,6 +168,44 @@ function stop() {
   setTimeout(() => { if (session === stopping) finished(); }, FINISH_WAIT_MS);
 }
 
+/**
+ * The loud events of a check-in's seconds, by LoudEventDetector's rule (docs/levels.md), on the
+ * seconds as they go up: a second whose peak, calibrated, reaches the design's threshold is loud;
+ * loud seconds starting within the merge window of an event's first belong to it; an event says
+ * what its seconds up to its last loud one mostly held (SoundClasses.dominant).
+ */
+function loudEvents(peaks, classes, calibration, rule) {
+  const events = [];
+  let current = null;
+  const close = () => {
+    if (!current) return;
+    const held = classes ? classes.slice(current.start, current.end) : [];
+    events.push({ t: current.start, peak: current.peak, duration_s: current.end - current.start, class: dominant(held) });
+    current = null;
+  };
+  peaks.forEach((peak, t) => {
+    if (peak + calibration < rule.threshold_db) return;
+    if (current && t - current.start < rule.merge_window_s) {
+      current.end = t + 1;
+      current.peak = Math.max(current.peak, peak);
+      return;
+    }
+    close();
+    current = { start: t, end: t + 1, peak };
+  });
+  close();
+  return events;
+}
+
+/** What seconds mostly held: the class whose mean probability is higher (speech on a tie), if it reaches 0.5. */
+function dominant(held) {
+  if (held.length === 0) return null;
+  const mean = (kind) => held.reduce((sum, second) => sum + second[kind], 0) / held.length;
+  const [speech, music] = [mean("speech"), mean("music")];
+  const best = music > speech ? ["music", music] : ["speech", speech];
+  return best[1] >= 0.5 ? best[0] : "other";
+}
+
 /** The check-in of API v2 the intervals make. */
 function checkIn(current) {
   const column = (read) => current.intervals.map((interval) => tenths(read(interval)));
@@ -180,8 +218,7 @@ function checkIn(current) {
     });
   }
   const body = {
-    id: timeOrderedId(current.startedAt), venue_id: venue, started_at: current.startedAt.toISOString(), interval_s: 1, weighting: "A",
-    levels, events: [],
+    id: timeOrderedId(current.startedAt), venue_id: venue, started_at: current.startedAt.toISOString(), interval_s: 1, weighting: "A", levels,
   };
   if (current.calibration !== null) body.calibration_db = current.calibration;
   // As the CLI sends them: only when every interval was judged (API v2 carries none otherwise).
@@ -189,6 +226,12 @@ function checkIn(current) {
     body.classes = { speech: current.intervals.map((i) => percent(i.classes.speech)), music: current.intervals.map((i) => percent(i.classes.music)) };
     body.classes_model = current.classesModel;
   }
+  // From the seconds as they go up (tenths, whole percent), as the CLI finds them when it seals a
+  // check-in; none by a design kept from a server that did not say the rule.
+  const sent = body.classes && body.classes.speech.map((speech, t) => ({ speech: speech / 100, music: body.classes.music[t] / 100 }));
+  body.events = current.loudEvents
+    ? loudEvents(levels.peak.map((tenth) => tenth / 10), sent, current.calibration ?? current.defaultCalibration, current.loudEvents)
+    : [];
   return body;
 }
 

@@ -29,10 +29,29 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
     /// How speech and music are found at this rate; `null` below the rate the features need
     /// (`SoundFeatures.minimumSampleRate`: no classes then).
     public var classes: SoundClassesDesign?
+    /// How loud events are found in the seconds (`LoudEventDetector`).
+    public var loudEvents: LoudEventRule
+
+    /// A second whose peak plus the calibration reaches `thresholdDB` is loud; loud seconds that
+    /// start less than `mergeWindowS` after an event's first belong to it.
+    public struct LoudEventRule: Codable, Sendable, Equatable {
+        public var thresholdDB: Double
+        public var mergeWindowS: Double
+
+        public init(thresholdDB: Double, mergeWindowS: Double) {
+            self.thresholdDB = thresholdDB
+            self.mergeWindowS = mergeWindowS
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case thresholdDB = "threshold_db"
+            case mergeWindowS = "merge_window_s"
+        }
+    }
 
     public init(
         sampleRate: Int, intervalS: Double, samplesPerInterval: Int, samplesPerFastStep: Int, a: [[Double]], c: [[Double]], bands: [[[Double]]]?,
-        classes: SoundClassesDesign? = nil
+        classes: SoundClassesDesign?, loudEvents: LoudEventRule
     ) {
         version = Self.currentVersion
         self.sampleRate = sampleRate
@@ -46,6 +65,7 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         self.bands = bands
         defaultCalibrationDB = Level.defaultCalibrationDB
         self.classes = classes
+        self.loudEvents = loudEvents
     }
 
     /// `bands` and `classes` as `null` when there are none, rather than left out: the document says so.
@@ -63,6 +83,7 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         try container.encode(bands, forKey: .bands)
         try container.encode(defaultCalibrationDB, forKey: .defaultCalibrationDB)
         try container.encode(classes, forKey: .classes)
+        try container.encode(loudEvents, forKey: .loudEvents)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -74,5 +95,6 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         case fastTimeConstantS = "fast_time_constant_s"
         case floorDB = "floor_db"
         case defaultCalibrationDB = "default_calibration_db"
+        case loudEvents = "loud_events"
     }
 }

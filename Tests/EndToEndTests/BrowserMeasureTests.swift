@@ -240,6 +240,9 @@ import FoundationNetworking
         try await check(
             columns, against: analyzed(from: start, of: delivered), blocks: deliveredBlocks, offset: offset, measures: Array(0..<8),
             "\(sound) at \(rate) Hz, measured at \(pageRate) Hz")
+        // Loud events, found in the page's own seconds by the rule the client seals a check-in with.
+        let events = LoudEventDetector.events(in: checkIn.checkIn.samples, interval: 1, calibrationDB: Level.defaultCalibrationDB)
+        #expect(!events.isEmpty && checkIn.events == events, "page \(checkIn.events), the rule \(events)")
         let classes = try #require(checkIn.classes, "the page sent no speech and music")
         try await check(classes, against: classified(from: start, of: delivered), sound: sound, "\(sound) at \(rate) Hz, measured at \(pageRate) Hz")
         if pageRate != rate {
