@@ -169,7 +169,7 @@ function stop() {
 }
 
 /**
- * The loud events of a check-in's seconds, by LoudEventDetector's rule (docs/levels.md), on the
+ * The loud events of a check-in's seconds, by LoudEventDetector's rule (docs/client.md), on the
  * seconds as they go up: a second whose peak, calibrated, reaches the design's threshold is loud;
  * loud seconds starting within the merge window of an event's first belong to it; an event says
  * what its seconds up to its last loud one mostly held (SoundClasses.dominant).
@@ -179,8 +179,10 @@ function loudEvents(peaks, classes, calibration, rule) {
   let current = null;
   const close = () => {
     if (!current) return;
-    const held = classes ? classes.slice(current.start, current.end) : [];
-    events.push({ t: current.start, peak: current.peak, duration_s: current.end - current.start, class: dominant(held) });
+    const event = { t: current.start, peak: current.peak, duration_s: current.end - current.start };
+    const held = dominant(classes ? classes.slice(current.start, current.end) : []);
+    if (held !== null) event.class = held;
+    events.push(event);
     current = null;
   };
   peaks.forEach((peak, t) => {
@@ -197,7 +199,7 @@ function loudEvents(peaks, classes, calibration, rule) {
   return events;
 }
 
-/** What seconds mostly held: the class whose mean probability is higher (speech on a tie), if it reaches 0.5. */
+/** What seconds mostly held: the class whose mean probability is higher (speech on a tie), if it reaches 0.5; null unclassified. */
 function dominant(held) {
   if (held.length === 0) return null;
   const mean = (kind) => held.reduce((sum, second) => sum + second[kind], 0) / held.length;

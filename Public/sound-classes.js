@@ -75,7 +75,8 @@ export class SoundClassesMeter {
     const n = this.n;
     for (let i = 0; i < n; i++) this.windowed[i] = this.frame[i] * this.window[i];
     // The bins it needs by the transform's definition: a fast transform would need sizes of 704 and
-    // 768 points, and these few hundred bins cost about a millisecond a frame.
+    // 768 points, and these few hundred bins are about 350,000 multiply-adds a frame (225 × 768 × 2
+    // at 48 kHz), 31 frames a second.
     for (let bin = 0; bin <= this.topBin; bin++) {
       let re = 0, im = 0;
       for (let i = 0, at = 0; i < n; i++) {
