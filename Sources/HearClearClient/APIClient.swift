@@ -146,7 +146,7 @@ public struct APIClient: Sendable {
     public struct Upload: Sendable {
         public let receipt: CheckInReceipt
         /// The server had this check-in already (200, not 201): a retry, or the same recording
-        /// checked in again (`Outbox.Header(recording:)`); it counts once.
+        /// checked in again (its id from the recording, `UUID(timeOrderedAt:naming:)`); it counts once.
         public let storedBefore: Bool
 
         init(_ answer: Answer) throws {
