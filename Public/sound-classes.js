@@ -32,8 +32,8 @@ export class SoundClassesMeter {
       const total = band.weights.reduce((sum, weight) => sum + weight, 0);
       return { bins: band.bins, weights: band.weights, total, logTotal: Math.log(total) };
     });
-    // The bins a frame needs: the bands' and the centroid's, and the pitch's, to a quarter of the frame.
-    this.topBin = Math.max(design.spectrum_bins[1], n / 4, ...design.bands.map((band) => band.bins[band.bins.length - 1]));
+    // The bins a frame needs: the centroid's, which hold the bands', and the pitch's, to a quarter of the frame.
+    this.topBin = Math.max(design.spectrum_bins[1], n / 4);
     this.windowed = new Float64Array(n);
     this.power = new Float64Array(this.topBin + 1);
     const half = n / 2;

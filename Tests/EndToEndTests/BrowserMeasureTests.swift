@@ -255,16 +255,22 @@ import FoundationNetworking
 
     /// analyze's seconds of `path` from its sample `start`: where the page's first second began.
     func analyzed(from start: Int, of path: String) async throws -> [[Double]] {
+        try await analyzed(try await trimmed(path, from: start))
+    }
+
+    /// `path` from its sample `start`, where the page's first second began: cut once by sox, for
+    /// the levels and the classes alike.
+    func trimmed(_ path: String, from start: Int) async throws -> String {
         let trimmed = folder.appendingPathComponent("\(URL(fileURLWithPath: path).lastPathComponent)-from-\(start).wav").path
-        #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [path, trimmed, "trim", "\(start)s"]).status == 0)
-        return try await analyzed(trimmed)
+        if !FileManager.default.fileExists(atPath: trimmed) {
+            #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [path, trimmed, "trim", "\(start)s"]).status == 0)
+        }
+        return trimmed
     }
 
     /// analyze's speech and music of `path` from its sample `start`, in whole percent.
     func classified(from start: Int, of path: String) async throws -> [SoundClasses?] {
-        let trimmed = folder.appendingPathComponent("\(URL(fileURLWithPath: path).lastPathComponent)-classes-from-\(start).wav").path
-        #expect(try await Executable.run(program: URL(fileURLWithPath: "/usr/bin/sox"), [path, trimmed, "trim", "\(start)s"]).status == 0)
-        let result = try await Executable.run("hearclear", ["analyze", trimmed, "--json"])
+        let result = try await Executable.run("hearclear", ["analyze", try await trimmed(path, from: start), "--json"])
         #expect(result.status == 0, "\(result.errors)")
         struct Analysis: Decodable {
             struct Second: Decodable {
