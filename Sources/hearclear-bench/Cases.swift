@@ -130,12 +130,14 @@ struct Cases {
     /// Drops every database the cases made in the cluster. Called as each case ends: a database
     /// left behind is one autovacuum may work through while the next case measures, and the growth
     /// case leaves 10⁶ check-ins. The query case's healthz ÷ bare read 0.65 in two whole runs,
-    /// after it, and 0.86 in a run of that case alone (`--only query`, 2026-11-27).
+    /// after it, and 0.86 in a run of that case alone (`--only query`, 2026-11-27). Not the one
+    /// `--growth-from` copies, an earlier run's that `--keep-databases` kept: it took that run
+    /// twenty minutes to fill.
     func dropDatabases() throws {
         guard let postgres else { return }
         let listed = try Measure.run("/usr/bin/psql", [postgres, "-X", "-q", "-At", "-c", "SELECT datname FROM pg_database WHERE datname LIKE 'bench\\_%'"])
         guard listed.status == 0 else { throw Measure.Failure(description: "cannot list the databases in \(postgres)") }
-        for database in listed.output.split(separator: "\n") {
+        for database in listed.output.split(separator: "\n") where String(database) != size.growthFrom {
             guard try Measure.run("/usr/bin/psql", [postgres, "-X", "-q", "-c", "DROP DATABASE \(database) WITH (FORCE)"]).status == 0 else {
                 throw Measure.Failure(description: "cannot drop database \(database) in \(postgres)")
             }
