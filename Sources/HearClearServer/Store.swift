@@ -59,7 +59,15 @@ public struct OpenedStore: Sendable {
         logger: Logger
     ) async throws -> (repository: PostgresRepository, opened: OpenedStore) {
         let client = PostgresClient(configuration: address.clientConfiguration(), backgroundLogger: logger)
-        let running = Task { await client.run() }
+        // Groups of uploads are stored one at a time (`PostgresGroupCommit`): two connections leave
+        // one in reserve should the other be lost.
+        let uploadClient = PostgresClient(configuration: address.clientConfiguration(maximumConnections: 2, planningOnce: true), backgroundLogger: logger)
+        let running = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await client.run() }
+                group.addTask { await uploadClient.run() }
+            }
+        }
         do {
             // Reachable at all? Else say so within seconds rather than retrying forever.
             let health = PostgresHealth()
@@ -67,7 +75,8 @@ public struct OpenedStore: Sendable {
                 _ = try await connection.query("SELECT 1", logger: logger)
             }
             let version = try await PostgresMigrator.migrate(client, logger: logger)
-            let repository = PostgresRepository(client: client, defaultCalibrationDB: defaultCalibrationDB, changes: changes, health: health, logger: logger)
+            let repository = PostgresRepository(
+                client: client, uploadClient: uploadClient, defaultCalibrationDB: defaultCalibrationDB, changes: changes, health: health, logger: logger)
             let opened = OpenedStore(
                 store: repository, schemaVersion: version, changes: changes,
                 rateBuckets: PostgresRateBuckets(client: client, health: health, logger: logger), isReachable: { health.isReachable },

@@ -206,7 +206,7 @@ struct Cases {
                 (
                     "Ingest (PostgreSQL)", "psql \\copy loading the same seconds into a bare row table in one transaction (same cluster)", 0.6,
                     "\\copy streams rows into the tables in one statement per table. Each upload is also inflated, decoded, validated, hashed and analysed; uploads arriving together are stored in groups, one transaction at a time, each locking its venues, inserting the rows, deciding the outliers of their hours and writing the venues' cells in a few round trips to PostgreSQL, which the next group waits for; PostgreSQL, the server and the load generator share the two cores, and this ratio moved between 0.57 and 0.75 from run to run of one build (docs/profiling.md).",
-                    "\(loaded); hearclear-server at its default settings (pool of 20 connections, log level info, access log to a file) but for the rate limit, off; PostgreSQL from scripts/test-postgres.sh (fsync off, as for tests: the reference runs on the same cluster)"
+                    "\(loaded); hearclear-server at its default settings (pools of 20 connections and of 2 for uploads, log level info, access log to a file) but for the rate limit, off; PostgreSQL from scripts/test-postgres.sh (fsync off, as for tests: the reference runs on the same cluster)"
                 )
             }
         return CaseResult(

@@ -63,4 +63,31 @@ import Testing
             #expect(one == [2, 1, 1], "NULL first: \(nullFirst)")
         }
     }
+
+    /// The pool that stores uploads plans each of its statements once per connection: by default
+    /// PostgreSQL planned every run of a statement that takes an array, 15 % of its time for a
+    /// group of uploads at 10⁶ stored check-ins (docs/profiling.md, Ingest, step 32). Any statement
+    /// run fewer than six times on a connection would have had a plan of its own for each run.
+    @Test func uploadsArePlannedOncePerConnection() async throws {
+        let database = try await TemporaryDatabase(.postgres)
+        let repository = try #require(database.repository as? PostgresRepository)
+        let device = try await database.registerDevice()
+        _ = try await repository.saveVenue(id: Self.venue, VenueUpsert(name: "Venue", latitude: 0, longitude: 0, timezone: "UTC"), by: device, at: Date())
+        // One at a time, each its own group, at one home hour: the status rule has references, so
+        // statuses change and cells are summed again, as at a venue with many check-ins.
+        for (week, level) in zip(1...8, [-40.0, -41, -39, -40, -42, -38, -40, -10]) {
+            let checkIn = makeCheckIn(venue: Self.venue, start: mondayEvening(weeksBefore: week), level: level)
+            _ = try await repository.storeCheckIn(checkIn, contentHash: CheckInController.contentHash(checkIn), by: device, at: Date())
+        }
+        #expect(try await database.string("SELECT count(*) FROM checkin WHERE status = 'outlier'") == "1")
+        let (mode, custom, generic) = try await repository.transaction(on: repository.uploadClient) { connection in
+            try await connection.query(
+                "SELECT current_setting('plan_cache_mode'), coalesce(sum(custom_plans), 0)::bigint, coalesce(sum(generic_plans), 0)::bigint FROM pg_prepared_statements",
+                logger: quietLogger
+            ).decode((String, Int, Int).self).first { _ in true } ?? ("", -1, -1)
+        }
+        #expect(mode == "force_generic_plan")
+        #expect(custom == 0)
+        #expect(generic > 0, "the statements were prepared on the other connection of the pool")
+    }
 }

@@ -61,11 +61,22 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
     /// The pool's configuration: plain TCP (a deployment's PostgreSQL is on loopback or a private
     /// network; TLS needs certificates this project does not manage), and short connect timeouts so
     /// that requests fail fast with 503 while PostgreSQL is away.
-    func clientConfiguration(maximumConnections: Int = 20) -> PostgresClient.Configuration {
+    ///
+    /// `planningOnce`: each prepared statement is planned once per connection
+    /// (`plan_cache_mode = force_generic_plan`, given as the connection starts, so it costs no
+    /// round trip). For the pool that stores uploads: by default PostgreSQL plans a statement that
+    /// takes an array (`= ANY($1)`, `unnest($1, $2)`) again on every run once its tables are large,
+    /// since the one plan, made for an array of ten, looks dearer than a plan for each run's few,
+    /// though it is the same index lookups. At 10⁶ stored check-ins that planning was 15 % of
+    /// PostgreSQL's time for a group of uploads (docs/profiling.md, Ingest, step 32). Only for that
+    /// pool: its statements all look rows up by key, where one plan is right for every run, while
+    /// the admin pages' and retention's ranges are better planned for their values.
+    func clientConfiguration(maximumConnections: Int = 20, planningOnce: Bool = false) -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(host: host, port: port, username: username, password: password, database: database, tls: .disable)
         configuration.options.connectTimeout = .seconds(1)
         configuration.options.maximumConnections = maximumConnections
         configuration.options.keepAliveBehavior = .init(frequency: .seconds(5))
+        if planningOnce { configuration.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")] }
         return configuration
     }
 }

@@ -51,7 +51,7 @@ extension PostgresRepository {
     /// home hours they joined and their venues' cells brought in step, each venue once. Replies in
     /// the group's order.
     func storeCheckIns(_ uploads: [PostgresGroupCommit.Upload]) async throws -> [CheckInOutcome] {
-        try await transaction { [groupCommit, defaultCalibrationDB, logger] connection, announcement -> [CheckInOutcome] in
+        try await transaction(on: uploadClient) { [groupCommit, defaultCalibrationDB, logger] connection, announcement -> [CheckInOutcome] in
             let named = Set(uploads.map(\.checkIn.venueID))
             var venues = try await Self.lockedVenues(named, on: connection, logger: logger)
             var target: [String: String] = [:]

@@ -46,6 +46,9 @@ extension VenueKind: PostgresTextEnum {}
 /// `VenueAnnouncement`).
 public struct PostgresRepository: Repository {
     let client: PostgresClient
+    /// The connections that store groups of uploads (`PostgresGroupCommit`), which plan each
+    /// statement once (`PostgresAddress.clientConfiguration(planningOnce:)`).
+    let uploadClient: PostgresClient
     let defaultCalibrationDB: Double
     let changes: VenueChangeFeed
     let health: PostgresHealth
@@ -55,21 +58,26 @@ public struct PostgresRepository: Repository {
     /// The channel on which servers tell each other which venue changed (`*`: all of them).
     static let changeChannel = "hearclear_venue"
 
+    /// `uploadClient` stores groups of uploads; nil: `client` does.
     public init(
-        client: PostgresClient, defaultCalibrationDB: Double = Level.defaultCalibrationDB, changes: VenueChangeFeed = VenueChangeFeed(),
-        health: PostgresHealth = PostgresHealth(), logger: Logger
+        client: PostgresClient, uploadClient: PostgresClient? = nil, defaultCalibrationDB: Double = Level.defaultCalibrationDB,
+        changes: VenueChangeFeed = VenueChangeFeed(), health: PostgresHealth = PostgresHealth(), logger: Logger
     ) {
         self.client = client
+        self.uploadClient = uploadClient ?? client
         self.health = health
         self.defaultCalibrationDB = defaultCalibrationDB
         self.changes = changes
         self.logger = logger
     }
 
-    /// Runs `body` in a transaction; no connection in time, or a lost one, becomes `StoreUnavailable`.
+    /// Runs `body` in a transaction, on a connection of `pool` (nil: `client`); no connection in
+    /// time, or a lost one, becomes `StoreUnavailable`.
     @discardableResult
-    func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await client.withAvailableTransaction(health: health, logger: logger, body)
+    func transaction<Result: Sendable>(
+        on pool: PostgresClient? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await (pool ?? client).withAvailableTransaction(health: health, logger: logger, body)
     }
 
     func read<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
@@ -88,10 +96,10 @@ public struct PostgresRepository: Repository {
 
     /// Runs `body` in a transaction whose changes to venues' answers it announces (`VenueAnnouncement`).
     func transaction<Result: Sendable>(
-        announcing body: @escaping @Sendable (PostgresConnection, VenueAnnouncement) async throws -> Result
+        on pool: PostgresClient? = nil, announcing body: @escaping @Sendable (PostgresConnection, VenueAnnouncement) async throws -> Result
     ) async throws -> Result {
         let logger = logger, changes = changes
-        let (result, announcement) = try await transaction { connection in
+        let (result, announcement) = try await transaction(on: pool) { connection in
             let announcement = VenueAnnouncement(connection: connection, origin: changes.id, logger: logger)
             return (try await body(connection, announcement), announcement)
         }
