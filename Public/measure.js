@@ -92,9 +92,11 @@ async function start() {
     const filters = await design(context.sampleRate);
     await context.audioWorklet.addModule("/public/meter-worklet.js");
     const node = new AudioWorkletNode(context, "hearclear-meter", { numberOfInputs: 1, numberOfOutputs: 0, processorOptions: { design: filters } });
+    // A design kept from a server that did not say from which probability a class counts: no classes sent.
+    const detected = filters.classes?.detected ?? null;
     session = {
       stream, context, node, problems, rate: context.sampleRate, details: filters.bands !== null,
-      classesModel: filters.classes ? filters.classes.model.version : null, loudEvents: filters.loud_events ?? null,
+      classesModel: detected !== null ? filters.classes.model.version : null, detected, loudEvents: filters.loud_events ?? null,
       calibration: calibration(), defaultCalibration: filters.default_calibration_db, startedAt: new Date(), intervals: [],
       wakeLock: navigator.wakeLock ? await navigator.wakeLock.request("screen").catch(() => null) : null,
     };
@@ -127,15 +129,15 @@ function received(message) {
   const seconds = session.intervals.length;
   const shown = message.avg + (session.calibration ?? session.defaultCalibration);
   levelText.textContent = shown.toFixed(0);
-  elapsedText.textContent = `${minutesAndSeconds(seconds)} of ${minutesAndSeconds(duration)} measured` + (message.classes ? ` · ${heard(message.classes)}` : "");
+  elapsedText.textContent = `${minutesAndSeconds(seconds)} of ${minutesAndSeconds(duration)} measured` + (message.classes && session.detected !== null ? ` · ${heard(message.classes, session.detected)}` : "");
   drawHistory();
   if (seconds % ANNOUNCE_EVERY === 0) announce.textContent = `${shown.toFixed(0)} decibels A, ${minutesAndSeconds(seconds)} measured`;
   if (seconds >= duration) stop();
 }
 
-/** What a second held, in the words of the CLI's live line: a probability counts from 0.5, to the whole percent. */
-function heard(classes) {
-  const speech = percent(classes.speech) >= 50, music = percent(classes.music) >= 50;
+/** What a second held, in the words of the CLI's live line: a probability counts from `detected`, to the whole percent. */
+function heard(classes, detected) {
+  const speech = percent(classes.speech) / 100 >= detected, music = percent(classes.music) / 100 >= detected;
   return speech && music ? "speech and music" : speech ? "speech" : music ? "music" : "other";
 }
 
@@ -174,13 +176,13 @@ function stop() {
  * loud seconds starting within the merge window of an event's first belong to it; an event says
  * what its seconds up to its last loud one mostly held (SoundClasses.dominant).
  */
-function loudEvents(peaks, classes, calibration, rule) {
+function loudEvents(peaks, classes, calibration, rule, detected) {
   const events = [];
   let current = null;
   const close = () => {
     if (!current) return;
     const event = { t: current.start, peak: current.peak, duration_s: current.end - current.start };
-    const held = dominant(classes ? classes.slice(current.start, current.end) : []);
+    const held = dominant(classes ? classes.slice(current.start, current.end) : [], detected);
     if (held !== null) event.class = held;
     events.push(event);
     current = null;
@@ -199,13 +201,13 @@ function loudEvents(peaks, classes, calibration, rule) {
   return events;
 }
 
-/** What seconds mostly held: the class whose mean probability is higher (speech on a tie), if it reaches 0.5; null unclassified. */
-function dominant(held) {
+/** What seconds mostly held: the class whose mean probability is higher (speech on a tie), if it reaches `detected`; null unclassified. */
+function dominant(held, detected) {
   if (held.length === 0) return null;
   const mean = (kind) => held.reduce((sum, second) => sum + second[kind], 0) / held.length;
   const [speech, music] = [mean("speech"), mean("music")];
   const best = music > speech ? ["music", music] : ["speech", speech];
-  return best[1] >= 0.5 ? best[0] : "other";
+  return best[1] >= detected ? best[0] : "other";
 }
 
 /** The check-in of API v2 the intervals make. */
@@ -232,7 +234,7 @@ function checkIn(current) {
   // check-in; none by a design kept from a server that did not say the rule.
   const sent = body.classes && body.classes.speech.map((speech, t) => ({ speech: speech / 100, music: body.classes.music[t] / 100 }));
   body.events = current.loudEvents
-    ? loudEvents(levels.peak.map((tenth) => tenth / 10), sent, current.calibration ?? current.defaultCalibration, current.loudEvents)
+    ? loudEvents(levels.peak.map((tenth) => tenth / 10), sent, current.calibration ?? current.defaultCalibration, current.loudEvents, current.detected)
     : [];
   return body;
 }

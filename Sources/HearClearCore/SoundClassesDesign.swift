@@ -40,11 +40,14 @@ public struct SoundClassesDesign: Codable, Sendable, Equatable {
     public var pitchLags: [Int]
     public var windowCorrelation: [Float]
     public var fewestFramesJudged: Int
+    /// A probability from this on counts as detected (`SoundClasses.detected`): in what a second
+    /// held, and what a loud event's seconds mostly held (`SoundClasses.dominant`).
+    public var detected: Double
     public var model: SoundClassesModel
 
     public init(
         decimationFactor: Int, decimationTaps: [Float], frameSize: Int, spectrumBins: [Int], binKHz: Float, bands: [Band], pitchLags: [Int],
-        windowCorrelation: [Float], fewestFramesJudged: Int, model: SoundClassesModel
+        windowCorrelation: [Float], fewestFramesJudged: Int, detected: Double, model: SoundClassesModel
     ) {
         self.decimationFactor = decimationFactor
         self.decimationTaps = decimationTaps
@@ -55,11 +58,12 @@ public struct SoundClassesDesign: Codable, Sendable, Equatable {
         self.pitchLags = pitchLags
         self.windowCorrelation = windowCorrelation
         self.fewestFramesJudged = fewestFramesJudged
+        self.detected = detected
         self.model = model
     }
 
     enum CodingKeys: String, CodingKey {
-        case bands, model
+        case bands, model, detected
         case decimationFactor = "decimation_factor"
         case decimationTaps = "decimation_taps"
         case frameSize = "frame_size"

@@ -28,6 +28,7 @@ import Testing
                 let classes = try #require(design.classes)
                 #expect(classes.decimationFactor == 2 && classes.frameSize == (rate == 48000 ? 768 : 704) && classes.bands.count == 16)
                 #expect(classes.model.version == SoundClassifier.shipped.version && classes.fewestFramesJudged == 4)
+                #expect(classes.detected == SoundClasses.detected)
                 #expect(design.loudEvents == .init(thresholdDB: LoudEventDetector.defaultThresholdDB, mergeWindowS: LoudEventDetector.defaultMergeWindow))
             }
             // Below the rate that holds the 4 kHz band, the levels only: no bands to run, said as null.
