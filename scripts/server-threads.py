@@ -12,13 +12,13 @@ Usage:
 
 and what its threads waited for off a core, from the scheduler's switches with their stacks:
   perf record -e sched:sched_switch --call-graph dwarf,8192 -p PID -o SWITCHES -- sleep 1.5
-  perf script -i SWITCHES -F tid,time,event,trace,ip,sym > SWITCHES.txt
-  scripts/server-threads.py waits SWITCHES.txt
+  scripts/server-threads.py waits SWITCHES
 """
 import collections
 import json
 import os
 import re
+import subprocess
 import sys
 
 # /proc/stat's first columns, in clock ticks.
@@ -60,13 +60,15 @@ def diff(before, after, uploads):
         f"{key} {(after['io'][key] - before['io'][key]) / 1024 / uploads:.1f}" for key in ("rchar", "wchar", "read_bytes", "write_bytes")))
 
 
-def waits(script):
+def waits(switches):
     """Off-core time by what a thread switched out in: syncing a file (the checkpoints' thread, or
     a checkpoint elsewhere: the writer's own), a WAL write that blocked, SQLite's global mutex
     (its memory statistics)."""
     switch = re.compile(r"\s*\d+\s+([\d.]+): sched:sched_switch: .*prev_pid=(\d+) .*prev_state=(\S+) ==> .*next_pid=(\d+)")
+    script = subprocess.run(
+        ["perf", "script", "-i", switches, "-F", "tid,time,event,trace,ip,sym"], capture_output=True, text=True, check=True).stdout
     events, current = [], None
-    for line in open(script):
+    for line in script.splitlines():
         match = switch.match(line)
         if match:
             current = (float(match[1]), int(match[2]), match[3], int(match[4]), [])
