@@ -163,9 +163,15 @@ public func buildRouter(
     MeterDesignController(defaultCalibrationDB: settings.defaultCalibrationDB, classifier: try SoundClassifier.loadShipped())
         .addRoutes(to: router.group("api/v2/meter-design"))
 
-    api.get("scale") { _, _ in settings.scale }
+    api.get("scale") { request, _ in
+        try request.refuseQueryParameters()
+        return settings.scale
+    }
         .methodNotAllowed("scale", allowing: [.get])
-    api.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
+    api.get("openapi.yaml") { request, _ in
+        try request.refuseQueryParameters()
+        return try OpenAPIDocument.response()
+    }
         .methodNotAllowed("openapi.yaml", allowing: [.get])
 
     PublicController(repository: repository, settings: settings, templates: templates, estimates: estimates).addRoutes(to: router.group("venues"))

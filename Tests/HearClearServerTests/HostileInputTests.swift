@@ -118,6 +118,43 @@ import Testing
         }
     }
 
+    /// Every API operation refuses a query parameter it does not take, as the venue search did from
+    /// the start: `/api/v2/venues/ID/loudness?hour=20` answered every hour, as if the hour had been
+    /// read. Refused before anything is stored: the same request without it then succeeds.
+    @Test(arguments: StoreKind.allCases) func everyOperationRefusesQueryParametersItDoesNotTake(store: StoreKind) async throws {
+        try await withApp(store) { client, _, token in
+            let checkIn = makeCheckIn(venue: "v1", start: "2026-11-16T20:00:00Z", seconds: 120)
+            let columns = makeCheckIn(venue: "v1", start: "2026-11-16T21:00:00Z", seconds: 120)
+            let operations: [(HTTPRequest.Method, String, HTTPFields, ByteBuffer?, HTTPResponse.Status?)] = [
+                (.post, "/api/v1/devices", jsonHeaders, try json(DeviceRegistration(model: "m", platform: "linux")), .created),
+                (.put, "/api/v1/venues/v2", bearer(token), try json(VenueUpsert(name: "Second", latitude: 0, longitude: 0, timezone: "UTC", kind: nil)), .created),
+                (.post, "/api/v1/checkins", bearer(token), try json(checkIn), .created),
+                (.post, "/api/v2/checkins", bearer(token), try json(CheckInV2(columns)), .created),
+                (.get, "/api/v2/checkins/\(columns.id.wireString)", bearer(token), nil, .ok),
+                (.get, "/api/v1/venues", [:], nil, .ok),
+                (.get, "/api/v2/venues?near=0,0&at=friday-20", [:], nil, .ok),
+                (.get, "/api/v1/venues/v1", [:], nil, .ok),
+                (.get, "/api/v1/venues/v1/loudness", [:], nil, .ok),
+                (.get, "/api/v2/venues/v1/loudness", [:], nil, .ok),
+                (.get, "/api/v2/venues/v1/quiet-times", [:], nil, .ok),
+                (.get, "/api/v1/scale", [:], nil, .ok),
+                (.get, "/api/v1/openapi.yaml", [:], nil, .ok),
+                (.get, "/api/v2/meter-design?rate=48000", [:], nil, .ok),
+                (.delete, "/api/v1/devices/me", bearer(token), nil, .noContent),
+            ]
+            for (method, uri, headers, body, status) in operations {
+                let refused = uri + (uri.contains("?") ? "&" : "?") + "hour=20"
+                try await client.execute(uri: refused, method: method, headers: headers, body: body) { response throws in
+                    #expect(response.status == .badRequest, "\(method) \(refused)")
+                    #expect(try errorMessage(response).contains("unknown query parameter \"hour\""), "\(method) \(refused)")
+                }
+                try await client.execute(uri: uri, method: method, headers: headers, body: body) { response throws in
+                    #expect(response.status == status, "\(method) \(uri)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func wrongContentTypesAndEncodingsAre415(store: StoreKind) async throws {
         try await withApp(store) { client, _, token in
             for (type, encoding) in [("text/plain", nil), ("application/x-www-form-urlencoded", nil), (nil, nil), ("application/json", "br"), ("application/json", "deflate, gzip")] as [(String?, String?)] {

@@ -38,6 +38,7 @@ struct CheckInController {
     }
 
     @Sendable func upload(_ request: Request, context: DeviceRequestContext) async throws -> EditedResponse<CheckInReceipt> {
+        try request.refuseQueryParameters()
         let checkIn = try await request.decodeJSON(CheckIn.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout)
         let now = Date()
         try Validation.checkIn(checkIn, now: now)
@@ -45,6 +46,7 @@ struct CheckInController {
     }
 
     @Sendable func uploadColumns(_ request: Request, context: DeviceRequestContext) async throws -> EditedResponse<CheckInReceipt> {
+        try request.refuseQueryParameters()
         let body = try await request.decodeJSON(CheckInV2.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout)
         let now = Date()
         return try await store(try Validation.checkIn(body, now: now), api: "v2", device: context.device, at: now)
@@ -52,6 +54,7 @@ struct CheckInController {
 
     /// `GET /api/v2/checkins/{id}`: one of the device's own check-ins as stored; another device's is not found.
     @Sendable func uploaded(_ request: Request, context: DeviceRequestContext) async throws -> CheckInV2 {
+        try request.refuseQueryParameters()
         guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
             throw APIError.badRequest("the check-in id must be a UUID")
         }

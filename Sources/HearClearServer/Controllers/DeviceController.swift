@@ -20,11 +20,13 @@ struct DeviceController {
 
     /// The device takes its data back: it, its check-ins and their samples are deleted, and its token stops working.
     @Sendable func forget(_ request: Request, context: DeviceRequestContext) async throws -> HTTPResponse.Status {
+        try request.refuseQueryParameters()
         guard try await repository.deleteDevice(context.device.id) else { throw APIError.unauthorized("unknown device token") }
         return .noContent
     }
 
     @Sendable func register(_ request: Request, context: APIRequestContext) async throws -> EditedResponse<DeviceCredentials> {
+        try request.refuseQueryParameters()
         let registration = try Validation.registration(try await request.decodeJSON(DeviceRegistration.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout))
         let token = DeviceToken.generate()
         let id = try await repository.registerDevice(registration, tokenHash: DeviceToken.hash(token), at: Date())

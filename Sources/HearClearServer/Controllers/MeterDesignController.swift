@@ -28,10 +28,7 @@ struct MeterDesignController {
     }
 
     func design(_ request: Request) async throws -> Response {
-        let parameters = try request.formQuery()
-        if let unknown = parameters.keys.sorted().first(where: { $0 != "rate" }) {
-            throw APIError.badRequest("unknown query parameter \"\(unknown)\": use rate")
-        }
+        let parameters = try request.formQuery(allowing: ["rate"])
         let rates = Self.rates.map(String.init).joined(separator: ", ")
         guard let text = parameters["rate"] else { throw APIError.badRequest("rate is required: the sample rate in Hz, one of \(rates)") }
         guard let rate = Int(text), Self.rates.contains(rate) else {

@@ -41,6 +41,7 @@ struct VenueController {
     }
 
     @Sendable func save(_ request: Request, context: DeviceRequestContext) async throws -> EditedResponse<Venue> {
+        try request.refuseQueryParameters()
         let id = try venueID(context)
         let venue = try Validation.venue(try await request.decodeJSON(VenueUpsert.self, limit: settings.maxBodyBytes, timeout: settings.bodyTimeout))
         let status: HTTPResponse.Status
@@ -57,6 +58,7 @@ struct VenueController {
     }
 
     @Sendable func show(_ request: Request, context: APIRequestContext) async throws -> Venue {
+        try request.refuseQueryParameters()
         let id = try venueID(context)
         guard let summary = try await repository.venue(id: id) else { throw try await notFound(id, path: "") }
         return present(summary)
@@ -73,7 +75,7 @@ struct VenueController {
     }
 
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> VenueList {
-        let query = try venueQuery(request.formQuery(), known: ["near", "radius", "limit", "q"])
+        let query = try venueQuery(request.formQuery(allowing: ["near", "radius", "limit", "q"]))
         return VenueList(venues: try await repository.venues(matching: query).map(present))
     }
 
@@ -81,8 +83,8 @@ struct VenueController {
     static let rankingCandidates = 1000
 
     @Sendable func ranking(_ request: Request, context: APIRequestContext) async throws -> VenueRanking {
-        let parameters = try request.formQuery()
-        var query = try venueQuery(parameters, known: ["near", "radius", "limit", "at", "hearing_loss"])
+        let parameters = try request.formQuery(allowing: ["near", "radius", "limit", "at", "hearing_loss"])
+        var query = try venueQuery(parameters)
         guard query.near != nil else { throw APIError.badRequest("near is required: \(TypedPlace.rule)") }
         guard let text = parameters["at"] else { throw APIError.badRequest("at is required: \(WeekdayHour.rule), the venues' local time") }
         guard let at = WeekdayHour(text) else { throw APIError.badRequest("at must be \(WeekdayHour.rule)") }
@@ -104,12 +106,8 @@ struct VenueController {
             rules: settings.conversation, estimates: estimates)
     }
 
-    /// The search of `parameters`, strict so that a misspelt parameter (radious=) is an error rather
-    /// than silently ignored.
-    private func venueQuery(_ parameters: [String: String], known: [String]) throws -> VenueQuery {
-        if let unknown = parameters.keys.sorted().first(where: { !known.contains($0) }) {
-            throw APIError.badRequest("unknown query parameter \"\(unknown)\": use \(known.dropLast().joined(separator: ", ")) and \(known[known.count - 1])")
-        }
+    /// The search of `parameters`.
+    private func venueQuery(_ parameters: [String: String]) throws -> VenueQuery {
         var query = VenueQuery(near: nil, radiusM: Self.defaultRadiusM, nameWords: nil, limit: Self.defaultLimit)
         if let near = parameters["near"] {
             guard let place = Coordinate(text: near) else { throw APIError.badRequest("near must be \(TypedPlace.rule)") }
@@ -132,6 +130,7 @@ struct VenueController {
     }
 
     @Sendable func loudness(_ request: Request, context: APIRequestContext) async throws -> Response {
+        try request.refuseQueryParameters()
         let id = try venueID(context)
         return try await answers.answer(venueID: id, request: request, context: context) {
             Loudness(venueID: id, aggregates: try await aggregates(id, path: "/loudness"), scale: settings.scale)
@@ -139,6 +138,7 @@ struct VenueController {
     }
 
     @Sendable func conversationLoudness(_ request: Request, context: APIRequestContext) async throws -> Response {
+        try request.refuseQueryParameters()
         let id = try venueID(context)
         // Confidence ages with the days, so a cached answer is kept for the day it was made at most.
         let today = AnswerContext.day()
@@ -149,10 +149,7 @@ struct VenueController {
 
     @Sendable func quietTimes(_ request: Request, context: APIRequestContext) async throws -> QuietTimes {
         let id = try venueID(context)
-        let parameters = try request.formQuery()
-        if let unknown = parameters.keys.sorted().first(where: { $0 != "weekday" }) {
-            throw APIError.badRequest("unknown query parameter \"\(unknown)\": use weekday")
-        }
+        let parameters = try request.formQuery(allowing: ["weekday"])
         let weekday = try parameters["weekday"].map { text in
             guard let weekday = Weekday(rawValue: text.lowercased()) else {
                 throw APIError.badRequest("weekday must be one of \(Weekday.allCases.map(\.rawValue).joined(separator: ", "))")

@@ -15,4 +15,27 @@ extension Request {
             throw APIError.badRequest("the query string must be name=value pairs joined by &, percent-encoded")
         }
     }
+
+    /// `formQuery()` of an API operation that takes the parameters `known` (none when empty): any
+    /// other is a 400 naming it, so that a misspelt or guessed parameter (`radious=`, `hour=` on a
+    /// loudness answer) is an error rather than silently ignored. The public pages do not ask this:
+    /// links to them get parameters added on the way (`utm_source`, `fbclid`).
+    func formQuery(allowing known: [String]) throws -> [String: String] {
+        let parameters = try formQuery()
+        if let unknown = parameters.keys.sorted().first(where: { !known.contains($0) }) {
+            let use =
+                switch known.count {
+                case 0: "this address takes none"
+                case 1: "use \(known[0])"
+                default: "use \(known.dropLast().joined(separator: ", ")) and \(known[known.count - 1])"
+                }
+            throw APIError.badRequest("unknown query parameter \"\(unknown)\": \(use)")
+        }
+        return parameters
+    }
+
+    /// For an API operation that takes no query parameters: any is a 400 (`formQuery(allowing:)`).
+    func refuseQueryParameters() throws {
+        _ = try formQuery(allowing: [])
+    }
 }
