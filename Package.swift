@@ -97,6 +97,7 @@ let package = Package(
                 "HearClearCore",
                 "LevelMeter",
                 "TransportWire",
+                "CZlib",
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),

@@ -66,13 +66,16 @@ struct AudioOptions: ParsableArguments {
     }
 
     /// What names a recording, so that this device checking it in again is the same check-in to
-    /// the server (its id, `UUID(timeOrderedAt:naming:)`): the device, the venue, the start and the
-    /// file's size and rate. Nil for the microphone and for a pipe, which are never measured twice.
+    /// the server (its id, `UUID(timeOrderedAt:naming:)`): the device, the venue, the start, the
+    /// file's size and rate, and what it holds (`FileChecksum`), without which two recordings of one
+    /// length and start were one id. Nil for the microphone and for a pipe, which are never
+    /// measured twice.
     func recordingName(device: String, venueID: String, startedAt: Date, source: any AudioSource) -> String? {
         guard let file, let attributes = try? FileManager.default.attributesOfItem(atPath: file),
-            attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int
+            attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int,
+            let checksum = FileChecksum.crc32(ofFileAt: file)
         else { return nil }
-        return "\(device) \(venueID) \(Int64(startedAt.timeIntervalSince1970)) \(size) \(source.sampleRate)"
+        return "\(device) \(venueID) \(Int64(startedAt.timeIntervalSince1970)) \(size) \(source.sampleRate) \(String(checksum, radix: 16))"
     }
 
     static func startedAt(_ option: Date?, file: String?, source: any AudioSource) -> Date {

@@ -341,6 +341,36 @@ import Testing
         #expect(try JSONDecoder().decode(Loudness.self, from: Data(both.output.utf8)).overall.checkins == 2)
     }
 
+    /// Two recordings of one length, format and start — two phones at one table, checked in from
+    /// one device with the same `--started-at` — are two check-ins. Their ids came from the device,
+    /// the venue, the start, the size and the rate alone, so the second, sealed while the server
+    /// could not be reached, replaced the first in the outbox: one check-in went up, the other was lost.
+    @Test func twoRecordingsOfOneLengthAndStartAreTwoCheckIns() async throws {
+        let server = try await ServerProcess(database: try await ServerDatabase(.sqlite, named: "pair", in: folder))
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "bar", "--name", "Bar", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
+        let first = try recording()
+        let second = try temporaryFile(
+            "second-phone.wav", WAVWriter.data(Signal.sine(frequency: 500, dBFS: -30, seconds: 30, sampleRate: 48_000), sampleRate: 48_000, format: .int16))
+        let sizes = try [first, second].map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int }
+        #expect(sizes[0] != nil && sizes[0] == sizes[1])
+        let offline = environment.merging(["HEARCLEAR_SERVER": "http://127.0.0.1:9"]) { $1 }
+        for file in [first, second] {
+            let result = try await Executable.run("hearclear", ["checkin", "bar", "--file", file, "--started-at", "2026-11-20T21:15:00Z"], environment: offline)
+            #expect(result.status == 0, "\(result.errors)")
+        }
+        let waiting = try FileManager.default.contentsOfDirectory(atPath: outbox.path).filter { $0.hasSuffix(".json") }
+        #expect(waiting.count == 2, "\(waiting)")
+        let sync = try await hearclear("sync")
+        #expect(sync.status == 0, "\(sync.errors)")
+        let json = try await hearclear("loudness", "bar", "--json")
+        #expect(try JSONDecoder().decode(Loudness.self, from: Data(json.output.utf8)).overall.checkins == 2)
+        // The same file again is still the same check-in.
+        let again = try await hearclear("checkin", "bar", "--file", first, "--started-at", "2026-11-20T21:15:00Z")
+        #expect(again.output.contains("accepted (checked in before: it counts once)"), "\(again.output) \(again.errors)")
+        await server.stop()
+    }
+
     /// A person knows the venue's name, not its id: `venue find` takes its words in any order, and a
     /// plus in them is a plus (a query is read as a form, where a bare plus is a space).
     @Test(arguments: StoreKind.allCases) func venueFindTakesWordsOfTheNameInAnyOrder(store: StoreKind) async throws {
