@@ -29,11 +29,25 @@ struct DatabaseOptions: ParsableArguments {
         get throws { try DatabaseLocation(database ?? ProcessInfo.processInfo.environment["HEARCLEAR_DATABASE"] ?? "hearclear.sqlite") }
     }
 
-    /// Opens and migrates the store, runs `body` on it and closes it.
-    func withStore<Result>(_ body: (any MaintainedStore) async throws -> Result) async throws -> Result {
+    /// `location`, for the commands that read a store rather than start one: a SQLite path with
+    /// nothing there is refused. Opening it made a new, empty database, so a mistyped path was
+    /// "ok" to `verify` and copied by `backup`: a backup of nothing.
+    var existingLocation: DatabaseLocation {
+        get throws {
+            let location = try location
+            if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+                throw ValidationError("there is no database at \(path): check the path (serve, migrate and seed make a new one)")
+            }
+            return location
+        }
+    }
+
+    /// Opens and migrates the store, runs `body` on it and closes it; a new SQLite file only when
+    /// `creating` (`existingLocation`).
+    func withStore<Result>(creating: Bool = false, _ body: (any MaintainedStore) async throws -> Result) async throws -> Result {
         var logger = Logger(label: "hearclear-server")
         logger.logLevel = .warning
-        let opened = try await OpenedStore.open(try location, logger: logger)
+        let opened = try await OpenedStore.open(try creating ? location : existingLocation, logger: logger)
         do {
             let result = try await body(opened.store)
             opened.close()
@@ -154,7 +168,7 @@ extension HearClearServerCommand {
         }
 
         func run() async throws {
-            let summary = try await database.withStore { store in
+            let summary = try await database.withStore(creating: true) { store in
                 try await DemoData.seed(into: store, defaultCalibrationDB: Level.defaultCalibrationDB, now: Date())
             }
             print("\(try database.location): seeded \(summary.venues) venues, \(summary.devices) devices, \(summary.checkIns) check-ins.")
@@ -227,7 +241,7 @@ extension HearClearServerCommand {
 
         func run() async throws {
             guard !FileManager.default.fileExists(atPath: path) else { throw ValidationError("\(path) exists already: choose a new file") }
-            switch try database.location {
+            switch try database.existingLocation {
             case .sqlite(let source): try SQLiteDatabase.backup(path: source, to: path)
             case .postgres(let address): try PostgresBackup.dump(address, to: path)
             }

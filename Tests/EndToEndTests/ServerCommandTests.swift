@@ -54,7 +54,7 @@ import FoundationNetworking
 
     @Test func aDatabaseThatCannotBeOpenedIsNamed() async throws {
         let path = folder.appendingPathComponent("no-such-folder/g.sqlite").path
-        for command in [["serve", "--port", "0"], ["migrate"], ["verify"]] {
+        for command in [["serve", "--port", "0"], ["migrate"], ["seed", "--demo"]] {
             let result = try await Executable.run("hearclear-server", command + ["--database", path])
             #expect(result.status != 0)
             #expect(result.errors.contains("cannot open the database \(path)"), "\(command): \(result.errors)")
@@ -63,6 +63,21 @@ import FoundationNetworking
     }
 
     /// seed, prune, verify and rebuild, as an operator runs them on either store.
+    /// The commands that read a store refuse a SQLite path with nothing there: a mistyped path made a
+    /// new, empty database, which `verify` called ok, `rebuild` rebuilt and `backup` copied — an
+    /// operator's backup of nothing. No file is left behind. `migrate`, `seed` and `serve` still create one.
+    @Test func maintenanceCommandsRefuseADatabaseThatIsNotThere() async throws {
+        let missing = folder.appendingPathComponent("hearclear.sqllite").path
+        for arguments in [["verify"], ["rebuild"], ["prune", "--days", "30"], ["backup", folder.appendingPathComponent("copy.sqlite").path], ["evaluate"]] {
+            let result = try await Executable.run("hearclear-server", arguments + ["--database", missing])
+            #expect(result.status != 0, "\(arguments): \(result.output)")
+            #expect(result.errors.contains("there is no database at \(missing)"), "\(arguments): \(result.errors)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "\(arguments)")
+        }
+        #expect(try await Executable.run("hearclear-server", ["migrate", "--database", missing]).status == 0)
+        #expect(try await Executable.run("hearclear-server", ["verify", "--database", missing]).status == 0)
+    }
+
     @Test(arguments: StoreKind.allCases) func pruneDropsOldSamplesAndVerifyStillPasses(store: StoreKind) async throws {
         let database = try await ServerDatabase(store, named: "h", in: folder)
         let path = database.location
@@ -88,6 +103,7 @@ import FoundationNetworking
     /// database is too few, said so, exit 1; a bad estimates parameter stops it with a reason.
     @Test(arguments: StoreKind.allCases) func evaluateMeasuresTheEstimatesOnTheDemo(store: StoreKind) async throws {
         let database = try await ServerDatabase(store, named: "e", in: folder)
+        #expect(try await Executable.run("hearclear-server", ["migrate", "--database", database.location]).status == 0)
         let empty = try await Executable.run("hearclear-server", ["evaluate", "--database", database.location])
         #expect(empty.status == 1 && empty.output.contains("too few to evaluate"), "\(empty.output)")
         #expect(try await Executable.run("hearclear-server", ["seed", "--demo", "--database", database.location]).status == 0)
