@@ -16,7 +16,16 @@ public final class SoundFile: AudioSource {
     /// When the recording was made, when the file says so (a `DATE` tag in ISO 8601 with its zone).
     public let recordedAt: Date?
     private let handle: OpaquePointer
+    private let path: String
     private var interleaved: [Float] = []
+    private var framesRead = 0
+    private var repairs = SampleRepairs()
+    /// Float, double and lossy data come as they are stored or decoded, unlimited; libsndfile
+    /// scales integer PCM into [−1, 1) itself.
+    private let mayNeedMending: Bool
+
+    /// The samples mended on the way (`SampleRepairs`), in words.
+    public var mended: String? { repairs.description(path: path, sampleRate: sampleRate) }
 
     public init(path: String) throws {
         if let problem = try WAVFormat.declared(byFileAt: path)?.implausibility {
@@ -31,6 +40,8 @@ public final class SoundFile: AudioSource {
             throw WAVFile.Invalid(description: "\(path): \(info.channels) channel(s) at \(info.samplerate) Hz is not usable audio")
         }
         self.handle = handle
+        self.path = path
+        mayNeedMending = Self.bytesPerFrame(info) == nil || [Int(SF_FORMAT_FLOAT), Int(SF_FORMAT_DOUBLE)].contains(Int(info.format) & Int(SF_FORMAT_SUBMASK))
         sampleRate = Int(info.samplerate)
         channels = Int(info.channels)
         declaredSeconds = info.frames > 0 ? Double(info.frames) / Double(info.samplerate) : nil
@@ -47,13 +58,20 @@ public final class SoundFile: AudioSource {
         if interleaved.count < maxFrames * channels { interleaved = [Float](repeating: 0, count: maxFrames * channels) }
         let got = Int(interleaved.withUnsafeMutableBufferPointer { sf_readf_float(handle, $0.baseAddress, sf_count_t(maxFrames)) })
         guard got > 0 else { return nil }
-        if channels == 1 { return Array(interleaved[0..<got]) }
-        let scale = 1 / Float(channels)
-        return (0..<got).map { frame in
-            var sum: Float = 0
-            for channel in 0..<channels { sum += interleaved[frame * channels + channel] }
-            return sum * scale
+        var mono: [Float]
+        if channels == 1 {
+            mono = Array(interleaved[0..<got])
+        } else {
+            let scale = 1 / Float(channels)
+            mono = (0..<got).map { frame in
+                var sum: Float = 0
+                for channel in 0..<channels { sum += interleaved[frame * channels + channel] }
+                return sum * scale
+            }
         }
+        if mayNeedMending { repairs.mend(&mono, from: framesRead) }
+        framesRead += got
+        return mono
     }
 
     /// libsndfile's own words for a file it cannot read, shortened to what a person can act on.
@@ -116,9 +134,11 @@ public enum AudioFile {
         return status.st_mode & S_IFMT == S_IFREG ? try SoundFile(path: path) : try WAVFile(path: path)
     }
 
-    /// What was missing when a file's data ended early, if anything.
-    public static func shortfall(of source: any AudioSource) -> String? {
-        (source as? SoundFile)?.shortfall ?? (source as? WAVFile)?.shortfall
+    /// What was wrong with a file's audio, in words: data that ended early, samples mended.
+    public static func problems(of source: any AudioSource) -> [String] {
+        if let file = source as? SoundFile { return [file.shortfall, file.mended].compactMap { $0 } }
+        if let file = source as? WAVFile { return [file.shortfall, file.mended].compactMap { $0 } }
+        return []
     }
 
     /// When a file says its recording was made.

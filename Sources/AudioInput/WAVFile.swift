@@ -32,6 +32,10 @@ public final class WAVFile: AudioSource {
         declaredFrames.map { Double($0) / Double(sampleRate) }
     }
     private var framesRead = 0
+    private var repairs = SampleRepairs()
+
+    /// The samples mended on the way (`SampleRepairs`), in words.
+    public var mended: String? { repairs.description(path: path, sampleRate: sampleRate) }
 
     public init(path: String, stallTimeout: Duration = .seconds(10)) throws {
         let handle = try PatientReader(path: path, stallTimeout: stallTimeout)
@@ -69,7 +73,7 @@ public final class WAVFile: AudioSource {
         } else {
             framesLeft -= got
         }
-        framesRead += got
+        defer { framesRead += got }
         if encoding == .integer(bits: 16) && channels == 1 {
             // The common case, and the one long recordings are made of: no per-sample dispatch.
             return data.withUnsafeBytes { raw in
@@ -89,6 +93,7 @@ public final class WAVFile: AudioSource {
                 mono[frame] = sum * scale
             }
         }
+        if encoding == .float32 { repairs.mend(&mono, from: framesRead) }
         return mono
     }
 
@@ -131,7 +136,7 @@ public final class WAVFile: AudioSource {
             return Float(Double(value) / 2_147_483_648)
         case .float32:
             let value = Float(bitPattern: UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24)
-            return value.isFinite ? value : 0
+            return value
         }
     }
 }

@@ -196,7 +196,7 @@ extension Hearclear {
                 progress.show(sample, seconds: seconds)
             }
             progress.end()
-            noteShortfall(of: source)
+            noteFileProblems(of: source)
             if outcome.stoppedBySignal { note("Stopped early: uploading what was measured.") }
             if outcome.overruns > 0 { note("\(outcome.overruns) capture overrun(s): the system dropped some audio.") }
             guard let checkIn = try recording.seal() else {
@@ -360,7 +360,7 @@ extension Hearclear {
                 }
             }
             if interactive { print("") }
-            noteShortfall(of: source)
+            noteFileProblems(of: source)
             if json {
                 return try printJSON(
                     Analysis(
@@ -406,7 +406,7 @@ extension Hearclear {
 
         func run() async throws {
             let file = try AudioFile.open(path)
-            defer { noteShortfall(of: file) }
+            defer { noteFileProblems(of: file) }
             var meter = LevelMeter(sampleRate: file.sampleRate, interval: interval, weighting: weighting, classifier: features || !classes ? nil : .shipped)
             var extractor = features ? SoundFeatures(sampleRate: file.sampleRate, interval: interval) : nil
             var samples: [Sample] = []

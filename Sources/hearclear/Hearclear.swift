@@ -152,9 +152,10 @@ struct Setup {
     }
 }
 
-/// Says on standard error when a file held less audio than its header declared.
-func noteShortfall(of source: any AudioSource) {
-    if let shortfall = AudioFile.shortfall(of: source) { note(shortfall) }
+/// Says on standard error what was wrong with a file's audio: less than its header declared,
+/// samples mended (`AudioFile.problems`).
+func noteFileProblems(of source: any AudioSource) {
+    for problem in AudioFile.problems(of: source) { note(problem) }
 }
 
 func printJSON(_ value: some Encodable) throws {

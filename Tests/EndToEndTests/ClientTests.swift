@@ -163,6 +163,20 @@ import Testing
         #expect(result.errors.contains("not an audio file libsndfile can read"), "\(result.errors)")
     }
 
+    /// Was: a float WAV holding one NaN stopped `analyze` with "Double value cannot be converted to
+    /// Int because it is either infinite or NaN" and a backtrace.
+    @Test func aFloatFileWithNotANumberIsMeasuredAndSaidSo() async throws {
+        var signal = Signal.sine(frequency: 1000, dBFS: -37, seconds: 3, sampleRate: 48_000)
+        signal[24_000] = .nan
+        signal[100_000] = 1e30
+        let path = try temporaryFile("odd-float.wav", WAVWriter.data(signal, sampleRate: 48_000, format: .float32))
+        let result = try await hearclear("analyze", path, "--json")
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.errors.contains("1 sample(s) that are not numbers (NaN or infinity) read as silence and 1 sample(s) beyond full scale read as full scale, the first at 0.50 s"), "\(result.errors)")
+        let intervals = (try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])?["samples"] as? [[String: Any]]
+        #expect(intervals?.count == 3 && intervals?.allSatisfy { ($0["avg"] as? Double)?.isFinite == true } == true, "\(result.output.prefix(300))")
+    }
+
     /// Was: measured as if whole, silently.
     @Test func aFileShorterThanItsHeaderSaysIsMeasuredAndSaidSo() async throws {
         // 1 KB of audio under a header that declares 4 GB.

@@ -203,6 +203,35 @@ import Testing
         #expect(try WAVFile(path: path).sampleRate == 8000 && SoundFile(path: path).sampleRate == 8000)
     }
 
+    /// A float file's NaN, infinity or 1e30 reached the meter's filters: every later level was NaN
+    /// and `hearclear analyze` stopped on "Double value cannot be converted to Int". Both readers now
+    /// read such a sample as silence and one beyond full scale as full scale, and say so.
+    @Test func floatSamplesNoMicrophoneGivesAreMendedByBothReaders() throws {
+        let rate = 8000
+        var signal = Signal.sine(frequency: 1000, dBFS: -20, seconds: 3, sampleRate: rate)
+        for (second, value) in [(0.5, Float.nan), (1.2, .infinity), (1.5, 1e30), (2.5, -4)] { signal[Int(second * Double(rate))] = value }
+        for channels in [1, 2] {
+            let path = try temporaryFile("odd.wav", WAVWriter.data(signal, sampleRate: rate, channels: channels, format: .float32))
+            let readers: [(String, any AudioSource)] = [("WAVFile", try WAVFile(path: path)), ("SoundFile", try SoundFile(path: path))]
+            for (name, reader) in readers {
+                var meter = LevelMeter(sampleRate: rate, weighting: .z)
+                var samples: [Sample] = [], read: [Float] = []
+                while let block = try reader.read(maxFrames: 1000) {
+                    read += block
+                    samples += meter.process(block)
+                }
+                #expect(read.count == signal.count && read.allSatisfy { abs($0) <= 1 }, "\(name) \(channels)")
+                #expect(samples.count == 3 && samples.allSatisfy { $0.avg.isFinite && $0.peak <= 0.01 }, "\(name) \(channels): \(samples)")
+                // One sample in 8,000 read as silence moves the second's level by less than a hundredth.
+                #expect(abs(samples[0].avg - -23.01) <= 0.01, "\(name) \(channels): \(samples[0].avg)")
+                let said = AudioFile.problems(of: reader).joined()
+                #expect(
+                    said.contains("2 sample(s) that are not numbers (NaN or infinity) read as silence and 2 sample(s) beyond full scale read as full scale, the first at 0.50 s"),
+                    "\(name) \(channels): \(said)")
+            }
+        }
+    }
+
     @Test func aTruncatedDataChunkYieldsWhatIsThere() throws {
         let data = WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -20, seconds: 1, sampleRate: 8000), sampleRate: 8000, format: .int16)
         let path = try temporaryFile("cut.wav", data.prefix(data.count - 3001))
