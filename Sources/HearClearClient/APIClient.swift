@@ -220,6 +220,11 @@ public struct APIClient: Sendable {
             }
             if (300..<400).contains(http.status) {
                 let target = http.headers["location"] ?? "somewhere"
+                // The API's own redirect, whose words in the body do not come through a redirect
+                // URLSession is told not to follow.
+                if let venue = Self.mergedVenue(asked: path, location: target, server: server) {
+                    throw Failure.server(status: http.status, message: "venue \(venue.merged) was merged into \(venue.kept): use \(venue.kept)", retryAfter: nil)
+                }
                 throw Failure.foreign(
                     "\(server.absoluteString) redirected to \(target) (\(http.status)); not followed, as the device token goes only to the server configured: check the server URL")
             }
@@ -227,6 +232,20 @@ public struct APIClient: Sendable {
                 "\(server.absoluteString) answered \(http.status) without a HearClear error (\(contentType.isEmpty ? "no content type" : contentType)): is the server URL right, or is a proxy or a network login page in the way?")
         }
         return Answer(status: http.status, body: data, contentType: contentType)
+    }
+
+    /// The venue merged and the one kept when `location`, on this server, is the resource `asked`
+    /// (`venues/ID/…`) of another venue: how the API answers for a venue an operator merged into
+    /// another (docs/api.md).
+    static func mergedVenue(asked path: String, location: String, server: URL) -> (merged: String, kept: String)? {
+        guard let target = URL(string: location, relativeTo: server)?.absoluteURL,
+            target.scheme == server.scheme, target.host == server.host, target.port == server.port
+        else { return nil }
+        let asked = path.split(separator: "/"), moved = target.path.split(separator: "/")
+        guard asked.count >= 2, asked[0] == "venues", let venues = moved.lastIndex(of: "venues"), venues + 1 < moved.count,
+            moved[(venues + 2)...].elementsEqual(asked[2...])
+        else { return nil }
+        return (String(asked[1]).removingPercentEncoding ?? String(asked[1]), String(moved[venues + 1]))
     }
 
     /// The reason phrase of a 5xx that came without the server's own words (a proxy's).

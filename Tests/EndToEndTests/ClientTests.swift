@@ -385,6 +385,24 @@ import Testing
         await server.stop()
     }
 
+    /// A venue an operator merged into another answers 308 with the venue kept. The client follows
+    /// no redirect, and said "not followed, as the device token goes only to the server configured:
+    /// check the server URL", as if the server were the wrong one. It says which venue to use now.
+    @Test func aMergedVenueSaysWhichVenueToUseNow() async throws {
+        let database = try await ServerDatabase(.sqlite, named: "merged", in: folder)
+        let server = try await ServerProcess(database: database)
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "bar", "--name", "Bar", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
+        _ = try await database.query("INSERT INTO venue_alias (id, venue_id) VALUES ('old-bar', 'bar')")
+        for arguments in [["loudness", "old-bar"], ["loudness", "old-bar", "--effort"], ["venue", "show", "old-bar"]] {
+            let result = try await Executable.run("hearclear", arguments, environment: environment)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.errors.contains("venue old-bar was merged into bar: use bar"), "\(arguments): \(result.errors)")
+            #expect(!result.errors.contains("check the server URL"), "\(arguments): \(result.errors)")
+        }
+        await server.stop()
+    }
+
     /// A person knows the venue's name, not its id: `venue find` takes its words in any order, and a
     /// plus in them is a plus (a query is read as a form, where a bare plus is a space).
     @Test(arguments: StoreKind.allCases) func venueFindTakesWordsOfTheNameInAnyOrder(store: StoreKind) async throws {
