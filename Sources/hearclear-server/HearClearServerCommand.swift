@@ -110,6 +110,10 @@ extension HearClearServerCommand {
             }
             if let port = metricsPort ?? environment["HEARCLEAR_METRICS_PORT"].flatMap(Int.init) {
                 guard (0...65535).contains(port) else { throw ValidationError("the metrics port must be between 0 and 65535") }
+                // Else the second listener finds its port taken, which reads like another server.
+                guard port == 0 || port != configuration.port else {
+                    throw ValidationError("--metrics-port must differ from the API's port (\(port)): metrics are served on a listener of their own")
+                }
                 let registry = PrometheusCollectorRegistry()
                 MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
                 configuration.metrics = (port, registry)

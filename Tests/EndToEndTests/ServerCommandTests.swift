@@ -52,6 +52,16 @@ import FoundationNetworking
         #expect(!second.errors.contains("errno"))
     }
 
+    /// Was: "port 8182 on 127.0.0.1 is already in use (another hearclear-server?)", when the
+    /// metrics listener had only been given the API's own port.
+    @Test func theMetricsPortMustDifferFromTheAPIPort() async throws {
+        let result = try await Executable.run(
+            "hearclear-server", ["serve", "--port", "8182", "--metrics-port", "8182", "--database", folder.appendingPathComponent("m.sqlite").path])
+        #expect(result.status != 0)
+        #expect(result.errors.contains("--metrics-port must differ from the API's port (8182)"), "\(result.errors)")
+        #expect(!result.errors.contains("already in use"), "\(result.errors)")
+    }
+
     @Test func aDatabaseThatCannotBeOpenedIsNamed() async throws {
         let path = folder.appendingPathComponent("no-such-folder/g.sqlite").path
         for command in [["serve", "--port", "0"], ["migrate"], ["seed", "--demo"]] {
