@@ -6,8 +6,8 @@
 /// as silence, one beyond full scale as full scale, as a converter to integers clips it — and say
 /// how many they mended.
 struct SampleRepairs {
-    private(set) var notNumbers = 0
-    private(set) var beyondFullScale = 0
+    private var notNumbers = 0
+    private var beyondFullScale = 0
     /// The frame of the first one mended.
     private var first: Int?
 
