@@ -55,7 +55,9 @@ public struct LabelScale: Codable, Sendable, Equatable {
         public let description: String
     }
 
-    /// A scale is usable when it has bands, their thresholds rise, and only the last is open-ended.
+    /// A scale is usable when it has bands, their thresholds rise, and the last, and only the last,
+    /// is open-ended: a last band with a maximum left every level above it to be labelled by that
+    /// band, a venue at 89.8 dB(A) "loud" on a scale whose "loud" ends at 80.
     public func validate() throws {
         guard !bands.isEmpty else { throw InvalidScale(description: "the label scale has no bands") }
         var previous = -Double.infinity
@@ -72,6 +74,11 @@ public struct LabelScale: Codable, Sendable, Equatable {
             case nil:
                 break
             }
+        }
+        if let last = bands.last, let maxDB = last.maxDB {
+            throw InvalidScale(
+                description:
+                    "the last band of the label scale must leave out max_db (or set it to null): it labels every level above the others (band \"\(last.label)\" ends at \(Int(exactly: maxDB).map(String.init) ?? "\(maxDB)"))")
         }
     }
 }

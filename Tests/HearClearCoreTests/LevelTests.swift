@@ -56,6 +56,9 @@ import Testing
         let openInTheMiddle = LabelScale(bands: [.init(label: "a", maxDB: nil), .init(label: "b", maxDB: 60)])
         #expect(throws: LabelScale.InvalidScale.self) { try openInTheMiddle.validate() }
         #expect(throws: LabelScale.InvalidScale.self) { try LabelScale(bands: []).validate() }
+        // Was accepted, and a venue at 89.8 dB(A) was labelled "loud", the band that ends at 80.
+        let closedAtTheTop = LabelScale(bands: [.init(label: "quiet", maxDB: 70), .init(label: "loud", maxDB: 80)])
+        #expect { try closedAtTheTop.validate() } throws: { "\($0)".contains("the last band of the label scale must leave out max_db") }
     }
 }
 
