@@ -12,10 +12,8 @@ public struct WeekdayHour: Sendable, Equatable, Hashable, CustomStringConvertibl
 
     /// `friday-20`, `Friday-8`, `fri-20`; `nil` for anything else.
     public init?(_ text: String) {
-        let parts = text.lowercased().split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count >= 3, let hour = Int(parts[1]), (0..<24).contains(hour),
-            let weekday = Weekday.allCases.first(where: { $0.rawValue.hasPrefix(parts[0]) })
-        else { return nil }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let hour = Int(parts[1]), (0..<24).contains(hour), let weekday = Weekday(named: String(parts[0])) else { return nil }
         self.init(weekday: weekday, hour: hour)
     }
 

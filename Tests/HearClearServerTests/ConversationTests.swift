@@ -161,6 +161,12 @@ import Testing
             // The measured hour, and the estimated ones around it, marked and without confidence.
             #expect(quiet.hours.filter { !$0.estimated }.map(\.hour) == [20] && quiet.hours[0].effort == .loud && quiet.weekday == .monday, "\(quiet)")
             #expect(quiet.hours.filter(\.estimated).allSatisfy { (18...22).contains($0.hour) && $0.confidence == Confidence.none && $0.interval80 != nil })
+            // A weekday is read as `at=` reads one (fri-20, Friday-20): `weekday=Mon` was a 400.
+            let abbreviated = try await client.execute(uri: "/api/v2/venues/bands/quiet-times?weekday=Mon", method: .get) { response throws in
+                #expect(response.status == .ok)
+                return try decode(QuietTimes.self, response)
+            }
+            #expect(abbreviated == quiet)
             let tuesday = try await client.execute(uri: "/api/v2/venues/bands/quiet-times?weekday=tuesday", method: .get) { response throws in
                 try decode(QuietTimes.self, response)
             }

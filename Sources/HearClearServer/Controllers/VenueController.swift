@@ -151,8 +151,8 @@ struct VenueController {
         let id = try venueID(context)
         let parameters = try request.formQuery(allowing: ["weekday"])
         let weekday = try parameters["weekday"].map { text in
-            guard let weekday = Weekday(rawValue: text.lowercased()) else {
-                throw APIError.badRequest("weekday must be one of \(Weekday.allCases.map(\.rawValue).joined(separator: ", "))")
+            guard let weekday = Weekday(named: text) else {
+                throw APIError.badRequest("weekday must be one of \(Weekday.allCases.map(\.rawValue).joined(separator: ", ")), or its first three letters")
             }
             return weekday
         }
