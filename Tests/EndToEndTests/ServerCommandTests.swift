@@ -72,7 +72,6 @@ import FoundationNetworking
         }
     }
 
-    /// seed, prune, verify and rebuild, as an operator runs them on either store.
     /// The commands that read a store refuse a SQLite path with nothing there: a mistyped path made a
     /// new, empty database, which `verify` called ok, `rebuild` rebuilt and `backup` copied — an
     /// operator's backup of nothing. No file is left behind. `migrate`, `seed` and `serve` still create one.
@@ -88,6 +87,7 @@ import FoundationNetworking
         #expect(try await Executable.run("hearclear-server", ["verify", "--database", missing]).status == 0)
     }
 
+    /// seed, prune, verify and rebuild, as an operator runs them on either store.
     @Test(arguments: StoreKind.allCases) func pruneDropsOldSamplesAndVerifyStillPasses(store: StoreKind) async throws {
         let database = try await ServerDatabase(store, named: "h", in: folder)
         let path = database.location

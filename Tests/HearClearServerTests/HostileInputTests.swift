@@ -125,7 +125,7 @@ import Testing
         try await withApp(store) { client, _, token in
             let checkIn = makeCheckIn(venue: "v1", start: "2026-11-16T20:00:00Z", seconds: 120)
             let columns = makeCheckIn(venue: "v1", start: "2026-11-16T21:00:00Z", seconds: 120)
-            let operations: [(HTTPRequest.Method, String, HTTPFields, ByteBuffer?, HTTPResponse.Status?)] = [
+            let operations: [(HTTPRequest.Method, String, HTTPFields, ByteBuffer?, HTTPResponse.Status)] = [
                 (.post, "/api/v1/devices", jsonHeaders, try json(DeviceRegistration(model: "m", platform: "linux")), .created),
                 (.put, "/api/v1/venues/v2", bearer(token), try json(VenueUpsert(name: "Second", latitude: 0, longitude: 0, timezone: "UTC", kind: nil)), .created),
                 (.post, "/api/v1/checkins", bearer(token), try json(checkIn), .created),
