@@ -103,6 +103,12 @@ async function start() {
     node.port.onmessage = (event) => received(event.data);
     context.createMediaStreamSource(stream).connect(node);
     await context.resume();
+    // Seconds carry no time of their own: were the sound to come back after a pause, they would be
+    // filed under the times of the seconds it missed. So a pause ends the measurement there.
+    context.onstatechange = () => { if (context.state !== "running") interrupted("the browser paused the sound (a call, another app taking the microphone, or the screen locking)"); };
+    track.onended = () => interrupted("the microphone was turned off or disconnected");
+    // A muted track delivers silence, which would be measured as a quiet room.
+    track.onmute = () => interrupted("the browser muted the microphone");
   } catch (error) {
     stream.getTracks().forEach((t) => t.stop());
     statusText.textContent = `Measuring cannot start in this browser: ${error.message}`;
@@ -154,6 +160,16 @@ function drawHistory() {
     const level = Math.min(110, Math.max(30, interval.avg + offset));
     return `${index + HISTORY_SECONDS - recent.length},${(40 - (level - 30) / 2).toFixed(2)}`;
   }).join(" "));
+}
+
+/** What ended a measurement early, said with its check-in, by its id. */
+const interruptions = new Map();
+
+/** The sound stopped reaching the meter while it measured: what it measured until then is sent. */
+function interrupted(reason) {
+  if (!session || session.stopping) return;
+  session.interruption = `Stopped at ${minutesAndSeconds(session.intervals.length)}: ${reason}. `;
+  stop();
 }
 
 /** How long the audio thread has to hand over the last, partial second before the check-in is made without it. */
@@ -268,22 +284,24 @@ async function finished() {
   startButton.hidden = false;
   startButton.disabled = false;
   startButton.textContent = "Measure again";
+  const early = current.interruption ?? "";
   if (current.intervals.length === 0) {
-    statusText.textContent = "Nothing was measured: the microphone sent no sound.";
+    statusText.textContent = early + "Nothing was measured: the microphone sent no sound.";
     return;
   }
   if (current.problems.length) {
-    statusText.textContent = `Not sent: the browser would not turn off ${current.problems.join("; ")}. Another browser on this phone may.`;
+    statusText.textContent = early + `Not sent: the browser would not turn off ${current.problems.join("; ")}. Another browser on this phone may.`;
     return;
   }
   const body = checkIn(current);
   try {
     await outbox.keep({ id: body.id, venue, body: JSON.stringify(body), seconds: current.intervals.length, savedAt: Date.now() });
   } catch (error) {
-    statusText.textContent = `Not sent: this browser would not keep the check-in until the server has it (${error.message}; private browsing may turn its storage off).`;
+    statusText.textContent = early + `Not sent: this browser would not keep the check-in until the server has it (${error.message}; private browsing may turn its storage off).`;
     return;
   }
-  statusText.textContent = "Sending…";
+  if (early) interruptions.set(body.id, early);
+  statusText.textContent = early + "Sending…";
   await send();
 }
 
@@ -309,8 +327,9 @@ async function sendWaiting() {
   for (const { entry, receipt } of result.stored) {
     const level = receipt.level_db === null || receipt.level_db === undefined ? "" : `, ${Math.round(receipt.level_db)} dB(A) on average`;
     const measured = entry.seconds >= 60 ? `${Math.round(entry.seconds / 60)} min` : `${entry.seconds} s`;
-    statusText.textContent = `Thank you: ${measured} measured${level}. Stored for this venue${entry.venue === venue ? "" : ` (${entry.venue})`}.` +
+    statusText.textContent = (interruptions.get(entry.id) ?? "") + `Thank you: ${measured} measured${level}. Stored for this venue${entry.venue === venue ? "" : ` (${entry.venue})`}.` +
       (verdicts[receipt.status] ?? "");
+    interruptions.delete(entry.id);
   }
   const refused = result.refused.map(({ entry, reason }) => `A check-in of ${entry.seconds} s was refused by the server: ${reason}`);
   if (result.waiting.length) {

@@ -7,6 +7,8 @@ then does what standard input asks, one command a line, and answers each on stan
     stop           taps "Stop and send"; prints "stopped"
     wait TEXT      waits until the page's status or outbox line holds TEXT; prints that line
     rate           prints the sample rate the page measures at
+    pause          pauses the page's audio as a phone does when a call comes in or another app
+                   takes the microphone (AudioContext.suspend()); prints "paused"
     device         prints the device this browser registered as (its JSON, from the page's storage)
     quit           closes the browser
 
@@ -24,6 +26,18 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 TIMEOUT = 120
+
+# Before the page's own scripts: every AudioContext it makes is kept where `pause` can reach it.
+KEEP_AUDIO_CONTEXTS = """
+const PageAudioContext = window.AudioContext;
+window.hearclearAudioContexts = [];
+window.AudioContext = class extends PageAudioContext {
+  constructor(...options) {
+    super(...options);
+    window.hearclearAudioContexts.push(this);
+  }
+};
+"""
 
 
 def answer(text):
@@ -46,6 +60,7 @@ def main():
     driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
     wait = WebDriverWait(driver, TIMEOUT)
     try:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": KEEP_AUDIO_CONTEXTS})
         driver.get(f"{base}/venues/{venue}/measure")
         wait.until(lambda d: d.find_element(By.ID, "meter").is_displayed())
         driver.find_element(By.ID, "start").click()
@@ -65,6 +80,9 @@ def main():
                 answer(status(driver))
             elif command == "rate":
                 answer(re.search(r"\d+", driver.find_element(By.ID, "rate").text).group(0))
+            elif command == "pause":
+                driver.execute_script("return Promise.all(window.hearclearAudioContexts.map((c) => c.suspend()))")
+                answer("paused")
             elif command == "device":
                 answer(driver.execute_script("return localStorage.getItem('hearclear-device')"))
             elif command == "quit":

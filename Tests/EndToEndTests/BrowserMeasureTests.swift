@@ -370,6 +370,31 @@ import FoundationNetworking
         // The key travelled in a header only: no address the server logged holds it.
         #expect(!server.log.contains(device.token))
     }
+
+    /// The browser pauses the sound while a phone measures (a call comes in, another app takes the
+    /// microphone): the page stops there and sends what it measured, rather than waiting with the
+    /// meter frozen and, if the sound came back, filing later seconds under the times of earlier ones.
+    @Test func aMeasurementTheBrowserPausesEndsThereAndIsSent() async throws {
+        let file = try await recording(.speech, rate: 48000)
+        let database = folder.appendingPathComponent("paused.sqlite").path
+        let server = try await startServer(database: database)
+        try await addVenue("corner", to: server)
+
+        let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
+        let measured = try await browser.ask("seconds 3")
+        _ = try await browser.ask("pause")
+        let stopped = try await browser.ask("wait Stopped")
+        #expect(stopped.contains("the browser paused the sound"), "\(stopped)")
+        let thanks = try await browser.ask("wait Thank you")
+        let device = try JSONDecoder().decode(DeviceCredentials.self, from: Data(try await browser.ask("device").utf8))
+        await browser.quit()
+        let id = try await sqlite(database, "SELECT id FROM checkin")
+        let checkIn = try await stored(id, server: server, device: device)
+        await server.stop()
+        // The seconds measured before the pause, and the part of one the pause cut.
+        let before = Int(measured.split(separator: " ").last ?? "") ?? 0
+        #expect((before...before + 1).contains(checkIn.levels.avg.count), "\(measured); stored \(checkIn.levels.avg.count) s; \(thanks)")
+    }
 }
 
 /// scripts/browser-measure.py, asked one command at a time (its standard input) and answering a
