@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HearClearClient
 import HearClearCore
 
@@ -10,8 +11,10 @@ extension Hearclear {
 
         // Unconditional: "-33.87,151.21" starts with a minus sign, like an option.
         @Option(parsing: .unconditional, help: ArgumentHelp("The place, e.g. -33.87,151.21.", valueName: "latitude,longitude")) var near: String
-        @Option(help: ArgumentHelp("Local weekday and hour, e.g. friday-20.", valueName: "weekday-hour"), transform: LoudnessCommand.weekdayHour)
-        var at: WeekdayHour
+        @Option(
+            help: ArgumentHelp("Local weekday and hour, e.g. friday-20; now, by this computer's clock, if left out.", valueName: "weekday-hour"),
+            transform: LoudnessCommand.weekdayHour)
+        var at: WeekdayHour?
         @Flag(help: "Rank for a listener with hearing loss.") var hearingLoss = false
         @Option(help: "Metres around the place.") var radius: Double = 1000
         @Option(help: "At most this many venues.") var limit: Int = 20
@@ -20,7 +23,7 @@ extension Hearclear {
         func run() async throws {
             guard let place = TypedPlace(near) else { throw ValidationError("--near must be \(TypedPlace.rule)") }
             let answer = try await Setup().client().ranking(
-                near: place.latitude, place.longitude, at: at, hearingLoss: hearingLoss, radius: radius, limit: limit)
+                near: place.latitude, place.longitude, at: at ?? WeekdayHour(Date(), in: .current), hearingLoss: hearingLoss, radius: radius, limit: limit)
             if json { return print(String(decoding: answer.json, as: UTF8.self)) }
             print(Terminal.standardOutput.ranking(answer.ranking, unit: "dB(A)"))
         }

@@ -323,8 +323,26 @@ import Testing
         let ranking = try JSONDecoder().decode(VenueRanking.self, from: Data(try await hearclear("quiet", "--near", "0,0", "--at", "friday-20", "--json").output.utf8))
         #expect(ranking.venues.map(\.id) == ["hall"] && ranking.venues[0].cell.effort == document.grid[4].hours[20].effort)
 
+        // Without --at: now, by this computer's clock (here 14 hours ahead of UTC, so a reading in
+        // UTC, the server's zone or the venue's would name another day).
+        let zone = try #require(TimeZone(identifier: "Pacific/Kiritimati"))
+        let before = Self.weekdayHour(now: Date(), in: zone)
+        let now = try await Executable.run("hearclear", ["quiet", "--near", "0,0"], environment: environment.merging(["TZ": zone.identifier]) { $1 })
+        let after = Self.weekdayHour(now: Date(), in: zone)
+        #expect(now.status == 0, "\(now.errors)")
+        #expect(now.output.hasPrefix("Easiest conversation on \(before)") || now.output.hasPrefix("Easiest conversation on \(after)"), "\(now.output)")
+
         let wrong = try await hearclear("quiet", "--near", "0,0", "--at", "someday")
         #expect(wrong.status != 0 && wrong.errors.contains("--at must be a weekday and an hour from 0 to 23, like friday-20"), "\(wrong.errors)")
+    }
+
+    /// "Friday at 20:00", as `quiet` heads its list.
+    static func weekdayHour(now: Date, in zone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.weekday, .hour], from: now)
+        let names = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+        return "\(names[parts.weekday! - 1]) at \(String(format: "%02d", parts.hour!)):00"
     }
 
     @Test(arguments: StoreKind.allCases) func venueNearTakesCoordinatesWithASpace(store: StoreKind) async throws {
