@@ -40,11 +40,23 @@ import Testing
         }
     }
 
+    /// Was: a browser whose microphone ran at 88.2 or 192 kHz (an audio interface; Chrome makes
+    /// the page's audio at the microphone's rate) could not measure at all, its rate refused.
+    @Test func everyRateAudioHardwareRunsAtIsDesigned() async throws {
+        try await withApp { client, _ in
+            for rate in [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000, 176_400, 192_000] {
+                let response = try await client.execute(uri: "/api/v2/meter-design?rate=\(rate)", method: .get)
+                #expect(response.status == .ok, "\(rate)")
+                #expect(try decode(MeterDesignDocument.self, response) == LevelMeter(sampleRate: rate, classifier: .shipped).designDocument, "\(rate)")
+            }
+        }
+    }
+
     @Test func aRateTheMeterIsNotDesignedForIsSaidInWords() async throws {
         try await withApp { client, _ in
             for (query, words) in [
-                ("", "rate is required: the sample rate in Hz, one of 8000, 16000"),
-                ("?rate=12345", "rate must be a sample rate in Hz, one of 8000, 16000, 22050, 24000, 32000, 44100, 48000, 96000; not 12345"),
+                ("", "rate is required: the sample rate in Hz, one of 8000, 11025"),
+                ("?rate=12345", "rate must be a sample rate in Hz, one of 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000, 176400, 192000; not 12345"),
                 ("?rate=fast", "not fast"),
                 ("?rate=48000&weighting=Z", "unknown query parameter \"weighting\": use rate"),
             ] {

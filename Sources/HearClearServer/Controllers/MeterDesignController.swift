@@ -12,7 +12,7 @@ import Synchronization
 /// Only the rates audio hardware runs at are designed: each new rate costs tens of milliseconds
 /// of fitting, and a client must not make the server design (and keep) one per integer.
 struct MeterDesignController {
-    static let rates: [Int] = [8000, 16000, 22050, 24000, 32000, 44100, 48000, 96000]
+    static let rates: [Int] = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000, 176_400, 192_000]
 
     /// What this server adds to dBFS for a device without a calibration of its own: the page shows
     /// levels with it until the server has answered.
