@@ -33,6 +33,12 @@ public struct APIClient: Sendable {
             return [400, 409, 413, 415, 422].contains(status)
         }
 
+        /// The server holds another check-in under this one's id (409).
+        public var isConflict: Bool {
+            guard case .server(409, _, _) = self else { return false }
+            return true
+        }
+
         /// How long the server asked to wait before trying again (408, 429, 503): nothing was stored.
         /// A 503 without `Retry-After` (a maintenance page) names no time: the check-ins wait.
         public var retryAfter: Double? {

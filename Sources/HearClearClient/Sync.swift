@@ -30,7 +30,7 @@ public struct Sync: Sendable {
         public var uploaded: [CheckInReceipt] = []
         /// The uploaded check-ins the server had before (`APIClient.Upload.storedBefore`).
         public var storedBefore: Set<UUID> = []
-        public var rejected: [(id: UUID, message: String)] = []
+        public var rejected: [(id: UUID, failure: APIClient.Failure)] = []
         public var waiting: [(id: UUID, reason: String)] = []
         /// Another sync held the lock: it sends the check-ins.
         public var anotherSyncRunning = false
@@ -87,7 +87,7 @@ public struct Sync: Sendable {
                     }
                     if failure.rejectsCheckIn {
                         try outbox.moveAside(file, reason: failure.description)
-                        result.rejected.append((checkIn.id, failure.description))
+                        result.rejected.append((checkIn.id, failure))
                     } else {
                         result.waiting.append((checkIn.id, failure.description))
                         // A server error may be this check-in's alone; anything else would fail the rest the same way.

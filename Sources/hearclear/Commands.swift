@@ -181,10 +181,10 @@ extension Hearclear {
             let calibration = audio.calibrationDB(setup.config)
             let outbox = Outbox(paths: setup.paths)
             let started = Date(timeIntervalSince1970: audio.startedAt(startedAt?.date, source: source).timeIntervalSince1970.rounded(.down))
+            let recordingID = audio.recordingName(device: setup.config.deviceID ?? "", venueID: venueID, startedAt: started, source: source)
+                .map { UUID(timeOrderedAt: started, naming: $0) }
             let header = Outbox.Header(
-                id: audio.recordingName(device: setup.config.deviceID ?? "", venueID: venueID, startedAt: started, source: source)
-                    .map { UUID(timeOrderedAt: started, naming: $0) },
-                venueID: venueID, startedAt: started, intervalS: audio.interval, calibrationDB: calibration)
+                id: recordingID, venueID: venueID, startedAt: started, intervalS: audio.interval, calibrationDB: calibration)
             // A run of the same recording killed before it sealed would hold its id.
             try outbox.recoverInterruptedRecordings()
             let recording = try outbox.begin(header)
@@ -217,7 +217,11 @@ extension Hearclear {
                 // The server is there: what waited from before may go up too, as far as it goes at once.
                 _ = try? await sync.run(.once)
             } else if let rejection = result.rejected.first {
-                note("The server refused the check-in: \(rejection.message). It is kept in \(outbox.rejectedFolder.path) (`hearclear outbox`).")
+                // An id from the recording names other content only when the recording was measured otherwise before.
+                let why = recordingID != nil && rejection.failure.isConflict
+                    ? "this recording was checked in before with another --duration, --interval or --calibration, and counts as it was sent then (\(rejection.failure))"
+                    : "\(rejection.failure)"
+                note("The server refused the check-in: \(why). It is kept in \(outbox.rejectedFolder.path) (`hearclear outbox`).")
                 throw ExitCode.failure
             } else {
                 let reason = result.waiting.first?.reason ?? "not uploaded"
@@ -266,13 +270,13 @@ extension Hearclear {
             }
             if json {
                 try printJSON(result.uploaded)
-                for rejection in result.rejected { note("\(rejection.id.wireString): refused, \(rejection.message)") }
+                for rejection in result.rejected { note("\(rejection.id.wireString): refused, \(rejection.failure)") }
                 for waiting in result.waiting { note("\(waiting.id.wireString): still waiting, \(waiting.reason)") }
                 if !result.waiting.isEmpty { throw ExitCode.failure }
                 return
             }
             for receipt in result.uploaded { print(describe(receipt, of: result)) }
-            for rejection in result.rejected { print("\(rejection.id.wireString): refused, \(rejection.message)") }
+            for rejection in result.rejected { print("\(rejection.id.wireString): refused, \(rejection.failure)") }
             for waiting in result.waiting { print("\(waiting.id.wireString): still waiting, \(waiting.reason)") }
             print("\(result.uploaded.count) uploaded, \(result.rejected.count) refused, \(result.waiting.count) waiting.")
             if !result.rejected.isEmpty { print("Refused check-ins are kept: `hearclear outbox` lists them, `hearclear outbox --retry ID` sends one again.") }

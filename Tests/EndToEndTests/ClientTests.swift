@@ -400,6 +400,11 @@ import Testing
         // The same file again is still the same check-in.
         let again = try await hearclear("checkin", "bar", "--file", first, "--started-at", "2026-11-20T21:15:00Z")
         #expect(again.output.contains("accepted (checked in before: it counts once)"), "\(again.output) \(again.errors)")
+        // Part of it is other content under the same id: refused, and said why in words (was: only
+        // "server answered 409: check-in … was already uploaded with different content").
+        let part = try await hearclear("checkin", "bar", "--file", first, "--started-at", "2026-11-20T21:15:00Z", "--duration", "20s")
+        #expect(part.status != 0)
+        #expect(part.errors.contains("this recording was checked in before with another --duration, --interval or --calibration, and counts as it was sent then"), "\(part.errors)")
         await server.stop()
     }
 
