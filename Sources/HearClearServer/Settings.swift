@@ -121,24 +121,22 @@ public struct ServerSettings: Sendable, Equatable {
         } catch {
             throw InvalidFile(description: "cannot read config file \(path): \(error.localizedDescription)")
         }
+        if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            let known = Set(File.CodingKeys.allCases.map(\.stringValue))
+            if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+                throw invalid("unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
+            }
+            if let estimates = object["estimates"] as? [String: Any],
+                let unknown = estimates.keys.sorted().first(where: { !EstimateParameters.keys.contains($0) })
+            {
+                throw invalid("unknown key \"\(unknown)\" in estimates (known: \(EstimateParameters.keys.joined(separator: ", ")))")
+            }
+        }
         let file: File
         do {
-            if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
-                let known = Set(File.CodingKeys.allCases.map(\.stringValue))
-                if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
-                    throw invalid("unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
-                }
-                if let estimates = object["estimates"] as? [String: Any],
-                    let unknown = estimates.keys.sorted().first(where: { !EstimateParameters.keys.contains($0) })
-                {
-                    throw invalid("unknown key \"\(unknown)\" in estimates (known: \(EstimateParameters.keys.joined(separator: ", ")))")
-                }
-            }
             file = try JSONDecoder().decode(File.self, from: data)
-        } catch let error as InvalidFile {
-            throw error
-        } catch {
-            throw InvalidFile(description: "config file \(path) is not valid: \(error)")
+        } catch let error as DecodingError {
+            throw invalid(JSONProblem(error, root: "top level", document: data).description)
         }
         var settings = ServerSettings()
         if let scale = file.scale {

@@ -83,6 +83,29 @@ import Testing
         #expect(throws: ServerSettings.InvalidFile.self) { try ServerSettings.load(contentsOf: file.path) }
     }
 
+    /// Was: `config file F is not valid: DecodingError.typeMismatch: expected value of type Double.
+    /// Path: default_calibration_db. Debug description: …` — Swift's words, not the operator's.
+    @Test func aConfigFileOfTheWrongShapeIsSaidInTheFilesTerms() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hearclear-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        for (text, words) in [
+            (#"{"default_calibration_db": "110"}"#, "default_calibration_db: expected a number"),
+            (#"{"admin_password": 12345678}"#, "admin_password: expected a string"),
+            // Foundation names no field here: the number parses, and is no whole number.
+            (#"{"max_body_bytes": 1.5}"#, "a number does not fit its field: a fraction where a whole number is expected"),
+            (#"{"trusted_proxies": "127.0.0.1"}"#, "trusted_proxies: expected an array"),
+            (#"{"scale": {"unit": "dBA", "bands": [{"label": "quiet"}, {"max_db": 70}]}}"#, "scale.bands[1].label is missing"),
+            ("[]", "top level: expected an object"),
+            (#"{"retention_days": 30"#, "malformed JSON"),
+        ] {
+            try Data(text.utf8).write(to: file)
+            let error = #expect(throws: ServerSettings.InvalidFile.self) { try ServerSettings.load(contentsOf: file.path) }
+            let message = error?.description ?? ""
+            #expect(message.hasPrefix("config file \(file.path): ") && message.contains(words), "\(text): \(message)")
+            #expect(!message.contains("DecodingError") && !message.contains("Debug description"), "\(text): \(message)")
+        }
+    }
+
     @Test func theUploadGateTurnsAwayWhatIsOverCapacity() async throws {
         let gate = UploadGate(capacity: 1)
         let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)

@@ -187,6 +187,8 @@ import Testing
                  #"events[0].class: must be one of "speech", "music", "other", not "loud""#),
                 ("an id that is no UUID", body(id: "nope"), .unprocessableContent, "id: expected a UUID the client chose"),
                 ("JSON cut short", "[1, 2", .badRequest, "malformed JSON"),
+                // Was "body: expected an array", of an array.
+                ("an array for the check-in", "[]", .badRequest, "body: expected an object"),
             ]
             for (what, text, status, message) in cases {
                 let response = try await client.execute(uri: "/api/v2/checkins", method: .post, headers: bearer(token), body: ByteBuffer(string: text))

@@ -104,49 +104,12 @@ enum JSONBody {
         if let scanned = (type as? any ScannedJSON.Type)?.scanned(data) as? Value { return scanned }
         do {
             return try JSONDecoder().decode(type, from: data)
-        } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
-            // Foundation's decoder also says "not valid JSON", with no path, of a valid number that
-            // does not fit its field (-400.5 or 1e30 where a whole number is expected).
-            if (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil {
-                throw APIError.unprocessable(
-                    "a number does not fit its field: levels are whole tenths of a dB and classes whole percent, integers within range")
-            }
-            throw APIError.badRequest("malformed JSON: \(context.underlyingError.map { "\($0)" } ?? context.debugDescription)")
-        } catch let DecodingError.dataCorrupted(context) {
-            throw APIError.unprocessable("\(path(context.codingPath)): \(context.debugDescription)")
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw APIError.badRequest("\(path(context.codingPath + [key])) is missing")
-        } catch let DecodingError.typeMismatch(expected, context) {
-            throw APIError.badRequest("\(path(context.codingPath)): expected \(describe(expected))")
-        } catch let DecodingError.valueNotFound(expected, context) {
-            throw APIError.badRequest("\(path(context.codingPath)): expected \(describe(expected)), found null")
+        } catch let error as DecodingError {
+            let problem = JSONProblem(
+                error, root: "body", document: data, numbers: "levels are whole tenths of a dB and classes whole percent, integers within range")
+            throw problem.isValue ? APIError.unprocessable(problem.description) : APIError.badRequest(problem.description)
         } catch {
             throw APIError.badRequest("malformed JSON")
-        }
-    }
-
-    /// `samples[3].avg` style paths.
-    static func path(_ codingPath: [any CodingKey]) -> String {
-        guard !codingPath.isEmpty else { return "body" }
-        var text = ""
-        for key in codingPath {
-            if let index = key.intValue {
-                text += "[\(index)]"
-            } else {
-                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
-            }
-        }
-        return text
-    }
-
-    private static func describe(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: "a string"
-        case is Double.Type, is Float.Type: "a number"
-        case is Int.Type: "an integer"
-        case is Bool.Type: "true or false"
-        case is [Any].Type: "an array"
-        default: type is any Collection.Type ? "an array" : "an object"
         }
     }
 }
