@@ -302,7 +302,12 @@ async function finished() {
   }
   if (early) interruptions.set(body.id, early);
   statusText.textContent = early + "Sending…";
-  await send();
+  const result = await send();
+  if (!result.stored.some(({ entry }) => entry.id === body.id)) {
+    statusText.textContent = early + (result.waiting.some((entry) => entry.id === body.id)
+      ? "Measured and kept in this browser, not sent yet (below)."
+      : "Measured, but the server would not store it (below).");
+  }
 }
 
 /** What the server decided about a stored check-in, in words (CheckInStatus). */
@@ -320,7 +325,7 @@ function send() {
   return sending;
 }
 
-/** Sends what waits and says how it went; what is still waiting is tried again later, less and less often. */
+/** Sends what waits and says how it went (and returns it); what is still waiting is tried again later, less and less often. */
 async function sendWaiting() {
   clearTimeout(retry.timer);
   const result = await outbox.send();
@@ -342,6 +347,7 @@ async function sendWaiting() {
     retry.delay = 2000;
   }
   showDevice();
+  return result;
 }
 
 function showDevice() {

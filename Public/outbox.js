@@ -96,6 +96,13 @@ async function reason(response) {
   }
 }
 
+/**
+ * The answers that refuse a check-in's content for good, as the command-line client takes them
+ * (APIClient.Failure.rejectsCheckIn). Any other waits: 408, 429 and 5xx say "not now", and a
+ * device the server does not take now (403, banned) may be taken later.
+ */
+const FINAL_REFUSALS = [400, 409, 413, 415, 422];
+
 /** A failure after which the check-in waits and is sent again later. */
 class Waiting extends Error {
   constructor(status, message) {
@@ -123,8 +130,8 @@ async function upload(entry, credentials) {
 /**
  * Sends what waits, oldest first. Returns {stored: [{entry, receipt}], refused: [{entry, reason}],
  * waiting: [entry], problem}: what is still waiting stays for the next call (after a network
- * failure, a 429 or a 5xx). A refused check-in (the server said why, 4xx) stays listed with the
- * reason and is not sent again.
+ * failure, or an answer that is not a final refusal). A refused check-in (the server said why)
+ * stays listed with the reason and is not sent again.
  */
 export async function send() {
   const result = { stored: [], refused: [], waiting: [], problem: null };
@@ -149,12 +156,12 @@ export async function send() {
       if (response.ok) {
         result.stored.push({ entry, receipt: await response.json() });
         await remove(entry.id);
-      } else if (response.status === 429 || response.status >= 500) {
-        throw new Waiting(response.status, await reason(response));
-      } else {
+      } else if (FINAL_REFUSALS.includes(response.status)) {
         const words = await reason(response);
         await refuse(entry, words);
         result.refused.push({ entry, reason: words });
+      } else {
+        throw new Waiting(response.status, await reason(response));
       }
     } catch (error) {
       result.problem = error instanceof Waiting ? error.message : "the server cannot be reached";

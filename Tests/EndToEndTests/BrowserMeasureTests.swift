@@ -371,6 +371,27 @@ import FoundationNetworking
         #expect(!server.log.contains(device.token))
     }
 
+    /// Was: a 408 (a phone's upload too slow for the server) was taken as the server refusing the
+    /// check-in for good, and the check-in was never sent again. 408, 429 and 5xx mean "not now"
+    /// (docs/api.md): it waits, is sent again, and is stored once.
+    @Test func aCheckInTheServerCannotTakeNowIsSentAgain() async throws {
+        let file = try await recording(.speech, rate: 48000)
+        let database = folder.appendingPathComponent("slow.sqlite").path
+        let server = try await startServer(database: database)
+        try await addVenue("corner", to: server)
+        let proxy = try FlakyProxy(upstream: server.port, spoils: [.bodyTooSlow])
+
+        let browser = try MeasuringBrowser(server: URL(string: "http://127.0.0.1:\(proxy.port)")!, venue: "corner", audio: file, home: folder)
+        _ = try await browser.ask("seconds 3")
+        _ = try await browser.ask("stop")
+        let thanks = try await browser.ask("wait Thank you")
+        await browser.quit()
+        await server.stop()
+        #expect(thanks.contains(" measured"), "\(thanks)")
+        #expect(proxy.uploads.withLock { $0 } == 2)
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
+    }
+
     /// The browser pauses the sound while a phone measures (a call comes in, another app takes the
     /// microphone): the page stops there and sends what it measured, rather than waiting with the
     /// meter frozen and, if the sound came back, filing later seconds under the times of earlier ones.

@@ -8,6 +8,8 @@ final class FlakyProxy: @unchecked Sendable {
     enum Spoil {
         /// Answer 500 without asking the server.
         case serverError
+        /// Answer 408, as a server does when a body arrives too slowly, without asking the server.
+        case bodyTooSlow
         /// Close the connection without forwarding the upload: lost on the way.
         case dropRequest
         /// Forward to the server, then close the connection instead of answering: stored, not acknowledged.
@@ -64,6 +66,12 @@ final class FlakyProxy: @unchecked Sendable {
         if case .dropRequest = spoil { return }
         if case .serverError = spoil {
             LoopbackListener.write(client, Array("HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 44\r\nConnection: close\r\n\r\n{\"error\": {\"message\": \"spoiled on purpose\"}}".utf8))
+            return
+        }
+        if case .bodyTooSlow = spoil {
+            let body = #"{"error": {"message": "the request body took too long to arrive"}}"#
+            LoopbackListener.write(
+                client, Array("HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8))
             return
         }
         guard let server = try? LoopbackConnection(port: upstream) else { return }
