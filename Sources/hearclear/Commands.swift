@@ -310,6 +310,16 @@ extension Hearclear {
 
         func run() async throws {
             let client = try Setup().client()
+            do {
+                try await show(client)
+            } catch let failure as APIClient.Failure where !json {
+                // A venue nobody has measured answers 404 for its loudness: to a person, that is an answer.
+                guard case .server(404, _, _) = failure, let venue = try? await client.venue(id: venueID) else { throw failure }
+                print("\(venue.name): nobody has measured here yet. `hearclear checkin \(venueID)` measures it.")
+            }
+        }
+
+        func show(_ client: APIClient) async throws {
             if effort || music || speech || at != nil {
                 let answer = try await client.conversationLoudness(venueID: venueID)
                 if json { return print(String(decoding: answer.json, as: UTF8.self)) }

@@ -38,6 +38,14 @@ import Testing
         let added = try await hearclear("venue", "add", "e2e-bar", "--name", "E2E Bar", "--lat", "-33.8688", "--lng", "151.2093", "--timezone", "Australia/Sydney")
         #expect(added.status == 0, "\(added.errors)")
         #expect(added.output.contains("E2E Bar"))
+        // Before anyone measured: an answer, not "Error: server answered 404: …".
+        for arguments in [["loudness", "e2e-bar"], ["loudness", "e2e-bar", "--effort"], ["loudness", "e2e-bar", "--at", "fri-20"]] {
+            let unmeasured = try await Executable.run("hearclear", arguments, environment: environment)
+            #expect(unmeasured.status == 0, "\(arguments): \(unmeasured.errors)")
+            #expect(unmeasured.output == "E2E Bar: nobody has measured here yet. `hearclear checkin e2e-bar` measures it.\n", "\(arguments): \(unmeasured.output)")
+        }
+        // A program asking for the document still gets the server's 404.
+        #expect(try await hearclear("loudness", "e2e-bar", "--json").status != 0)
 
         let checkIn = try await hearclear("checkin", "e2e-bar", "--file", try recording(), "--duration", "1m")
         #expect(checkIn.status == 0, "\(checkIn.errors)")
@@ -492,7 +500,9 @@ import Testing
         let config = try String(contentsOf: folder.appendingPathComponent("config/hearclear/config.json"), encoding: .utf8)
         #expect(!config.contains("token") && config.contains("server"))
         #expect(try await hearclear("sync").errors.contains("this device is not registered"))
-        #expect(try await hearclear("loudness", "cafe").status != 0)  // no usable check-in is left
+        // No usable check-in is left.
+        #expect(try await hearclear("loudness", "cafe").output.contains(": nobody has measured here yet."))
+        #expect(try await hearclear("loudness", "cafe", "--json").status != 0)
     }
 }
 
