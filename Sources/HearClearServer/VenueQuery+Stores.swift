@@ -1,4 +1,5 @@
 import Foundation
+import HearClearCore
 
 /// What both stores do around their SQL for a venue search.
 extension VenueQuery {

@@ -77,7 +77,8 @@ extension Hearclear {
             // Unconditional: southern latitudes and western longitudes start with a minus sign.
             @Option(parsing: .unconditional, help: "Latitude in degrees.") var lat: Double
             @Option(parsing: .unconditional, help: "Longitude in degrees.") var lng: Double
-            @Option(help: "IANA time zone, e.g. Europe/Paris (default: this machine's).") var timezone: String?
+            @Option(help: "IANA time zone, e.g. Europe/Paris (default: the venue's own; for a new venue, this computer's if its clock is the venue's).")
+            var timezone: String?
             @Option(help: "What sort of place it is; estimates for unmeasured hours lean on venues of the same kind (default: unchanged).")
             var kind: VenueKind?
             @Flag(help: "Print the server's JSON.") var json = false
@@ -85,8 +86,20 @@ extension Hearclear {
             func run() async throws {
                 let client = try Setup().client(needsToken: true)
                 let venue = try await client.saveVenue(
-                    id: venueID, VenueUpsert(name: name, latitude: lat, longitude: lng, timezone: timezone ?? TimeZone.current.identifier, kind: kind))
+                    id: venueID, VenueUpsert(name: name, latitude: lat, longitude: lng, timezone: try await timeZone(client), kind: kind))
                 if json { try printJSON(venue) } else { print(describe(venue)) }
+            }
+
+            /// `--timezone`; else the venue's own, as a change of its name must not move its hours;
+            /// else, for a new venue, this computer's where it can be the venue's.
+            func timeZone(_ client: APIClient) async throws -> String {
+                if let timezone { return timezone }
+                do {
+                    return try await client.venue(id: venueID).timezone
+                } catch let failure as APIClient.Failure {
+                    guard case .server(404, _, _) = failure else { throw failure }
+                }
+                return try VenueTimeZone.forNewVenue(at: Coordinate(latitude: lat, longitude: lng))
             }
         }
 

@@ -353,6 +353,34 @@ import Testing
         return "\(names[parts.weekday! - 1]) at \(String(format: "%02d", parts.hour!)):00"
     }
 
+    /// Was: `venue add` without --timezone sent this computer's zone, so a Sydney venue renamed from
+    /// a computer on UTC moved to UTC, and every check-in there to hours eleven off; and a new
+    /// venue took the zone of whatever computer added it.
+    @Test func aVenuesTimeZoneIsNeverTakenFromAComputerElsewhere() async throws {
+        let database = try await ServerDatabase(.sqlite, named: "zones", in: folder)
+        let server = try await ServerProcess(database: database)
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        func add(_ name: String, on zone: String) async throws -> Executable.Result {
+            try await Executable.run(
+                "hearclear", ["venue", "add", "sydney-bar", "--name", name, "--lat", "-33.87", "--lng", "151.21"],
+                environment: environment.merging(["TZ": zone]) { $1 })
+        }
+        // A computer on UTC says nothing of where a venue is; one whose clocks read otherwise than
+        // the venue's place is elsewhere. Both are refused, with the zone of the place nearest.
+        for zone in ["Etc/UTC", "Europe/London"] {
+            let refused = try await add("Sydney Bar", on: zone)
+            #expect(refused.status != 0 && refused.errors.contains("--timezone Australia/Sydney"), "\(zone): \(refused.errors)")
+        }
+        #expect(try await database.query("SELECT COUNT(*) FROM venue") == "0")
+        // A computer on the venue's time: its zone.
+        let added = try await add("Sydney Bar", on: "Australia/Melbourne")
+        #expect(added.status == 0 && added.output.contains("Sydney Bar  (Australia/Melbourne)"), "\(added.output) \(added.errors)")
+        // Changed from anywhere without --timezone, the venue keeps its own.
+        let renamed = try await add("The Sydney Bar", on: "Etc/UTC")
+        #expect(renamed.status == 0 && renamed.output.contains("The Sydney Bar  (Australia/Melbourne)"), "\(renamed.output) \(renamed.errors)")
+        await server.stop()
+    }
+
     @Test(arguments: StoreKind.allCases) func venueNearTakesCoordinatesWithASpace(store: StoreKind) async throws {
         let server = try await ServerProcess(database: try await ServerDatabase(store, named: "near", in: folder))
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)

@@ -122,7 +122,7 @@ import Testing
         let synced = try await hearclear(["sync"], environment: ["HEARCLEAR_SERVER": portal.url])
         #expect(synced.status != 0)
         #expect(synced.output.contains("redirected to \(thief.url)/steal (302); not followed"), "\(synced.output)")
-        let added = try await hearclear(["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0"], environment: ["HEARCLEAR_SERVER": portal.url])
+        let added = try await hearclear(["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "UTC"], environment: ["HEARCLEAR_SERVER": portal.url])
         #expect(added.status != 0 && added.errors.contains("not followed"), "\(added.errors)")
         #expect(thief.requests.withLock { $0 }.isEmpty)
         #expect(portal.requests.withLock { $0 }.count == 2)
