@@ -245,6 +245,11 @@ extension HearClearServerCommand {
 
         func run() async throws {
             guard !FileManager.default.fileExists(atPath: path) else { throw ValidationError("\(path) exists already: choose a new file") }
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ValidationError("cannot write \(path): there is no folder \(folder)")
+            }
             switch try database.existingLocation {
             case .sqlite(let source): try SQLiteDatabase.backup(path: source, to: path)
             case .postgres(let address): try PostgresBackup.dump(address, to: path)

@@ -196,6 +196,10 @@ import FoundationNetworking
         try await expectConsistent(restored, checkIns: checkIns, samples: checkIns * 30)
         let again = try await Executable.run("hearclear-server", ["backup", backup, "--database", database.location])
         #expect(again.status != 0 && again.errors.contains("exists already"))
+        // Was: "SQLite error 14: unable to open database: … - while executing `VACUUM INTO ?`".
+        let nowhere = folder.appendingPathComponent("no-such-folder/backup").path
+        let misplaced = try await Executable.run("hearclear-server", ["backup", nowhere, "--database", database.location])
+        #expect(misplaced.status != 0 && misplaced.errors.contains("cannot write \(nowhere): there is no folder \(folder.appendingPathComponent("no-such-folder").path)"), "\(misplaced.errors)")
     }
 
     @Test func aGzipBombIsRefusedAndTheServersMemoryStaysFlat() async throws {
