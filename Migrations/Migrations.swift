@@ -33,16 +33,20 @@ public enum Migrations {
         /// After the file that says the histograms' bytes change: each from the gaps between its
         /// bins to a count per bin (`LevelHistogram.stored`).
         case histogramsDense
+        /// After the file that says every sum counts seconds: the venues holding a check-in of
+        /// intervals longer than a second, analysed and summed again. (A check-in whose samples
+        /// retention dropped before keeps its sums: nothing is left to weigh them again from.)
+        case secondsWeighed
     }
 
     public static let steps: [Store: [String: Step]] = [
         .sqlite: [
             "0008_sample_columns": .samplesIntoColumns, "0010_histograms_as_bytes": .histogramsIntoBytes,
-            "0012_histograms_dense": .histogramsDense,
+            "0012_histograms_dense": .histogramsDense, "0016_seconds_weighed": .secondsWeighed,
         ],
         .postgres: [
             "0007_sample_columns": .samplesIntoColumns, "0009_histograms_as_bytes": .histogramsIntoBytes,
-            "0011_histograms_dense": .histogramsDense,
+            "0011_histograms_dense": .histogramsDense, "0015_seconds_weighed": .secondsWeighed,
         ],
     ]
 

@@ -51,7 +51,8 @@ extension Analysis {
         } catch {
             return [error.description]
         }
-        let analysis = CheckInAnalysis(samples: columns.samples, startedAt: stored.startedAt, calibrationDB: stored.calibrationDB, clock: clock)
+        let analysis = CheckInAnalysis(
+            samples: columns.samples, startedAt: stored.startedAt, intervalS: stored.intervalS, calibrationDB: stored.calibrationDB, clock: clock)
         var differences: [String] = []
         if columns.dropped.count != stored.samples {
             differences.append("check-in \(id): \(columns.dropped.count) samples stored, the check-in says \(stored.samples)")

@@ -8,6 +8,7 @@ import HearClearCore
 /// Both stores read and write these sums through `columns` and `storedValues`, in that order, so a
 /// new per-second measure that cells sum is added here, once, and in a migration per store.
 public struct CellSums: Sendable, Equatable {
+    /// Kept seconds: a sample of an interval of n seconds counts n (`CheckInAnalysis.seconds(perInterval:)`).
     public var samples: Int
     /// Sum of the energies of the kept, calibrated levels.
     public var energy: Double
@@ -63,12 +64,14 @@ public struct CellSums: Sendable, Equatable {
     }
 
     /// One kept sample more, whose calibrated level has `energy`.
-    mutating func add(_ sample: Sample, energy: Double, calibrationDB: Double) {
-        samples += 1
-        self.energy += energy
-        if let details = sample.details { self.details.add(details, calibrationDB: calibrationDB) }
-        spread.add(levelDB: sample.avg + calibrationDB, fastMaxDB: sample.details.map { $0.fastMax + calibrationDB })
-        if let classes = sample.classes { sounds.add(classes) }
+    /// A sample that lasted `seconds`: every sum counts seconds, so that a level is an energy mean
+    /// over time whatever the intervals a check-in was measured in.
+    mutating func add(_ sample: Sample, energy: Double, calibrationDB: Double, seconds: Int) {
+        samples += seconds
+        self.energy += energy * Double(seconds)
+        if let details = sample.details { self.details.add(details, calibrationDB: calibrationDB, seconds: seconds) }
+        spread.add(levelDB: sample.avg + calibrationDB, fastMaxDB: sample.details.map { $0.fastMax + calibrationDB }, seconds: seconds)
+        if let classes = sample.classes { sounds.add(classes, seconds: seconds) }
     }
 
     public mutating func add(_ other: CellSums) {

@@ -16,8 +16,16 @@ public struct CheckInAnalysis: Sendable {
     public var isTooShort: Bool { Analysis.isTooShort(keptSamples: keptSamples) }
     public var droppedSamples: Int { dropped.count { $0 } }
 
-    /// The analysis of stored samples (ordered by time) of a check-in started at `startedAt`.
-    public init(samples: [Sample], startedAt: Date, calibrationDB: Double, clock: VenueClock) {
+    /// How many seconds a sample of an interval of `intervalS` counts for in every sum. The API
+    /// takes whole seconds; a check-in stored with a part of a second (before it refused them)
+    /// counts a second a sample, as it always did.
+    public static func seconds(perInterval intervalS: Double) -> Int {
+        max(1, Int(intervalS.rounded()))
+    }
+
+    /// The analysis of stored samples (ordered by time), each `intervalS` long, of a check-in started at `startedAt`.
+    public init(samples: [Sample], startedAt: Date, intervalS: Double, calibrationDB: Double, clock: VenueClock) {
+        let seconds = Self.seconds(perInterval: intervalS)
         let levels = samples.map(\.avg)
         dropped = Analysis.spikes(in: levels)
         let start = startedAt.timeIntervalSince1970
@@ -34,7 +42,7 @@ public struct CheckInAnalysis: Sendable {
             let hour = localHours[index]
             if hours.index(forKey: hour) == nil { firstSeen.append(hour) }
             // In place: a share taken out and put back copied its histograms every second.
-            hours[hour, default: .none].add(samples[index], energy: sampleEnergy, calibrationDB: calibrationDB)
+            hours[hour, default: .none].add(samples[index], energy: sampleEnergy, calibrationDB: calibrationDB, seconds: seconds)
         }
         keptSamples = kept
         levelDB = kept > 0 ? Level.level(energy: energy / Double(kept)) : nil
@@ -45,6 +53,6 @@ public struct CheckInAnalysis: Sendable {
     }
 
     public init(checkIn: CheckIn, calibrationDB: Double, clock: VenueClock) {
-        self.init(samples: checkIn.samples, startedAt: checkIn.startedAt, calibrationDB: calibrationDB, clock: clock)
+        self.init(samples: checkIn.samples, startedAt: checkIn.startedAt, intervalS: checkIn.intervalS, calibrationDB: calibrationDB, clock: clock)
     }
 }

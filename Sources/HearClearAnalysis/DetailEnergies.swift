@@ -29,10 +29,10 @@ public struct DetailEnergies: Sendable, Equatable {
         self.init(samples: samples, c: energies[0], octaves: Array(energies.dropFirst()))
     }
 
-    mutating func add(_ details: LevelDetails, calibrationDB: Double) {
-        samples += 1
-        c += Level.energy(details.cAvg + calibrationDB)
-        for index in octaves.indices { octaves[index] += Level.energy(details.octave(index) + calibrationDB) }
+    mutating func add(_ details: LevelDetails, calibrationDB: Double, seconds: Int) {
+        samples += seconds
+        c += Level.energy(details.cAvg + calibrationDB) * Double(seconds)
+        for index in octaves.indices { octaves[index] += Level.energy(details.octave(index) + calibrationDB) * Double(seconds) }
     }
 
     public func adding(_ other: DetailEnergies) -> DetailEnergies {

@@ -47,20 +47,21 @@ public struct LevelHistogram: Sendable, Equatable {
 
     static func bin(of levelDB: Double) -> Int { Int((levelDB / binWidthDB).rounded()) }
 
-    mutating func add(_ levelDB: Double) {
+    /// `seconds` seconds at `levelDB`.
+    mutating func add(_ levelDB: Double, seconds: Int) {
         let bin = Self.bin(of: levelDB)
         if bins.isEmpty {
             lowestBin = bin
-            bins = [1]
+            bins = [seconds]
         } else if bin < lowestBin {
             bins.insert(contentsOf: repeatElement(0, count: lowestBin - bin), at: 0)
             lowestBin = bin
-            bins[0] = 1
+            bins[0] = seconds
         } else if bin - lowestBin >= bins.count {
             bins.append(contentsOf: repeatElement(0, count: bin - lowestBin - bins.count + 1))
-            bins[bins.count - 1] = 1
+            bins[bins.count - 1] = seconds
         } else {
-            bins[bin - lowestBin] += 1
+            bins[bin - lowestBin] += seconds
         }
     }
 

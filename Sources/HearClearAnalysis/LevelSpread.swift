@@ -22,9 +22,9 @@ public struct LevelSpread: Sendable, Equatable {
 
     public var storedValues: [Data] { [levels.stored, fastMaxima.stored] }
 
-    mutating func add(levelDB: Double, fastMaxDB: Double?) {
-        levels.add(levelDB)
-        if let fastMaxDB { fastMaxima.add(fastMaxDB) }
+    mutating func add(levelDB: Double, fastMaxDB: Double?, seconds: Int) {
+        levels.add(levelDB, seconds: seconds)
+        if let fastMaxDB { fastMaxima.add(fastMaxDB, seconds: seconds) }
     }
 
     public func adding(_ other: LevelSpread) -> LevelSpread {

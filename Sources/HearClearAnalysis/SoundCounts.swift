@@ -25,10 +25,10 @@ public struct SoundCounts: Sendable, Equatable {
 
     public var values: [Int] { [classified, speech, music] }
 
-    mutating func add(_ classes: SoundClasses) {
-        classified += 1
-        if classes.holds(.speech) { speech += 1 }
-        if classes.holds(.music) { music += 1 }
+    mutating func add(_ classes: SoundClasses, seconds: Int) {
+        classified += seconds
+        if classes.holds(.speech) { speech += seconds }
+        if classes.holds(.music) { music += seconds }
     }
 
     public func adding(_ other: SoundCounts) -> SoundCounts {

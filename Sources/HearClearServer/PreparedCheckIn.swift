@@ -22,7 +22,7 @@ struct PreparedCheckIn: Sendable {
         guard let clock = VenueClock(timeZoneIdentifier: timezone) else { return nil }
         self.timezone = timezone
         self.calibrationDB = calibrationDB
-        analysis = CheckInAnalysis(samples: samples, startedAt: startedAt, calibrationDB: calibrationDB, clock: clock)
+        analysis = CheckInAnalysis(samples: samples, startedAt: startedAt, intervalS: intervalS, calibrationDB: calibrationDB, clock: clock)
         sampleColumns = SampleColumns(samples: samples, dropped: analysis.dropped).encoded(intervalS: intervalS)
     }
 

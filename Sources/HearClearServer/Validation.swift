@@ -6,11 +6,11 @@ import HearClearCore
 enum Validation {
     static let maximumCheckInSeconds: Double = 12 * 3600
     static let maximumClockSkew: TimeInterval = 15 * 60
-    /// What a meter's interval can be: the client measures 0.1 to 60 s. Without a lower bound a
-    /// 3 KB body of 600 000 intervals of 0.1 ms each forged a venue's level and took 6 s to store.
-    static let intervals: ClosedRange<Double> = 0.1...60
-    /// Intervals in one check-in, whatever their length: a day's worth of seconds.
-    static let maximumIntervals = 86_400
+    /// What a meter's interval can be: whole seconds, as every sum counts seconds
+    /// (`CheckInAnalysis.seconds(perInterval:)`). A part of a second would weigh as a second: a
+    /// check-in in 0.1 s intervals counted ten times its time in its venue's level, and a 3 KB body
+    /// of 600 000 intervals of 0.1 ms each forged a venue's level and took 6 s to store.
+    static let intervals: ClosedRange<Double> = 1...60
     /// No check-in is older than the project; an earlier start is a device whose clock was never set.
     static let earliestStart = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01T00:00:00Z
 
@@ -180,8 +180,9 @@ enum Validation {
         guard checkIn.startedAt >= earliestStart else {
             throw APIError.unprocessable("started_at is before 2000: check the device's clock")
         }
-        guard checkIn.intervalS.isFinite, intervals.contains(checkIn.intervalS) else {
-            throw APIError.unprocessable(String(format: "interval_s must be between %g and %g seconds", intervals.lowerBound, intervals.upperBound))
+        guard intervals.contains(checkIn.intervalS), checkIn.intervalS == checkIn.intervalS.rounded() else {
+            throw APIError.unprocessable(
+                String(format: "interval_s must be a whole number of seconds from %g to %g, not %g", intervals.lowerBound, intervals.upperBound, checkIn.intervalS))
         }
         guard checkIn.weighting == .a else {
             throw APIError.unprocessable("weighting must be \"A\": venue loudness is kept in dB(A)")
@@ -194,9 +195,6 @@ enum Validation {
         guard count > 0 else { throw APIError.unprocessable("samples must not be empty") }
         guard Double(count) * checkIn.intervalS <= maximumCheckInSeconds else {
             throw APIError.unprocessable("a check-in holds at most 12 hours of samples")
-        }
-        guard count <= maximumIntervals else {
-            throw APIError.unprocessable("a check-in holds at most \(maximumIntervals) intervals; it has \(count)")
         }
     }
 

@@ -46,6 +46,10 @@ import Testing
         }
         // A program asking for the document still gets the server's 404.
         #expect(try await hearclear("loudness", "e2e-bar", "--json").status != 0)
+        // Refused before measuring: the server takes whole seconds.
+        let tenths = try await hearclear("checkin", "e2e-bar", "--file", try recording(), "--interval", "0.5")
+        #expect(tenths.status != 0 && tenths.errors.contains("--interval must be a whole number of seconds for a check-in"), "\(tenths.errors)")
+        #expect(!tenths.errors.contains("Checking in"))
 
         let checkIn = try await hearclear("checkin", "e2e-bar", "--file", try recording(), "--duration", "1m")
         #expect(checkIn.status == 0, "\(checkIn.errors)")

@@ -18,7 +18,7 @@ import Testing
 
     @Test func storedValuesReadBackAsTheSameSums() throws {
         let clock = try #require(VenueClock(timeZoneIdentifier: "Europe/Paris"))
-        let analysis = CheckInAnalysis(samples: Self.samples(count: 300), startedAt: Date(timeIntervalSince1970: 1_790_000_000), calibrationDB: 110, clock: clock)
+        let analysis = CheckInAnalysis(samples: Self.samples(count: 300), startedAt: Date(timeIntervalSince1970: 1_790_000_000), intervalS: 1, calibrationDB: 110, clock: clock)
         let sums = try #require(analysis.hours.values.first)
         #expect(sums.storedValues.count == CellSums.columns.count)
         // Each value is of its column's kind, so a store binds it as its column declares.
@@ -52,9 +52,9 @@ import Testing
     @Test func recalibratedSumsEqualTheAnalysisAtTheNewCalibration() throws {
         let clock = try #require(VenueClock(timeZoneIdentifier: "UTC"))
         let samples = Self.samples(count: 5_000), start = Date(timeIntervalSince1970: 1_790_000_000)
-        let before = CheckInAnalysis(samples: samples, startedAt: start, calibrationDB: 110, clock: clock)
+        let before = CheckInAnalysis(samples: samples, startedAt: start, intervalS: 1, calibrationDB: 110, clock: clock)
         // A whole number of histogram bins (0.5 dB), as calibration offsets move them.
-        let after = CheckInAnalysis(samples: samples, startedAt: start, calibrationDB: 113.5, clock: clock)
+        let after = CheckInAnalysis(samples: samples, startedAt: start, intervalS: 1, calibrationDB: 113.5, clock: clock)
         #expect(before.hours.count == 2)
         for (hour, sums) in before.hours {
             let moved = sums.recalibrated(byDB: 3.5), expected = try #require(after.hours[hour])

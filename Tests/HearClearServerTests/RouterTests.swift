@@ -283,7 +283,7 @@ import Testing
                 c.intervalS = 60
                 c.samples = (0...720).map { Sample(t: Double($0) * 60, avg: -50, peak: -40) }
             }, message: "a check-in holds at most 12 hours of samples"),
-        Spoiler(testDescription: "intervals longer than a minute", apply: { c in c.intervalS = 1000 }, message: "interval_s must be between 0.1 and 60 seconds"),
+        Spoiler(testDescription: "intervals longer than a minute", apply: { c in c.intervalS = 1000 }, message: "interval_s must be a whole number of seconds from 1 to 60, not 1000"),
         Spoiler(testDescription: "started in the future", apply: { c in c.startedAt = Date().addingTimeInterval(16 * 60) }, message: "started_at is more than 15 minutes in the future"),
         Spoiler(testDescription: "unknown venue", apply: { c in c.venueID = "elsewhere" }, message: "venue elsewhere does not exist: create it with PUT /api/v1/venues/elsewhere"),
         Spoiler(testDescription: "Z weighting", apply: { c in c.weighting = .z }, message: "weighting must be \"A\": venue loudness is kept in dB(A)"),

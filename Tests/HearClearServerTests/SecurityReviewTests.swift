@@ -68,26 +68,31 @@ import Testing
         try await withApp(store: store) { client, database in
             let token = try await client.registerDevice()
             _ = try await client.putVenue("v1", token: token)
-            // The review's forgery: 600 000 intervals of 0.1 ms, 3 KB gzipped; and 1e-9.
-            for interval in [0.0001, 1e-9, 0.05, 61] {
-                var checkIn = makeCheckIn(venue: "v1", start: "2026-11-16T20:00:00Z", seconds: 10)
-                checkIn.intervalS = interval
-                let response = try await client.execute(uri: "/api/v2/checkins", method: .post, headers: bearer(token), body: try json(CheckInV2(checkIn)))
-                #expect(response.status == .unprocessableContent, "interval \(interval)")
-                #expect(try errorMessage(response).contains("interval_s must be between 0.1 and 60"))
+            // The review's forgery: 600 000 intervals of 0.1 ms, 3 KB gzipped; and 1e-9. Then
+            // intervals of a part of a second, each of which would weigh as a second (a check-in
+            // at 0.1 s ten times its share of the venue's level), and a fraction of seconds.
+            for interval in [0.0001, 1e-9, 0.05, 0.1, 0.5, 1.5, 61] {
+                for version in ["v1", "v2"] {
+                    var checkIn = makeCheckIn(venue: "v1", start: "2026-11-16T20:00:00Z", seconds: 20)
+                    checkIn.intervalS = interval
+                    let body = version == "v1" ? try json(checkIn) : try json(CheckInV2(checkIn))
+                    let response = try await client.execute(uri: "/api/\(version)/checkins", method: .post, headers: bearer(token), body: body)
+                    #expect(response.status == .unprocessableContent, "\(version), interval \(interval)")
+                    #expect(try errorMessage(response).contains("interval_s must be a whole number of seconds from 1 to 60"), "\(version), interval \(interval)")
+                }
             }
-            // 86 401 intervals of 0.1 s are 2.4 hours, under the 12 hours, yet too many.
-            let count = 86_401
-            let body = #"{"id": "\#(UUID().wireString)", "venue_id": "v1", "started_at": "2026-11-16T20:00:00Z", "interval_s": 0.1, "levels": {"avg": [\#(Array(repeating: "-400", count: count).joined(separator: ","))], "peak": [\#(Array(repeating: "-300", count: count).joined(separator: ","))]}}"#
+            // 43 201 intervals of 1 s are more than 12 hours.
+            let count = 43_201
+            let body = #"{"id": "\#(UUID().wireString)", "venue_id": "v1", "started_at": "2026-11-16T20:00:00Z", "interval_s": 1, "levels": {"avg": [\#(Array(repeating: "-400", count: count).joined(separator: ","))], "peak": [\#(Array(repeating: "-300", count: count).joined(separator: ","))]}}"#
             let tooMany = try await client.execute(uri: "/api/v2/checkins", method: .post, headers: bearer(token), body: ByteBuffer(string: body))
             #expect(tooMany.status == .unprocessableContent)
-            #expect(try errorMessage(tooMany).contains("at most 86400 intervals"))
+            #expect(try errorMessage(tooMany).contains("at most 12 hours"))
             #expect(try await database.count("checkin") == 0)
             #expect(try await database.storedSamples().count == 0)
-            var tenths = makeCheckIn(venue: "v1", start: "2026-11-16T20:00:00Z", seconds: 600)
-            tenths.intervalS = 0.1
-            tenths.samples = tenths.samples.enumerated().map { index, sample in Sample(t: Double(index) / 10, avg: sample.avg, peak: sample.peak) }
-            #expect(try await client.postCheckIn(tenths, token: token).status == .created)
+            var tens = makeCheckIn(venue: "v1", start: "2026-11-16T20:00:00Z", seconds: 60)
+            tens.intervalS = 10
+            tens.samples = tens.samples.enumerated().map { index, sample in Sample(t: Double(index) * 10, avg: sample.avg, peak: sample.peak) }
+            #expect(try await client.postCheckIn(tens, token: token).status == .created)
         }
     }
 

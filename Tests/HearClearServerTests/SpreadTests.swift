@@ -20,16 +20,16 @@ import Testing
 
     @Test func percentilesAreReadByNearestRankFromTheLoudest() throws {
         var spread = LevelSpread.empty
-        for level in [60.0, 61, 62, 63, 64, 65, 66, 67, 68, 69] { spread.add(levelDB: level, fastMaxDB: level + 5) }
+        for level in [60.0, 61, 62, 63, 64, 65, 66, 67, 68, 69] { spread.add(levelDB: level, fastMaxDB: level + 5, seconds: 1) }
         #expect(spread.l10 == 69 && spread.l50 == 65 && spread.l90 == 61)
         #expect(spread.fastMaxP90 == 74)
         // Bins are centred on whole and half decibels.
         var histogram = LevelHistogram.empty
-        for level in [70.2, 70.24, 70.26, 70.74, 70.76] { histogram.add(level) }
+        for level in [70.2, 70.24, 70.26, 70.74, 70.76] { histogram.add(level, seconds: 1) }
         #expect(histogram.counts == [140: 2, 141: 2, 142: 1])
         // Added in any order, below and above the bins so far; histograms add bin by bin.
         var unordered = LevelHistogram.empty
-        for level in [70.0, 65.0, 80.0, 65.0, 72.5] { unordered.add(level) }
+        for level in [70.0, 65.0, 80.0, 65.0, 72.5] { unordered.add(level, seconds: 1) }
         #expect(unordered.counts == [130: 2, 140: 1, 145: 1, 160: 1] && unordered.seconds == 5)
         #expect(unordered.adding(histogram).counts == [130: 2, 140: 3, 141: 2, 142: 1, 145: 1, 160: 1])
         #expect(unordered.adding(.empty) == unordered && LevelHistogram.empty.adding(unordered) == unordered)
@@ -47,7 +47,7 @@ import Testing
         // Seconds that wander over neighbouring bins, as a level does: about a byte a bin, half the gaps' form.
         var wandering = LevelHistogram.empty, level = 60.0, walk = SplitMix64(seed: 3)
         for _ in 0..<300 {
-            wandering.add(level)
+            wandering.add(level, seconds: 1)
             level += Double(Int.random(in: -2...2, using: &walk)) * LevelHistogram.binWidthDB
         }
         #expect(wandering.stored.count * 3 < wandering.gapped.count * 2, "\(wandering.stored.count) against \(wandering.gapped.count)")

@@ -112,6 +112,28 @@ import Testing
         #expect(try await database.repository.verify() == [])
     }
 
+    /// A level is an energy mean over time. Was: over intervals, so ten minutes at 80 dB(A) in
+    /// sixty 10-second intervals weighed a tenth of ten minutes at 60 in 600 one-second ones, and
+    /// the venue read 70.0 dB(A) instead of 77.0; the spread and the shares counted the same way.
+    @Test(arguments: StoreKind.allCases) func aCheckInWeighsByItsSecondsNotItsIntervals(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
+        let device = try await database.registerDevice()
+        try await makeVenue(database, device: device)
+        var long = makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 1), seconds: 60, level: -30)
+        long.intervalS = 10
+        long.samples = long.samples.enumerated().map { index, sample in Sample(t: Double(index) * 10, avg: -30, peak: -18) }
+        let stored = try await store(database, long, device: device)
+        #expect(stored.status == .accepted && stored.samples == 60)
+        _ = try await store(database, makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 2), seconds: 600, level: -50), device: device)
+        let aggregates = try #require(try await database.repository.loudness(venueID: "venue-1"))
+        let overall = try #require(aggregates.first { $0.weekday == 7 && $0.hour == 24 })
+        #expect(overall.samples == 1200 && overall.checkins == 2, "\(overall)")
+        // 10·log10((10^8 + 10^6) / 2) = 77.03
+        #expect(abs(try #require(overall.levelDB) - 77.03) < 0.01, "\(overall)")
+        // Half of the seconds at 80, half around 60: the level exceeded half the time is between them.
+        #expect(try await database.repository.verify() == [])
+    }
+
     /// A check-in that stops counting leaves the weekday, hour and overall cells by having its
     /// weekday-hour's old sums taken away, within a bound on rounding kept with each cell; where
     /// taking it away would leave more, the cell is added up from its parts. Both kept right.

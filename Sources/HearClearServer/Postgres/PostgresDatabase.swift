@@ -108,6 +108,7 @@ public enum PostgresMigrator {
                         case .samplesIntoColumns: try await PostgresRepository.moveSamplesIntoColumns(on: connection, logger: logger)
                         case .histogramsIntoBytes: try await PostgresRepository.moveHistogramsIntoBytes(on: connection, logger: logger)
                         case .histogramsDense: try await PostgresRepository.makeHistogramsDense(on: connection, logger: logger)
+                        case .secondsWeighed: try await PostgresRepository.weighSecondsAgain(on: connection, logger: logger)
                         case nil: break
                         }
                         try await connection.query("INSERT INTO hearclear_migration (name, applied_at) VALUES (\(file.name), \(Date()))", logger: logger)

@@ -5,6 +5,19 @@ import Logging
 import PostgresNIO
 
 extension PostgresRepository {
+    /// Migration 0015: the venues holding a check-in of intervals longer than a second, analysed
+    /// and summed again, now that a sample counts its interval's seconds.
+    static func weighSecondsAgain(on connection: PostgresConnection, logger: Logger) async throws {
+        var venues: [String] = []
+        for try await venueID in try await connection.query("SELECT DISTINCT venue_id FROM checkin WHERE interval_s >= 1.5", logger: logger).decode(String.self) {
+            venues.append(venueID)
+        }
+        for venueID in venues {
+            try await reanalyse(venueID: venueID, on: connection, logger: logger)
+            try await refreshVenue(venueID, on: connection, logger: logger)
+        }
+    }
+
     /// Migration 0007: each check-in's `sample` rows, dropped flags included, into its
     /// `sample_columns` blob, inside the migration's transaction. Pruned check-ins have no rows
     /// and keep no blob.

@@ -228,11 +228,12 @@ extension PostgresRepository {
             let clock = VenueClock(timeZoneIdentifier: venue.timezone)
         else { return }
         let rows = try await connection.query(
-            "SELECT seq, started_at, calibration_db, samples_pruned_at IS NOT NULL FROM checkin WHERE venue_id = \(venueID)", logger: logger
-        ).decode((Int64, Date, Double, Bool).self).reduce(into: [(Int64, Date, Double, Bool)]()) { $0.append($1) }
-        for (seq, startedAt, calibration, pruned) in rows where !pruned {
+            "SELECT seq, started_at, interval_s, calibration_db, samples_pruned_at IS NOT NULL FROM checkin WHERE venue_id = \(venueID)", logger: logger
+        ).decode((Int64, Date, Double, Double, Bool).self).reduce(into: [(Int64, Date, Double, Double, Bool)]()) { $0.append($1) }
+        for (seq, startedAt, interval, calibration, pruned) in rows where !pruned {
             let analysis = CheckInAnalysis(
-                samples: try await storedSamples(of: seq, on: connection, logger: logger)?.samples ?? [], startedAt: startedAt, calibrationDB: calibration, clock: clock)
+                samples: try await storedSamples(of: seq, on: connection, logger: logger)?.samples ?? [], startedAt: startedAt, intervalS: interval,
+                calibrationDB: calibration, clock: clock)
             try await connection.query("DELETE FROM checkin_hour WHERE checkin_seq = \(seq)", logger: logger)
             try await storeHours(analysis.hours, checkIn: seq, venueID: venueID, on: connection, logger: logger)
             try await connection.query(

@@ -49,6 +49,7 @@ public enum SQLiteDatabase {
                 case .samplesIntoColumns: try SQLiteRepository.moveSamplesIntoColumns(in: db)
                 case .histogramsIntoBytes: try SQLiteRepository.moveHistogramsIntoBytes(in: db)
                 case .histogramsDense: try SQLiteRepository.makeHistogramsDense(in: db)
+                case .secondsWeighed: try SQLiteRepository.weighSecondsAgain(in: db)
                 case nil: break
                 }
             }

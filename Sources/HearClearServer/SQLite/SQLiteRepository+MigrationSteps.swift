@@ -28,6 +28,14 @@ extension SQLiteRepository {
         }
     }
 
+    /// Migration 0016: the venues holding a check-in of intervals longer than a second, analysed
+    /// and summed again, now that a sample counts its interval's seconds.
+    static func weighSecondsAgain(in db: GRDB.Database) throws {
+        for venueID in try String.fetchAll(db, sql: "SELECT DISTINCT venue_id FROM checkin WHERE interval_s >= 1.5") {
+            try reanalyseVenue(venueID, in: db)
+        }
+    }
+
     /// Migration 0010: every histogram of `checkin_hour` and `loudness` from its `bin:count` text
     /// into the bytes column that replaces it, as the bytes of that release (`gapped`).
     static func moveHistogramsIntoBytes(in db: GRDB.Database) throws {

@@ -204,7 +204,8 @@ extension SQLiteRepository {
             }
             guard let clock = clocks[record.venueId] else { continue }
             let analysis = CheckInAnalysis(
-                samples: try record.storedSamples()?.samples ?? [], startedAt: record.startedAt, calibrationDB: record.calibrationDb, clock: clock)
+                samples: try record.storedSamples()?.samples ?? [], startedAt: record.startedAt, intervalS: record.intervalS,
+                calibrationDB: record.calibrationDb, clock: clock)
             try db.execute(literal: "DELETE FROM checkin_hour WHERE checkin_seq = \(seq)")
             try storeHours(analysis.hours, checkIn: seq, venueID: record.venueId, in: db)
             record.levelDb = analysis.levelDB

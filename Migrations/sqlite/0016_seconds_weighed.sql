@@ -1,0 +1,4 @@
+-- Every sum counts seconds now: a sample of an interval of n whole seconds counts n
+-- (CheckInAnalysis.seconds(perInterval:)). No column changes; after this file the server analyses
+-- again, in Swift, the venues holding a check-in of longer intervals, whose sums counted a
+-- second a sample (Migrations.Step.secondsWeighed).
