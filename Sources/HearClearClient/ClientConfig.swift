@@ -68,6 +68,14 @@ public struct ClientConfig: Codable, Sendable, Equatable {
         try DurableFile.write(try encoder.encode(self), to: file, permissions: 0o600)
     }
 
+    /// The token, for the server that issued it: the host this device registered with, as cookies
+    /// are scoped (RFC 6265: by host, not port). Another host (`$HEARCLEAR_SERVER` naming another
+    /// server) gets none: with it, whoever runs that one could upload and delete as this device.
+    public func token(for server: URL) -> String? {
+        guard let registered = self.server.flatMap(URL.init(string:))?.host?.lowercased(), registered == server.host?.lowercased() else { return nil }
+        return token
+    }
+
     /// The server to talk to: `$HEARCLEAR_SERVER` wins over the config.
     public func serverURL(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> URL {
         guard let text = environment["HEARCLEAR_SERVER"] ?? server else {

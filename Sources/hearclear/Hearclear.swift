@@ -145,10 +145,16 @@ struct Setup {
     }
 
     func client(needsToken: Bool = false, timeout: TimeInterval = 30) throws -> APIClient {
-        if needsToken && config.token == nil {
-            throw ValidationError("this device is not registered: run `hearclear register --server URL` first")
+        let server = try config.serverURL()
+        let token = config.token(for: server)
+        if needsToken && token == nil {
+            guard config.token != nil, let registered = config.server else {
+                throw ValidationError("this device is not registered: run `hearclear register --server URL` first")
+            }
+            throw ValidationError(
+                "this device is registered with \(registered), not \(server.absoluteString) (HEARCLEAR_SERVER): its token goes to no other server. To use that one too, register with it under another HEARCLEAR_CONFIG")
         }
-        return APIClient(server: try config.serverURL(), token: config.token, timeout: timeout, versions: ServerVersions(paths: paths))
+        return APIClient(server: server, token: token, timeout: timeout, versions: ServerVersions(paths: paths))
     }
 }
 

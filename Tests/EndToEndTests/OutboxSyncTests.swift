@@ -134,6 +134,23 @@ import Testing
         await server.stop()
     }
 
+    /// Was: `HEARCLEAR_SERVER` naming another server sent it the token this device holds for the
+    /// one it registered with. Writes there now stop before any request, saying why; reads go.
+    @Test func anotherServerInTheEnvironmentNeverSeesTheToken() async throws {
+        let (server, _) = try await setUp(.sqlite)
+        try waiting(1)
+        let elsewhere = try StubServer(status: "200 OK", headers: ["Content-Type: application/json"], body: "{}")
+        let other = elsewhere.url.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        for command in [["sync"], ["venue", "add", "pub", "--name", "Pub", "--lat", "0", "--lng", "0", "--timezone", "UTC"]] {
+            let refused = try await hearclear(command, environment: ["HEARCLEAR_SERVER": other])
+            #expect(refused.status != 0, "\(command)")
+            #expect(refused.errors.contains("this device is registered with \(server.url.absoluteString), not \(other)"), "\(command): \(refused.errors)")
+        }
+        #expect(elsewhere.requests.withLock { $0 }.isEmpty)
+        #expect(files(outbox).count == 1)
+        await server.stop()
+    }
+
     /// Was: a proxy's 404 moved the check-in to rejected/ for good; a 200 HTML page gave a DecodingError dump.
     @Test(arguments: [
         ("404 Not Found", "text/html", "<html><body>Not Found</body></html>"),

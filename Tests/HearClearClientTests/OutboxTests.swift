@@ -210,6 +210,20 @@ func temporaryPaths() throws -> ClientPaths {
         #expect(permissions == 0o600)
     }
 
+    /// A device's token is the bearer credential of the server that issued it: sent to another
+    /// host (`HEARCLEAR_SERVER` naming another server), whoever runs that one could upload and
+    /// delete as this device on the first. Hosts as cookies scope them (RFC 6265): not by port.
+    @Test func theTokenGoesOnlyToTheHostThatIssuedIt() throws {
+        let config = ClientConfig(server: "https://Hear.Example:8443/", deviceID: "d", token: "secret")
+        for same in ["https://hear.example:8443", "https://hear.example", "http://HEAR.example:8080/"] {
+            #expect(config.token(for: URL(string: same)!) == "secret", "\(same)")
+        }
+        for other in ["https://hear.example.evil.test", "https://evil.test", "http://127.0.0.1:8443"] {
+            #expect(config.token(for: URL(string: other)!) == nil, "\(other)")
+        }
+        #expect(ClientConfig(server: nil, token: "secret").token(for: URL(string: "https://hear.example")!) == nil)
+    }
+
     @Test func theEnvironmentPicksTheServerAndThePaths() throws {
         let config = ClientConfig(server: "http://a.example:8080")
         #expect(try config.serverURL(environment: ["HEARCLEAR_SERVER": "http://b.example"]).host == "b.example")
