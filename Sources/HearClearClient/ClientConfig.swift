@@ -65,7 +65,7 @@ public struct ClientConfig: Codable, Sendable, Equatable {
     public func save(to file: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try DurableFile.write(try encoder.encode(self), to: file, permissions: 0o600)
+        try DurableFile.write(try encoder.encode(self), to: file)
     }
 
     /// The token, for the server that issued it: the host this device registered with, as cookies
@@ -91,8 +91,11 @@ public struct ClientConfig: Codable, Sendable, Equatable {
 /// Files that survive a crash: written to a temporary file, flushed to disk, then renamed over
 /// the target, so a reader sees the old content or the new, never half of it.
 public enum DurableFile {
-    public static func write(_ data: Data, to file: URL, permissions: Int = 0o644) throws {
+    /// Readable by this user only, as everything the client keeps is theirs: where and when they
+    /// measured, and their device's token.
+    public static func write(_ data: Data, to file: URL, permissions: Int = 0o600) throws {
         let folder = file.deletingLastPathComponent()
+        // Not made private: it may be anyone's (HEARCLEAR_CONFIG=/etc/hearclear.json).
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let temporary = folder.appendingPathComponent("\(temporaryPrefix(of: file))\(UUID().uuidString).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, mode_t(permissions))
@@ -129,6 +132,13 @@ public enum DurableFile {
         where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
             unlink(folder.appendingPathComponent(name).path)
         }
+    }
+
+    /// `folder` and any folders missing above it, `folder` itself (even one made by an older
+    /// client, 0755) open to this user only: for the outbox's folders, which are the client's own.
+    public static func makePrivateFolder(_ folder: URL) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        guard chmod(folder.path, 0o700) == 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: folder.path]) }
     }
 
     /// Hidden, so that a folder's readers skip it, and named for its target, so that it can be found.

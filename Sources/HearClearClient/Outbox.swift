@@ -55,7 +55,7 @@ public struct Outbox: Sendable {
 
         init(header: Header, folder: URL) throws {
             self.header = header
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try DurableFile.makePrivateFolder(folder)
             file = folder.appendingPathComponent("\(header.id.wireString).recording")
             descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0o600)
             guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: file.path]) }
@@ -156,7 +156,7 @@ public struct Outbox: Sendable {
 
     /// Keeps a check-in the server refused in `rejected/`, with the reason next to it.
     public func moveAside(_ file: URL, reason: String) throws {
-        try FileManager.default.createDirectory(at: rejectedFolder, withIntermediateDirectories: true)
+        try DurableFile.makePrivateFolder(rejectedFolder)
         let target = rejectedFolder.appendingPathComponent(file.lastPathComponent)
         try DurableFile.write(Data((reason + "\n").utf8), to: target.deletingPathExtension().appendingPathExtension("reason.txt"))
         // rename() replaces a previous copy at once; a file already gone was handled by another process.
@@ -190,7 +190,7 @@ public struct Outbox: Sendable {
     /// Puts a rejected check-in back in the queue; `false` when no rejected check-in has that id.
     public func retry(_ id: String) throws -> Bool {
         guard let entry = try rejected().first(where: { $0.id == id.lowercased() }) else { return false }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try DurableFile.makePrivateFolder(folder)
         guard rename(entry.file.path, folder.appendingPathComponent(entry.file.lastPathComponent).path) == 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: entry.file.path])
         }
@@ -211,7 +211,7 @@ public struct Outbox: Sendable {
     public func lockForSync() throws -> SyncLock? {
         // Next to the outbox, not in it: the outbox holds check-ins only.
         let lockFile = folder.deletingLastPathComponent().appendingPathComponent("sync.lock")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try DurableFile.makePrivateFolder(folder)
         let descriptor = open(lockFile.path, O_RDWR | O_CREAT, 0o600)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: lockFile.path]) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {

@@ -191,6 +191,25 @@ func temporaryPaths() throws -> ClientPaths {
         #expect(FileManager.default.fileExists(atPath: outbox.rejectedFolder.appendingPathComponent("\(checkIn.id.wireString).json").path))
     }
 
+    /// Was: sealed and refused check-ins 0644 in folders of 0755 — where and when this person was,
+    /// readable by every user of the machine, while the config beside them was 0600.
+    @Test func whereSomeoneWasIsReadableByThemOnly() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        for venue in ["v1", "v2"] {
+            let recording = try outbox.begin(Outbox.Header(venueID: venue, startedAt: start, intervalS: 1, calibrationDB: nil))
+            try recording.append(Sample(t: 0, avg: -40, peak: -30))
+            _ = try recording.seal()
+        }
+        try outbox.moveAside(try outbox.pending()[0].file, reason: "server answered 422: nope")
+        func mode(_ url: URL) throws -> Int { try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int ?? -1 }
+        for folder in [outbox.folder, outbox.rejectedFolder] {
+            #expect(try mode(folder) == 0o700, "\(folder.path)")
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+                #expect(try mode(folder.appendingPathComponent(name)) == 0o600, "\(name)")
+            }
+        }
+    }
+
     @Test func anUnreadableOutboxFileIsMovedAsideNotUploaded() throws {
         let outbox = Outbox(paths: try temporaryPaths())
         try FileManager.default.createDirectory(at: outbox.folder, withIntermediateDirectories: true)
