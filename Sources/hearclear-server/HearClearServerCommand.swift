@@ -250,9 +250,20 @@ extension HearClearServerCommand {
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
                 throw ValidationError("cannot write \(path): there is no folder \(folder)")
             }
-            switch try database.existingLocation {
-            case .sqlite(let source): try SQLiteDatabase.backup(path: source, to: path)
-            case .postgres(let address): try PostgresBackup.dump(address, to: path)
+            let location = try database.existingLocation
+            // Made empty first, as private as the database it copies (both VACUUM INTO and pg_dump
+            // write into an empty file and keep its mode); nothing is left of a failed copy.
+            let file = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            guard file >= 0 else { throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            close(file)
+            do {
+                switch location {
+                case .sqlite(let source): try SQLiteDatabase.backup(path: source, to: path)
+                case .postgres(let address): try PostgresBackup.dump(address, to: path)
+                }
+            } catch {
+                unlink(path)
+                throw error
             }
             print("\(try database.location) copied to \(path)")
         }

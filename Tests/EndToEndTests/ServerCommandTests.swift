@@ -34,6 +34,19 @@ import FoundationNetworking
         #expect(try await fromEnvironment.query("SELECT COUNT(*) FROM venue") == "0")
     }
 
+    /// Was 0644, as the umask left it: every device's check-ins (where and when it measured) and
+    /// the admin sessions, readable by every user of the machine; its backups too.
+    @Test func theDatabaseAndItsBackupsAreTheServersAlone() async throws {
+        let path = folder.appendingPathComponent("private.sqlite").path
+        #expect(try await Executable.run("hearclear-server", ["seed", "--demo", "--database", path]).status == 0)
+        let copy = folder.appendingPathComponent("copy.sqlite").path
+        let backup = try await Executable.run("hearclear-server", ["backup", copy, "--database", path])
+        #expect(backup.status == 0, "\(backup.errors)")
+        for file in [path, copy] + ["-wal", "-shm"].map({ path + $0 }).filter({ FileManager.default.fileExists(atPath: $0) }) {
+            #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600, "\(file)")
+        }
+    }
+
     @Test func aBadConfigFileStopsTheServerWithAReason() async throws {
         let config = folder.appendingPathComponent("config.json")
         try Data(#"{"scale": {"unit": "dBA", "bands": []}, "max_body_bytez": 1}"#.utf8).write(to: config)

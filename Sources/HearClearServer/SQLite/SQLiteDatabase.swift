@@ -30,6 +30,10 @@ public enum SQLiteDatabase {
             // the default: answers are cached above them.
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = \(-writerCacheKiB)") }
         }
+        // A new file is the server's alone: it holds where and when every device measured. SQLite
+        // gives its WAL and shared-memory files the database file's mode.
+        let created = open(path, O_RDWR | O_CREAT | O_EXCL, 0o600)
+        if created >= 0 { close(created) }
         do {
             return try DatabasePool(path: path, configuration: configuration)
         } catch let error as DatabaseError {
