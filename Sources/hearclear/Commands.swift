@@ -117,7 +117,7 @@ extension Hearclear {
         struct Find: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Venues whose name holds every word given, in any order and case: their ids, to check in.")
-            @Argument(help: "Words of the venue's name, e.g. moon bar.") var words: [String]
+            @Argument(help: "Words of the venue's name, e.g. moon bar (none with --near: every venue there).") var words: [String] = []
             // Unconditional: southern latitudes start with a minus sign.
             @Option(parsing: .unconditional, help: ArgumentHelp("Only venues near this place, nearest first, e.g. -33.87,151.21.", valueName: "latitude,longitude"))
             var near: String?
@@ -126,18 +126,20 @@ extension Hearclear {
             @Flag(help: "Print the server's JSON.") var json = false
 
             func validate() throws {
-                if words.joined().allSatisfy(\.isWhitespace) { throw ValidationError("give a word of the venue's name") }
+                if words.joined().allSatisfy(\.isWhitespace) && near == nil { throw ValidationError("give a word of the venue's name, or --near a place") }
                 if let near, TypedPlace(near) == nil { throw ValidationError("--near must be \(TypedPlace.rule)") }
             }
 
             func run() async throws {
                 let name = words.joined(separator: " ")
                 let place = near.flatMap { TypedPlace($0) }
-                let list = try await Setup().client().venues(named: name, near: place, radius: radius, limit: limit)
+                let named = name.allSatisfy(\.isWhitespace) ? nil : name
+                let list = try await Setup().client().venues(named: named, near: place, radius: radius, limit: limit)
                 if json { return try printJSON(list) }
                 if list.venues.isEmpty {
                     let within = place == nil ? "" : " within \(Int(radius)) m"
-                    print("No venue\(within) has \(name.split(whereSeparator: \.isWhitespace).count == 1 ? "“\(name)”" : "every word of “\(name)”") in its name.")
+                    guard let named else { return print("No venues\(within).") }
+                    print("No venue\(within) has \(named.split(whereSeparator: \.isWhitespace).count == 1 ? "“\(named)”" : "every word of “\(named)”") in its name.")
                 }
                 for venue in list.venues {
                     print((venue.distanceM.map { String(format: "%7.0f m  ", $0) } ?? "") + describe(venue))

@@ -392,6 +392,10 @@ import Testing
         let near = try await hearclear("venue", "near", "-33.857,", "151.215")
         #expect(near.status == 0, "\(near.errors)")
         #expect(near.output.contains("opera  Opera Bar"))
+        // `find` with a place and no words is the same list (was: "Missing expected argument").
+        let found = try await hearclear("venue", "find", "--near", "-33.857,151.215")
+        #expect(found.status == 0 && found.output.contains("opera  Opera Bar"), "\(found.errors)")
+        #expect(try await hearclear("venue", "find").errors.contains("give a word of the venue's name, or --near a place"))
     }
 
     /// The same recording checked in twice (a command run again) is one check-in: its id comes from
