@@ -38,6 +38,10 @@ public struct StoredCheckInFacts: Sendable {
 /// `verify`'s comparisons: what a store holds against what the rules give. One line per
 /// difference; none when all agree. The stores fetch, these compare.
 extension Analysis {
+    /// Ends the difference of a check-in whose samples are damaged or missing: raw data, which no
+    /// `rebuild` makes again (it refuses while one is), so `verify` counts them apart.
+    public static let lostSamples = "; its samples cannot be made again: restore them from a backup"
+
     /// A check-in's stored spikes, level, length status, home hour and per-hour sums against the
     /// analysis of its samples in its venue's local time; a blob that is missing or cannot be read is a difference too.
     public static func differences(of stored: StoredCheckInFacts, clock: VenueClock) -> [String] {
@@ -45,11 +49,11 @@ extension Analysis {
         let columns: SampleColumns
         do {
             guard let decoded = try SampleColumns.stored(stored.sampleColumns, intervalS: stored.intervalS, checkIn: id) else {
-                return ["check-in \(id): its samples are missing, yet retention has not dropped them"]
+                return ["check-in \(id): its samples are missing, yet retention has not dropped them" + lostSamples]
             }
             columns = decoded
         } catch {
-            return [error.description]
+            return [error.description + lostSamples]
         }
         let analysis = CheckInAnalysis(
             samples: columns.samples, startedAt: stored.startedAt, intervalS: stored.intervalS, calibrationDB: stored.calibrationDB, clock: clock)

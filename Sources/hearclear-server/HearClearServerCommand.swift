@@ -191,7 +191,12 @@ extension HearClearServerCommand {
             let differences = try await database.withStore { store in try await store.verify() }
             for difference in differences { print(difference) }
             let name = try database.location
-            print(differences.isEmpty ? "\(name): ok" : "\(name): \(differences.count) difference(s); `hearclear-server rebuild` repairs derived data")
+            let lost = differences.count { $0.hasSuffix(Analysis.lostSamples) }
+            print(
+                differences.isEmpty ? "\(name): ok"
+                    : lost > 0
+                        ? "\(name): \(differences.count) difference(s); the samples of \(lost) check-in(s) are damaged or missing: restore the database from a backup (rebuild stops at them)"
+                        : "\(name): \(differences.count) difference(s); `hearclear-server rebuild` repairs derived data")
             if !differences.isEmpty { throw ExitCode.failure }
         }
     }

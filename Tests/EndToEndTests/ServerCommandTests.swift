@@ -47,6 +47,18 @@ import FoundationNetworking
         }
     }
 
+    /// Was: `verify` said "`hearclear-server rebuild` repairs derived data" of a damaged samples
+    /// blob too, which rebuild refuses: no command makes raw samples again.
+    @Test func verifySaysWhatNoRebuildCanRepair() async throws {
+        let path = folder.appendingPathComponent("damaged.sqlite").path
+        #expect(try await Executable.run("hearclear-server", ["seed", "--demo", "--database", path]).status == 0)
+        _ = try await sqlite(path, "UPDATE checkin SET sample_columns = x'01c80100' WHERE seq = (SELECT min(seq) FROM checkin WHERE sample_columns IS NOT NULL)")
+        let verified = try await Executable.run("hearclear-server", ["verify", "--database", path])
+        #expect(verified.status != 0)
+        #expect(verified.output.contains("1 difference(s); the samples of 1 check-in(s) are damaged or missing: restore the database from a backup"), "\(verified.output)")
+        #expect(!verified.output.contains("rebuild` repairs"), "\(verified.output)")
+    }
+
     @Test func aBadConfigFileStopsTheServerWithAReason() async throws {
         let config = folder.appendingPathComponent("config.json")
         try Data(#"{"scale": {"unit": "dBA", "bands": []}, "max_body_bytez": 1}"#.utf8).write(to: config)
