@@ -63,9 +63,9 @@ public struct CellSums: Sendable, Equatable {
             sounds: SoundCounts(values: try (soundStart..<values.count).map(integer)))
     }
 
-    /// One kept sample more, whose calibrated level has `energy`.
-    /// A sample that lasted `seconds`: every sum counts seconds, so that a level is an energy mean
-    /// over time whatever the intervals a check-in was measured in.
+    /// One kept sample more, whose calibrated level has `energy` and which lasted `seconds`: every
+    /// sum counts seconds, so that a level is an energy mean over time whatever the intervals a
+    /// check-in was measured in.
     mutating func add(_ sample: Sample, energy: Double, calibrationDB: Double, seconds: Int) {
         samples += seconds
         self.energy += energy * Double(seconds)

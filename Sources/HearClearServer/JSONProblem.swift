@@ -9,7 +9,7 @@ struct JSONProblem: CustomStringConvertible {
     /// than a document of the wrong shape.
     let isValue: Bool
 
-    /// `root` names the document itself where the problem is at its top ("body", "the file");
+    /// `root` names the document itself where the problem is at its top ("body", "top level");
     /// `document` is what the decoder read; `numbers` says which of its numbers must be whole.
     init(_ error: DecodingError, root: String, document: Data, numbers: String = "a fraction where a whole number is expected, or one out of range") {
         switch error {

@@ -9,6 +9,7 @@ extension PostgresRepository {
     /// and summed again, now that a sample counts its interval's seconds.
     static func weighSecondsAgain(on connection: PostgresConnection, logger: Logger) async throws {
         var venues: [String] = []
+        // 1.5 s and more: the intervals `CheckInAnalysis.seconds(perInterval:)` counts as more than one.
         for try await venueID in try await connection.query("SELECT DISTINCT venue_id FROM checkin WHERE interval_s >= 1.5", logger: logger).decode(String.self) {
             venues.append(venueID)
         }

@@ -31,6 +31,7 @@ extension SQLiteRepository {
     /// Migration 0016: the venues holding a check-in of intervals longer than a second, analysed
     /// and summed again, now that a sample counts its interval's seconds.
     static func weighSecondsAgain(in db: GRDB.Database) throws {
+        // 1.5 s and more: the intervals `CheckInAnalysis.seconds(perInterval:)` counts as more than one.
         for venueID in try String.fetchAll(db, sql: "SELECT DISTINCT venue_id FROM checkin WHERE interval_s >= 1.5") {
             try reanalyseVenue(venueID, in: db)
         }
