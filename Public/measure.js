@@ -37,6 +37,30 @@ function calibration() {
   return Number.isFinite(value) && value >= 0 && value <= 200 ? value : null;
 }
 
+/** What a session's levels are shown and judged with: the person's offset, else the server's for this browser. */
+function offsetOf(session) {
+  return session.calibration ?? session.serverCalibration.calibration_db;
+}
+
+/**
+ * What the server will add to this browser's levels when the person gives no offset: the one its
+ * operators set for this browser's model, else its default (GET /api/v2/calibration); kept for
+ * the next time this browser is offline, else the design's default.
+ */
+async function serverCalibration(model, fallback) {
+  const key = "hearclear-server-calibration";
+  try {
+    const response = await fetch(`/api/v2/calibration?model=${encodeURIComponent(model)}`);
+    if (!response.ok) throw new Error(`the server answered ${response.status}`);
+    const answer = await response.json();
+    localStorage.setItem(key, JSON.stringify(answer));
+    return answer;
+  } catch {
+    const kept = JSON.parse(localStorage.getItem(key) ?? "null");
+    return kept?.model === model ? kept : { model, calibration_db: fallback, source: "default" };
+  }
+}
+
 /** The design the server made for this rate, kept for the next time this browser is offline. */
 async function design(rate) {
   const key = `hearclear-meter-design-${rate}`;
@@ -90,6 +114,7 @@ async function start() {
     // At the microphone's own rate where the browser says it, so nothing is resampled before the filters.
     const context = new AudioContext(settings.sampleRate ? { sampleRate: settings.sampleRate } : {});
     const filters = await design(context.sampleRate);
+    const applied = await serverCalibration(outbox.browserModel(navigator.userAgent), filters.default_calibration_db);
     await context.audioWorklet.addModule("/public/meter-worklet.js");
     const node = new AudioWorkletNode(context, "hearclear-meter", { numberOfInputs: 1, numberOfOutputs: 0, processorOptions: { design: filters } });
     // A design kept from a server that did not say from which probability a class counts: no classes sent.
@@ -97,7 +122,7 @@ async function start() {
     session = {
       stream, context, node, problems, rate: context.sampleRate, details: filters.bands !== null,
       classesModel: detected !== null ? filters.classes.model.version : null, detected, loudEvents: filters.loud_events ?? null,
-      calibration: calibration(), defaultCalibration: filters.default_calibration_db, startedAt: new Date(), intervals: [],
+      calibration: calibration(), serverCalibration: applied, startedAt: new Date(), intervals: [],
       wakeLock: navigator.wakeLock ? await navigator.wakeLock.request("screen").catch(() => null) : null,
     };
     node.port.onmessage = (event) => received(event.data);
@@ -118,10 +143,13 @@ async function start() {
   startButton.hidden = true;
   stopButton.hidden = false;
   stopButton.focus();
-  const offset = session.calibration ?? session.defaultCalibration;
-  calibrationNote.textContent = session.calibration === null
-    ? `Uncalibrated: shown with ${offset} dB added; the server applies the calibration it knows for this browser.`
-    : `Calibrated: ${offset} dB added.`;
+  const offset = offsetOf(session);
+  const applied = session.serverCalibration;
+  calibrationNote.textContent = session.calibration !== null
+    ? `Calibrated: ${offset} dB added.`
+    : applied.source === "model"
+      ? `Uncalibrated: shown with ${offset} dB added, the calibration this server's operators set for ${applied.model}, as the server will apply it.`
+      : `Uncalibrated: shown with ${offset} dB added, this server's default, as no calibration is set for ${applied.model}.`;
   rateText.textContent = `The microphone's sound arrives at ${session.rate} samples a second, through filters the server designed for that rate.`;
   statusText.textContent = problems.length
     ? `Measuring, but this check-in will not be sent: the browser would not turn off ${problems.join("; ")}, so its levels would not be true.`
@@ -133,7 +161,7 @@ function received(message) {
   if (message.type !== "interval" || !session) return;
   session.intervals.push(message);
   const seconds = session.intervals.length;
-  const shown = message.avg + (session.calibration ?? session.defaultCalibration);
+  const shown = message.avg + offsetOf(session);
   levelText.textContent = shown.toFixed(0);
   elapsedText.textContent = `${minutesAndSeconds(seconds)} of ${minutesAndSeconds(duration)} measured` + (message.classes && session.detected !== null ? ` · ${heard(message.classes, session.detected)}` : "");
   drawHistory();
@@ -154,7 +182,7 @@ function percent(probability) {
 
 function drawHistory() {
   const recent = session.intervals.slice(-HISTORY_SECONDS);
-  const offset = session.calibration ?? session.defaultCalibration;
+  const offset = offsetOf(session);
   // 30 to 110 dB(A) from the bottom of the 40-unit box to its top.
   historyLine.setAttribute("points", recent.map((interval, index) => {
     const level = Math.min(110, Math.max(30, interval.avg + offset));
@@ -250,7 +278,7 @@ function checkIn(current) {
   // check-in; none by a design kept from a server that did not say the rule.
   const sent = body.classes && body.classes.speech.map((speech, t) => ({ speech: speech / 100, music: body.classes.music[t] / 100 }));
   body.events = current.loudEvents
-    ? loudEvents(levels.peak.map((tenth) => tenth / 10), sent, current.calibration ?? current.defaultCalibration, current.loudEvents, current.detected)
+    ? loudEvents(levels.peak.map((tenth) => tenth / 10), sent, offsetOf(current), current.loudEvents, current.detected)
     : [];
   return body;
 }

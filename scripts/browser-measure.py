@@ -7,6 +7,7 @@ then does what standard input asks, one command a line, and answers each on stan
     stop           taps "Stop and send"; prints "stopped"
     wait TEXT      waits until the page's status or outbox line holds TEXT; prints that line
     rate           prints the sample rate the page measures at
+    calibration    prints what the page says of the calibration its levels are shown with
     pause          pauses the page's audio as a phone does when a call comes in or another app
                    takes the microphone (AudioContext.suspend()); prints "paused"
     device         prints the device this browser registered as (its JSON, from the page's storage)
@@ -78,6 +79,8 @@ def main():
             elif command == "wait":
                 wait.until(lambda d: argument in status(d))
                 answer(status(driver))
+            elif command == "calibration":
+                answer(driver.find_element(By.ID, "calibration-note").text)
             elif command == "rate":
                 answer(re.search(r"\d+", driver.find_element(By.ID, "rate").text).group(0))
             elif command == "pause":

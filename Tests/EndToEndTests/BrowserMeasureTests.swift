@@ -395,14 +395,19 @@ import FoundationNetworking
     /// The browser pauses the sound while a phone measures (a call comes in, another app takes the
     /// microphone): the page stops there and sends what it measured, rather than waiting with the
     /// meter frozen and, if the sound came back, filing later seconds under the times of earlier ones.
+    /// And the page shows its levels with the calibration the operators set for its browser, which
+    /// the server applies to the check-in (was: with the server's default, always).
     @Test func aMeasurementTheBrowserPausesEndsThereAndIsSent() async throws {
         let file = try await recording(.speech, rate: 48000)
         let database = folder.appendingPathComponent("paused.sqlite").path
         let server = try await startServer(database: database)
         try await addVenue("corner", to: server)
+        _ = try await sqlite(database, "INSERT INTO calibration (model, offset_db, updated_at) VALUES ('browser: Chrome on Linux', 97.5, 0)")
 
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
         let measured = try await browser.ask("seconds 3")
+        let calibration = try await browser.ask("calibration")
+        #expect(calibration.contains("shown with 97.5 dB added, the calibration this server's operators set for browser: Chrome on Linux"), "\(calibration)")
         _ = try await browser.ask("pause")
         let stopped = try await browser.ask("wait Stopped")
         #expect(stopped.contains("the browser paused the sound"), "\(stopped)")
@@ -415,6 +420,9 @@ import FoundationNetworking
         // The seconds measured before the pause, and the part of one the pause cut.
         let before = Int(measured.split(separator: " ").last ?? "") ?? 0
         #expect((before...before + 1).contains(checkIn.levels.avg.count), "\(measured); stored \(checkIn.levels.avg.count) s; \(thanks)")
+        // The level the page thanked for is the stored one, with the calibration it showed.
+        let applied = try await sqlite(database, "SELECT calibration_db FROM checkin")
+        #expect(applied == "97.5", "\(applied)")
     }
 }
 

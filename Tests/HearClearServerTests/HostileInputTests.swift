@@ -140,6 +140,7 @@ import Testing
                 (.get, "/api/v1/scale", [:], nil, .ok),
                 (.get, "/api/v1/openapi.yaml", [:], nil, .ok),
                 (.get, "/api/v2/meter-design?rate=48000", [:], nil, .ok),
+                (.get, "/api/v2/calibration?model=m", [:], nil, .ok),
                 (.delete, "/api/v1/devices/me", bearer(token), nil, .noContent),
             ]
             for (method, uri, headers, body, status) in operations {

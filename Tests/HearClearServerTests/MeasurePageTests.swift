@@ -52,6 +52,28 @@ import Testing
         }
     }
 
+    /// Was: the page showed levels with the server's default calibration while the server stored
+    /// the check-in with the one its operators set for the browser's model, so the live level and
+    /// the "Thank you: … dB(A)" that followed differed by the difference of the two.
+    @Test func aBrowsersCalibrationIsAnsweredForItsModel() async throws {
+        try await withApp { client, database in
+            let model = "browser: Chrome on Android"
+            let uri = "/api/v2/calibration?model=" + model.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let unset = try await client.execute(uri: uri, method: .get)
+            #expect(unset.status == .ok && unset.headers[.cacheControl] == "public, max-age=300")
+            #expect(try decode(MeterCalibration.self, unset) == MeterCalibration(model: model, calibrationDB: Level.defaultCalibrationDB, source: .default))
+            try await database.repository.setCalibration(model: model, offsetDB: 104.5, at: Date())
+            let set = try await client.execute(uri: uri, method: .get)
+            #expect(try decode(MeterCalibration.self, set) == MeterCalibration(model: model, calibrationDB: 104.5, source: .model))
+            for (query, words) in [("", "model is required"), ("?model=", "model must not be empty"), ("?model=x&rate=1", "unknown query parameter \"rate\"")] {
+                let response = try await client.execute(uri: "/api/v2/calibration\(query)", method: .get)
+                let message = try errorMessage(response)
+                #expect(response.status == .badRequest || response.status == .unprocessableContent, "\(query)")
+                #expect(message.contains(words), "\(query): \(message)")
+            }
+        }
+    }
+
     @Test func aRateTheMeterIsNotDesignedForIsSaidInWords() async throws {
         try await withApp { client, _ in
             for (query, words) in [
