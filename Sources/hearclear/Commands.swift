@@ -156,8 +156,12 @@ extension Hearclear {
             @Option(help: "At most this many venues.") var limit: Int = 20
             @Flag(help: "Print the server's JSON.") var json = false
 
+            func validate() throws {
+                if TypedPlace(location.joined()) == nil { throw ValidationError("give the place as \(TypedPlace.rule)") }
+            }
+
             func run() async throws {
-                guard let place = TypedPlace(location.joined()) else { throw ValidationError("give the place as \(TypedPlace.rule)") }
+                guard let place = TypedPlace(location.joined()) else { return }
                 let list = try await Setup().client().venues(near: place, radius: radius, limit: limit)
                 if json { return try printJSON(list) }
                 if list.venues.isEmpty { print("No venues within \(Int(radius)) m.") }
@@ -257,7 +261,7 @@ extension Hearclear {
             } catch let failure as APIClient.Failure {
                 if case .server(let status, let message, _) = failure {
                     if status == 404 {
-                        throw ValidationError(
+                        throw CommandFailure(
                             "the server does not know venue \(venueID): add it first with `hearclear venue add \(venueID) --name NAME --lat LATITUDE --lng LONGITUDE`, or find its id with `hearclear venue find WORDS OF ITS NAME`")
                     }
                     if status == 308 { return note("\(message): the check-in counts there.") }
@@ -455,7 +459,7 @@ extension Hearclear {
             }
             if let last = extractor?.finish() { windows.append(last) }
             if features {
-                guard extractor != nil else { throw ValidationError("speech and music need \(SoundFeatures.minimumSampleRate) Hz or more; this file is \(file.sampleRate) Hz") }
+                guard extractor != nil else { throw CommandFailure("speech and music need \(SoundFeatures.minimumSampleRate) Hz or more; this file is \(file.sampleRate) Hz") }
                 // Every frame, also those of an interval too short to judge: the next interval's context.
                 print((["t", "frame"] + SoundFeatures.names).joined(separator: ","))
                 let width = SoundFeatures.names.count
@@ -475,7 +479,7 @@ extension Hearclear {
                 lastSeconds: lastSeconds, startedAt: began)
             if let detect {
                 if detect != .loud && !meter.classifies {
-                    throw ValidationError("speech and music need \(SoundFeatures.minimumSampleRate) Hz or more; this file is \(file.sampleRate) Hz")
+                    throw CommandFailure("speech and music need \(SoundFeatures.minimumSampleRate) Hz or more; this file is \(file.sampleRate) Hz")
                 }
                 let sessions = analysis.sessions(of: detect, threshold: threshold)
                 if json { return try printJSON(DetectionReport(detect: detect, threshold: threshold ?? detect.defaultThreshold, startedAt: startedAt?.date, sessions: sessions)) }

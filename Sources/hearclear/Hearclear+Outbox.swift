@@ -23,7 +23,7 @@ extension Hearclear {
             if all || retry != nil {
                 let ids = all ? try outbox.rejected().map(\.id) : [retry!]
                 for id in ids {
-                    guard try outbox.retry(id) else { throw ValidationError("no refused check-in has the id \(id): `hearclear outbox` lists them") }
+                    guard try outbox.retry(id) else { throw CommandFailure("no refused check-in has the id \(id): `hearclear outbox` lists them") }
                 }
                 print("\(ids.count) check-in(s) back in the queue: `hearclear sync` sends them.")
                 return
@@ -80,7 +80,7 @@ extension Hearclear {
             let server = client.server.absoluteString
             if !yes {
                 guard isatty(STDIN_FILENO) == 1 else {
-                    throw ValidationError("this deletes device \(setup.config.deviceID ?? "?") and its check-ins on \(server) for good: add --yes to confirm")
+                    throw CommandFailure("this deletes device \(setup.config.deviceID ?? "?") and its check-ins on \(server) for good: add --yes to confirm")
                 }
                 print("Delete device \(setup.config.deviceID ?? "?") and every check-in it uploaded from \(server), and the check-ins waiting here? [y/N] ", terminator: "")
                 guard let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), ["y", "yes"].contains(answer) else {
@@ -92,7 +92,7 @@ extension Hearclear {
                 try await client.forget()
             } catch let failure as APIClient.Failure {
                 guard case .server(401, _, _) = failure else {
-                    throw ValidationError("nothing deleted: \(failure)")
+                    throw CommandFailure("nothing deleted: \(failure)")
                 }
                 note("The server no longer knew this device.")
             }

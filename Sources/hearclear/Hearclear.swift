@@ -149,9 +149,9 @@ struct Setup {
         let token = config.token(for: server)
         if needsToken && token == nil {
             guard config.token != nil, let registered = config.server else {
-                throw ValidationError("this device is not registered: run `hearclear register --server URL` first")
+                throw CommandFailure("this device is not registered: run `hearclear register --server URL` first")
             }
-            throw ValidationError(
+            throw CommandFailure(
                 "this device is registered with \(registered), not \(server.absoluteString) (HEARCLEAR_SERVER): its token goes to no other server. To use that one too, register with it under another HEARCLEAR_CONFIG")
         }
         return APIClient(server: server, token: token, timeout: timeout, versions: ServerVersions(paths: paths))

@@ -344,6 +344,10 @@ import Testing
         #expect(now.status == 0, "\(now.errors)")
         #expect(now.output.hasPrefix("Easiest conversation on \(before)") || now.output.hasPrefix("Easiest conversation on \(after)"), "\(now.output)")
 
+        // A place that is none is the command line's fault: the command's own usage follows.
+        let nowhere = try await hearclear("quiet", "--near", "95,0")
+        #expect(nowhere.errors.contains("--near must be") && nowhere.errors.contains("Usage: hearclear quiet"), "\(nowhere.errors)")
+
         let wrong = try await hearclear("quiet", "--near", "0,0", "--at", "someday")
         #expect(wrong.status != 0 && wrong.errors.contains("--at must be a weekday and an hour from 0 to 23, like friday-20"), "\(wrong.errors)")
     }
@@ -535,7 +539,10 @@ import Testing
         #expect(try await database.query("SELECT (SELECT COUNT(*) FROM device) || '/' || (SELECT COUNT(*) FROM checkin)") == "0/0")
         let config = try String(contentsOf: folder.appendingPathComponent("config/hearclear/config.json"), encoding: .utf8)
         #expect(!config.contains("token") && config.contains("server"))
-        #expect(try await hearclear("sync").errors.contains("this device is not registered"))
+        // What went wrong while running, without the usage of the whole program after it (was:
+        // "Usage: hearclear <subcommand>", as if the command line had been wrong).
+        let unregistered = try await hearclear("sync")
+        #expect(unregistered.errors.contains("this device is not registered") && !unregistered.errors.contains("Usage:"), "\(unregistered.errors)")
         // No usable check-in is left.
         #expect(try await hearclear("loudness", "cafe").output.contains(": nobody has measured here yet."))
         #expect(try await hearclear("loudness", "cafe", "--json").status != 0)
