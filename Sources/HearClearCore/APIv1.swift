@@ -195,6 +195,9 @@ public struct LoudEvent: Codable, Sendable, Equatable {
 
 /// `POST /api/v1/checkins` body: one session of measurements at a venue.
 public struct CheckIn: Codable, Sendable, Equatable {
+    /// The longest check-in the API takes: an evening, and a night's recording of a venue.
+    public static let longestSeconds: Double = 12 * 3600
+
     /// Chosen by the client, so that a retry of the same upload is recognised.
     public var id: UUID
     public var venueID: String

@@ -4,7 +4,7 @@ import HearClearCore
 /// The values the API accepts. Violations are answered 422 (400 for ids in paths) with a message
 /// naming the field, and nothing is stored.
 enum Validation {
-    static let maximumCheckInSeconds: Double = 12 * 3600
+    static let maximumCheckInSeconds = CheckIn.longestSeconds
     static let maximumClockSkew: TimeInterval = 15 * 60
     /// What a meter's interval can be: whole seconds, as every sum counts seconds
     /// (`CheckInAnalysis.seconds(perInterval:)`). A part of a second would weigh as a second: a

@@ -189,6 +189,11 @@ extension Hearclear {
         func validate() throws {
             guard VenueID.isValid(venueID) else { throw ValidationError("\"\(venueID)\" is not a venue id: it must be \(VenueID.rule)") }
             if startedAt != nil && audio.file == nil { throw ValidationError("--started-at is for recordings: give the --file it began") }
+            // Refused at the end, hours of measuring would be lost.
+            if duration.seconds > CheckIn.longestSeconds {
+                throw ValidationError(
+                    "--duration: a check-in is at most \(Int(CheckIn.longestSeconds / 3600)) hours (the server takes none longer); measure a longer stretch in parts")
+            }
             // The server counts every sum in seconds (docs/analysis.md): a part of a second would weigh as a whole one.
             if audio.interval < 1 || audio.interval != audio.interval.rounded() {
                 throw ValidationError("--interval must be a whole number of seconds for a check-in (1 to 60): a venue's levels count seconds")

@@ -46,6 +46,10 @@ import Testing
         }
         // A program asking for the document still gets the server's 404.
         #expect(try await hearclear("loudness", "e2e-bar", "--json").status != 0)
+        // Refused before measuring, not after: the server keeps no check-in longer than 12 hours.
+        let overnight = try await hearclear("checkin", "e2e-bar", "--duration", "13h")
+        #expect(overnight.status != 0 && overnight.errors.contains("--duration: a check-in is at most 12 hours"), "\(overnight.errors)")
+        #expect(!overnight.errors.contains("Checking in"))
         // Refused before measuring: the server takes whole seconds.
         let tenths = try await hearclear("checkin", "e2e-bar", "--file", try recording(), "--interval", "0.5")
         #expect(tenths.status != 0 && tenths.errors.contains("--interval must be a whole number of seconds for a check-in"), "\(tenths.errors)")
