@@ -162,7 +162,7 @@ public func buildRouter(
     // Loaded here, so that a server installed without the model says so as it starts.
     MeterDesignController(defaultCalibrationDB: settings.defaultCalibrationDB, classifier: try SoundClassifier.loadShipped())
         .addRoutes(to: router.group("api/v2/meter-design"))
-    CalibrationController(store: repository, defaultCalibrationDB: settings.defaultCalibrationDB).addRoutes(to: router.group("api/v2/calibration"))
+    CalibrationController(repository: repository, defaultCalibrationDB: settings.defaultCalibrationDB).addRoutes(to: router.group("api/v2/calibration"))
 
     api.get("scale") { request, _ in
         try request.refuseQueryParameters()

@@ -16,6 +16,8 @@ public protocol Repository: Sendable {
     func venue(id: String) async throws -> VenueSummary?
     /// The venue an id merged into another now leads to; nil when the id was never merged.
     func mergedVenue(id: String) async throws -> String?
+    /// The offset the operators set for a device model's check-ins that bring no calibration; nil when none is set.
+    func calibrationOffset(model: String) async throws -> Double?
     func venues(matching query: VenueQuery) async throws -> [VenueSummary]
 
     /// Stores a check-in with its analysis. Without its own calibration, the device model's offset

@@ -3,6 +3,7 @@ import HearClearCore
 import Hummingbird
 import HummingbirdTesting
 import LevelMeter
+import TestCluster
 import Testing
 
 @testable import HearClearServer
@@ -55,8 +56,8 @@ import Testing
     /// Was: the page showed levels with the server's default calibration while the server stored
     /// the check-in with the one its operators set for the browser's model, so the live level and
     /// the "Thank you: … dB(A)" that followed differed by the difference of the two.
-    @Test func aBrowsersCalibrationIsAnsweredForItsModel() async throws {
-        try await withApp { client, database in
+    @Test(arguments: StoreKind.allCases) func aBrowsersCalibrationIsAnsweredForItsModel(store: StoreKind) async throws {
+        try await withApp(store: store) { client, database in
             let model = "browser: Chrome on Android"
             let uri = "/api/v2/calibration?model=" + model.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let unset = try await client.execute(uri: uri, method: .get)

@@ -6,7 +6,7 @@ import Hummingbird
 /// that bring none (`MeterCalibration`), for the measuring page to show the levels it will store.
 /// The offsets are the operators' (the admin calibration page); none is secret.
 struct CalibrationController {
-    let store: any AdminStore
+    let repository: any Repository
     let defaultCalibrationDB: Double
 
     func addRoutes(to group: RouterGroup<APIRequestContext>) {
@@ -18,7 +18,8 @@ struct CalibrationController {
         let parameters = try request.formQuery(allowing: ["model"])
         guard let text = parameters["model"] else { throw APIError.badRequest("model is required: the device model, like browser: Chrome on Android") }
         let model = try Validation.text(text, field: "model")
-        let offset = try await store.calibrations().offsets.first { $0.model == model }?.offsetDB
+        // The model's row alone: `AdminStore.calibrations()` also lists every device's model.
+        let offset = try await repository.calibrationOffset(model: model)
         let answer = MeterCalibration(model: model, calibrationDB: offset ?? defaultCalibrationDB, source: offset == nil ? .default : .model)
         return Response(
             // Five minutes: an operator's new offset reaches the pages soon, and a page asks once per measurement.

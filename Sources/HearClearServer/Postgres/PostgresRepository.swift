@@ -161,6 +161,13 @@ public struct PostgresRepository: Repository {
         try await read { connection in try await Self.alias(of: id, on: connection, logger: logger) }
     }
 
+    public func calibrationOffset(model: String) async throws -> Double? {
+        try await read { [logger] connection in
+            try await connection.query("SELECT offset_db FROM calibration WHERE model = \(model)", logger: logger)
+                .decode(Double.self).reduce(into: [Double]()) { $0.append($1) }.first
+        }
+    }
+
     public func venue(id: String) async throws -> VenueSummary? {
         try await read { connection in
             try await Self.venueSummaries(

@@ -82,6 +82,10 @@ public struct SQLiteRepository: Repository {
         try await pool.read { db in try VenueAliasRecord.fetchOne(db, key: id)?.venueId }
     }
 
+    public func calibrationOffset(model: String) async throws -> Double? {
+        try await pool.read { db in try CalibrationRecord.fetchOne(db, key: model)?.offsetDb }
+    }
+
     public func venue(id: String) async throws -> VenueSummary? {
         try await pool.read { db in
             try Self.venueSummaries(db, cell: VenueQuery.overall, literal: "WHERE v.id = \(id)").first
