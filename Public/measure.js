@@ -93,6 +93,10 @@ function refusals(settings) {
 
 async function start() {
   startButton.disabled = true;
+  // A measurement again: nothing of the last one's may read as this one's.
+  levelText.textContent = "–";
+  elapsedText.textContent = "";
+  historyLine.setAttribute("points", "");
   statusText.textContent = "Asking for the microphone…";
   let stream;
   try {
@@ -142,6 +146,7 @@ async function start() {
   }
   startButton.hidden = true;
   stopButton.hidden = false;
+  stopButton.disabled = false;
   stopButton.focus();
   const offset = offsetOf(session);
   const applied = session.serverCalibration;
@@ -283,6 +288,27 @@ function checkIn(current) {
   return body;
 }
 
+/** A session's check-in as the outbox keeps it. */
+function outboxEntry(current) {
+  const body = checkIn(current);
+  return { id: body.id, venue, body: JSON.stringify(body), seconds: current.intervals.length, savedAt: Date.now() };
+}
+
+/**
+ * Leaving the page while it measures (a link, the back button, closing the tab) ends the
+ * measurement there, as Ctrl-C ends the client's: what was measured is kept and sent. The page may
+ * be gone before an IndexedDB write or an upload of its own ends, so the check-in is handed over
+ * the ways that outlive it (outbox.keepWhileLeaving); the audio goes with the page.
+ */
+function left() {
+  const current = session;
+  if (!current || current.intervals.length === 0 || current.problems.length) return;
+  // Kept once: a later second from the audio thread would make other bytes under the same id.
+  session = null;
+  outbox.keepWhileLeaving(outboxEntry(current));
+  current.stream.getTracks().forEach((t) => t.stop());
+}
+
 /**
  * A version 7 UUID (RFC 9562) at `date`, as the CLI makes a check-in's id: its milliseconds first,
  * so that the server's index of check-in ids grows at its end. crypto.randomUUID makes version 4.
@@ -321,18 +347,18 @@ async function finished() {
     statusText.textContent = early + `Not sent: the browser would not turn off ${current.problems.join("; ")}. Another browser on this phone may.`;
     return;
   }
-  const body = checkIn(current);
+  const entry = outboxEntry(current);
   try {
-    await outbox.keep({ id: body.id, venue, body: JSON.stringify(body), seconds: current.intervals.length, savedAt: Date.now() });
+    await outbox.keep(entry);
   } catch (error) {
     statusText.textContent = early + `Not sent: this browser would not keep the check-in until the server has it (${error.message}; private browsing may turn its storage off).`;
     return;
   }
-  if (early) interruptions.set(body.id, early);
+  if (early) interruptions.set(entry.id, early);
   statusText.textContent = early + "Sending…";
   const result = await send();
-  if (!result.stored.some(({ entry }) => entry.id === body.id)) {
-    statusText.textContent = early + (result.waiting.some((entry) => entry.id === body.id)
+  if (!result.stored.some((stored) => stored.entry.id === entry.id)) {
+    statusText.textContent = early + (result.waiting.some((waiting) => waiting.id === entry.id)
       ? "Measured and kept in this browser, not sent yet (below)."
       : "Measured, but the server would not store it (below).");
   }
@@ -411,6 +437,7 @@ startButton.addEventListener("click", start);
 stopButton.addEventListener("click", stop);
 forgetButton.addEventListener("click", forget);
 window.addEventListener("online", send);
+window.addEventListener("pagehide", left);
 meter.hidden = false;
 showDevice();
 outbox.entries().then((waiting) => { if (waiting.length) send(); });

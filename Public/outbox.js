@@ -37,8 +37,47 @@ export function keep(entry) {
   return transact("readwrite", (store) => store.put({ ...entry, state: "waiting", reason: null }));
 }
 
+/**
+ * Check-ins kept while their page went away, until they are in IndexedDB: localStorage writes
+ * before its call returns, which an IndexedDB transaction begun as a page goes away may never do.
+ */
+const LEFT_KEY = "hearclear-left";
+
+function leftBehind() {
+  try {
+    const left = JSON.parse(localStorage.getItem(LEFT_KEY));
+    return Array.isArray(left) ? left : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Keeps a check-in as its page goes away (pagehide), and sends it at once if this browser has a
+ * device: a keepalive request outlives the page, though its answer is never read. The check-in
+ * waits in localStorage until a measuring page opens again, moves it into the outbox and sends it
+ * again: the same bytes under the same id, which the server stores once.
+ */
+export function keepWhileLeaving(entry) {
+  localStorage.setItem(LEFT_KEY, JSON.stringify([...leftBehind(), { ...entry, state: "waiting", reason: null }]));
+  const credentials = device();
+  if (!credentials) return;
+  // Not gzipped: CompressionStream answers after the page has gone.
+  fetch("/api/v2/checkins", {
+    method: "POST",
+    keepalive: true,
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${credentials.token}` },
+    body: entry.body,
+  }).catch(() => {});
+}
+
 /** Every check-in still here, oldest first. */
 export async function entries() {
+  const left = leftBehind();
+  if (left.length) {
+    await transact("readwrite", (store) => left.forEach((entry) => store.put(entry)));
+    localStorage.removeItem(LEFT_KEY);
+  }
   const all = (await transact("readonly", (store) => store.getAll())) || [];
   return all.sort((a, b) => a.savedAt - b.savedAt);
 }
@@ -182,5 +221,6 @@ export async function forget() {
     if (!response.ok && response.status !== 401) throw new Error(await reason(response));
   }
   localStorage.removeItem(DEVICE_KEY);
+  localStorage.removeItem(LEFT_KEY);
   await transact("readwrite", (store) => store.clear());
 }

@@ -10,6 +10,9 @@ then does what standard input asks, one command a line, and answers each on stan
     calibration    prints what the page says of the calibration its levels are shown with
     pause          pauses the page's audio as a phone does when a call comes in or another app
                    takes the microphone (AudioContext.suspend()); prints "paused"
+    start          taps "Measure again" after a measurement; prints "started"
+    leave          goes to the venue's page, as a tap on a link does; prints "left"
+    return         opens the measuring page again, without starting; prints "returned"
     device         prints the device this browser registered as (its JSON, from the page's storage)
     quit           closes the browser
 
@@ -62,7 +65,8 @@ def main():
     wait = WebDriverWait(driver, TIMEOUT)
     try:
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": KEEP_AUDIO_CONTEXTS})
-        driver.get(f"{base}/venues/{venue}/measure")
+        measuring_page = f"{base}/venues/{venue}/measure"
+        driver.get(measuring_page)
         wait.until(lambda d: d.find_element(By.ID, "meter").is_displayed())
         driver.find_element(By.ID, "start").click()
         for line in sys.stdin:
@@ -74,6 +78,7 @@ def main():
                     and measured(d) >= wanted)
                 answer(f"measured {measured(driver)}")
             elif command == "stop":
+                wait.until(lambda d: d.find_element(By.ID, "stop").is_enabled())
                 driver.find_element(By.ID, "stop").click()
                 answer("stopped")
             elif command == "wait":
@@ -86,6 +91,17 @@ def main():
             elif command == "pause":
                 driver.execute_script("return Promise.all(window.hearclearAudioContexts.map((c) => c.suspend()))")
                 answer("paused")
+            elif command == "start":
+                wait.until(lambda d: d.find_element(By.ID, "start").is_enabled())
+                driver.find_element(By.ID, "start").click()
+                answer("started")
+            elif command == "leave":
+                driver.get(f"{base}/venues/{venue}")
+                answer("left")
+            elif command == "return":
+                driver.get(measuring_page)
+                wait.until(lambda d: d.find_element(By.ID, "meter").is_displayed())
+                answer("returned")
             elif command == "device":
                 answer(driver.execute_script("return localStorage.getItem('hearclear-device')"))
             elif command == "quit":

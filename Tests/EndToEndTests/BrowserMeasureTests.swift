@@ -424,6 +424,39 @@ import FoundationNetworking
         let applied = try await sqlite(database, "SELECT calibration_db FROM checkin")
         #expect(applied == "97.5", "\(applied)")
     }
+
+    /// Was: leaving the page while it measured (a link, the back button, closing the tab) lost
+    /// every second measured, and after one measurement "Stop and send" stayed disabled for the
+    /// next. Leaving ends the measurement as Ctrl-C ends the client's: what was measured is sent
+    /// at once by a request that outlives the page, and kept until a measuring page opens again
+    /// and sends it again, which the server stores once.
+    @Test func aMeasurementLeftMidwayIsSentAndStoredOnce() async throws {
+        let file = try await recording(.speech, rate: 48000)
+        let database = folder.appendingPathComponent("left.sqlite").path
+        let server = try await startServer(database: database)
+        try await addVenue("corner", to: server)
+
+        let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
+        for _ in 1...2 {
+            _ = try await browser.ask("seconds 2")
+            _ = try await browser.ask("stop")
+            _ = try await browser.ask("wait Thank you")
+            _ = try await browser.ask("start")
+        }
+        let measured = try await browser.ask("seconds 3")
+        _ = try await browser.ask("leave")
+        _ = try await browser.ask("return")
+        let thanks = try await browser.ask("wait Thank you")
+        await browser.quit()
+        await server.stop()
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "3", "\(thanks)")
+        let seconds = Int(try await sqlite(database, "SELECT samples FROM checkin ORDER BY id DESC LIMIT 1")) ?? 0
+        let before = Int(measured.split(separator: " ").last ?? "") ?? 0
+        #expect((before...before + 1).contains(seconds), "\(measured); stored \(seconds) s")
+        // Two uploads of the check-in left behind: the one that outlived the page, and its copy sent again.
+        let uploads = server.log.split(separator: "\n").filter { $0.contains("POST /api/v2/checkins ") }
+        #expect(uploads.count == 4, "\(uploads.joined(separator: "\n"))")
+    }
 }
 
 /// scripts/browser-measure.py, asked one command at a time (its standard input) and answering a
