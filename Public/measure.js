@@ -8,8 +8,8 @@ const venue = meter.dataset.venue;
 const duration = Number(meter.dataset.seconds);
 const element = (id) => document.getElementById(id);
 const [levelText, historyLine, elapsedText, startButton, stopButton] = ["level", "history-line", "elapsed", "start", "stop"].map(element);
-const [announce, statusText, outboxText, calibrationField, calibrationNote, rateText, deviceText, forgetButton] =
-  ["announce", "status", "outbox", "calibration", "calibration-note", "rate", "device", "forget"].map(element);
+const [announce, statusText, outboxText, refusedList, calibrationField, calibrationNote, rateText, deviceText, forgetButton] =
+  ["announce", "status", "outbox", "refused", "calibration", "calibration-note", "rate", "device", "forget"].map(element);
 
 const CALIBRATION_KEY = "hearclear-calibration";
 const HISTORY_SECONDS = 60;
@@ -385,23 +385,52 @@ async function sendWaiting() {
   const result = await outbox.send();
   for (const { entry, receipt } of result.stored) {
     const level = receipt.level_db === null || receipt.level_db === undefined ? "" : `, ${Math.round(receipt.level_db)} dB(A) on average`;
-    const measured = entry.seconds >= 60 ? `${Math.round(entry.seconds / 60)} min` : `${entry.seconds} s`;
-    statusText.textContent = (interruptions.get(entry.id) ?? "") + `Thank you: ${measured} measured${level}. Stored for this venue${entry.venue === venue ? "" : ` (${entry.venue})`}.` +
+    statusText.textContent = (interruptions.get(entry.id) ?? "") + `Thank you: ${lasting(entry.seconds)} measured${level}. Stored for this venue${entry.venue === venue ? "" : ` (${entry.venue})`}.` +
       (verdicts[receipt.status] ?? "");
     interruptions.delete(entry.id);
   }
-  const refused = result.refused.map(({ entry, reason }) => `A check-in of ${entry.seconds} s was refused by the server: ${reason}`);
+  showRefused(result.refused);
   if (result.waiting.length) {
     outboxText.textContent = `Waiting to send ${result.waiting.length} check-in${result.waiting.length > 1 ? "s" : ""}: ${result.problem}. ` +
       "It is kept in this browser and sent when the server can be reached; you may close this page and come back.";
     retry.timer = setTimeout(send, retry.delay);
     retry.delay = Math.min(retry.delay * 2, 120000);
   } else {
-    outboxText.textContent = refused.join(" ");
+    outboxText.textContent = "";
     retry.delay = 2000;
   }
   showDevice();
   return result;
+}
+
+function lasting(seconds) {
+  return seconds >= 60 ? `${Math.round(seconds / 60)} min` : `${seconds} s`;
+}
+
+/**
+ * The check-ins the server refused for good, each with its reason, until the person dismisses it:
+ * it is never sent again, and a list that only grew would bury what the page says now.
+ */
+function showRefused(refused) {
+  refusedList.replaceChildren(...refused.map(({ entry, reason }) => {
+    const item = document.createElement("li");
+    const place = entry.venue === venue ? "" : ` at ${entry.venue}`;
+    item.append(`The check-in of ${lasting(entry.seconds)}${place} measured ${new Date(entry.savedAt).toLocaleString()} was refused by the server: ${reason}`);
+    const dismiss = document.createElement("button");
+    dismiss.type = "button";
+    dismiss.textContent = "Dismiss";
+    dismiss.setAttribute("aria-label", `Dismiss the refused check-in of ${lasting(entry.seconds)}${place}`);
+    dismiss.addEventListener("click", async () => {
+      await outbox.dismiss(entry.id);
+      // Focus goes where the next thing to read is, not back to the top of the page.
+      (item.nextElementSibling ?? item.previousElementSibling)?.querySelector("button")?.focus();
+      item.remove();
+      refusedList.hidden = refusedList.childElementCount === 0;
+    });
+    item.append(" ", dismiss);
+    return item;
+  }));
+  refusedList.hidden = refused.length === 0;
 }
 
 function showDevice() {
@@ -417,6 +446,7 @@ async function forget() {
   try {
     await outbox.forget();
     outboxText.textContent = "";
+    showRefused([]);
     statusText.textContent = "Forgotten: the server deleted this browser's device and its check-ins, and this browser its key and waiting check-ins.";
   } catch (error) {
     statusText.textContent = `Could not forget this browser now (${error.message}); nothing was deleted. Try again when online.`;

@@ -86,6 +86,11 @@ function remove(id) {
   return transact("readwrite", (store) => store.delete(id));
 }
 
+/** A refused check-in the person has read of: it leaves this browser. */
+export function dismiss(id) {
+  return remove(id);
+}
+
 function refuse(entry, reason) {
   return transact("readwrite", (store) => store.put({ ...entry, state: "refused", reason }));
 }

@@ -10,6 +10,8 @@ then does what standard input asks, one command a line, and answers each on stan
     calibration    prints what the page says of the calibration its levels are shown with
     pause          pauses the page's audio as a phone does when a call comes in or another app
                    takes the microphone (AudioContext.suspend()); prints "paused"
+    dismiss        taps the first refused check-in's "Dismiss"; prints "dismissed"
+    refused        prints the refused check-ins listed, "none" if none
     start          taps "Measure again" after a measurement; prints "started"
     leave          goes to the venue's page, as a tap on a link does; prints "left"
     return         opens the measuring page again, without starting; prints "returned"
@@ -91,6 +93,13 @@ def main():
             elif command == "pause":
                 driver.execute_script("return Promise.all(window.hearclearAudioContexts.map((c) => c.suspend()))")
                 answer("paused")
+            elif command == "dismiss":
+                listed = len(driver.find_elements(By.CSS_SELECTOR, "#refused li"))
+                driver.find_element(By.CSS_SELECTOR, "#refused button").click()
+                wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#refused li")) == listed - 1)
+                answer("dismissed")
+            elif command == "refused":
+                answer(" | ".join(item.text for item in driver.find_elements(By.CSS_SELECTOR, "#refused li")) or "none")
             elif command == "start":
                 wait.until(lambda d: d.find_element(By.ID, "start").is_enabled())
                 driver.find_element(By.ID, "start").click()
@@ -126,7 +135,7 @@ def measured(driver):
 
 def status(driver):
     try:
-        return " | ".join(driver.find_element(By.ID, name).text for name in ("status", "outbox"))
+        return " | ".join(driver.find_element(By.ID, name).text for name in ("status", "outbox", "refused"))
     except Exception:
         return "(no page)"
 

@@ -457,6 +457,33 @@ import FoundationNetworking
         let uploads = server.log.split(separator: "\n").filter { $0.contains("POST /api/v2/checkins ") }
         #expect(uploads.count == 4, "\(uploads.joined(separator: "\n"))")
     }
+
+    /// Was: a check-in the server refused for good stayed listed on every measuring page, with
+    /// no way to remove it but forgetting the browser. It is listed with its reason until the
+    /// person dismisses it, and then it is gone from the browser.
+    @Test func aRefusedCheckInIsListedUntilDismissed() async throws {
+        let file = try await recording(.speech, rate: 48000)
+        let database = folder.appendingPathComponent("refused.sqlite").path
+        let server = try await startServer(database: database)
+        try await addVenue("corner", to: server)
+
+        let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
+        _ = try await browser.ask("seconds 2")
+        // The venue goes while the phone measures there, as an operator's deletion would.
+        _ = try await sqlite(database, "DELETE FROM venue WHERE id = 'corner'")
+        _ = try await browser.ask("stop")
+        let refused = try await browser.ask("wait was refused by the server")
+        #expect(refused.contains("venue corner does not exist"), "\(refused)")
+        _ = try await browser.ask("return")
+        let listed = try await browser.ask("refused")
+        _ = try await browser.ask("dismiss")
+        _ = try await browser.ask("return")
+        let after = try await browser.ask("refused")
+        await browser.quit()
+        await server.stop()
+        #expect(listed.contains("was refused by the server"), "\(listed)")
+        #expect(after == "none", "\(after)")
+    }
 }
 
 /// scripts/browser-measure.py, asked one command at a time (its standard input) and answering a
