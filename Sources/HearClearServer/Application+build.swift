@@ -131,8 +131,10 @@ public func buildRouter(
             cacheControl: CacheControl([
                 (MediaType(type: .text, subType: "css"), [.public, .maxAge(3600)]),
                 (MediaType(type: .image, subType: "svg+xml"), [.public, .maxAge(86_400)]),
-                // The measuring page's scripts: an hour, as the stylesheet, so a new release reaches phones the same day.
-                (MediaType(type: .text, subType: "javascript"), [.public, .maxAge(3600)]),
+                // The measuring page's scripts are asked for again on every load (an unchanged one
+                // is a 304): scripts of two releases, or a script older than its page, would not
+                // work together, and no build step here puts a version in their addresses.
+                (MediaType(type: .text, subType: "javascript"), [.public, .noCache]),
             ]),
             logger: logger))
 

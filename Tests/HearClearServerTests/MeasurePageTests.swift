@@ -135,8 +135,22 @@ import Testing
                     #expect(response.status == .ok, "\(file)")
                     #expect(response.headers[.contentType]?.hasPrefix("text/javascript") == true, "\(file)")
                     #expect(response.headers[SecurityHeadersMiddleware.noSniff] == "nosniff")
-                    #expect(response.headers[.cacheControl]?.contains("max-age=3600") == true)
                 }
+            }
+        }
+    }
+
+    /// Was: the scripts were cached an hour, so for an hour after an upgrade a phone could run a
+    /// new measure.js with an old outbox.js, or an old one against the new page (whose elements it
+    /// no longer finds). Each load asks again, and an unchanged script costs a 304 without a body.
+    @Test func aPhoneRunsTheScriptsOfTheServerItTalksTo() async throws {
+        try await withApp { client, _ in
+            for file in ["measure.js", "outbox.js", "meter-worklet.js", "sound-classes.js"] {
+                let first = try await client.execute(uri: "/public/\(file)", method: .get)
+                #expect(first.headers[.cacheControl]?.contains("no-cache") == true, "\(file): \(first.headers[.cacheControl] ?? "none")")
+                let tag = try #require(first.headers[.eTag], "\(file)")
+                let again = try await client.execute(uri: "/public/\(file)", method: .get, headers: [.ifNoneMatch: tag])
+                #expect(again.status == .notModified && again.body.readableBytes == 0, "\(file)")
             }
         }
     }
