@@ -36,7 +36,7 @@ struct DatabaseOptions: ParsableArguments {
         get throws {
             let location = try location
             if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
-                throw ValidationError("there is no database at \(path): check the path (serve, migrate and seed make a new one)")
+                throw StartFailure(description: "there is no database at \(path): check the path (serve, migrate and seed make a new one)")
             }
             return location
         }
@@ -83,36 +83,50 @@ extension HearClearServerCommand {
         @Option(help: "Serve GET /metrics (Prometheus) on this port, same hostname, off the API's listener (env HEARCLEAR_METRICS_PORT; default: off).")
         var metricsPort: Int?
 
+        func validate() throws {
+            for (option, value) in [("--port", port), ("--metrics-port", metricsPort)] {
+                if let value, !Self.ports.contains(value) { throw ValidationError("\(option) must be between 0 and 65535") }
+            }
+        }
+
+        private static let ports = 0...65535
+
+        /// A port the environment gives, refused in words when it is none: ignored, a metrics
+        /// port that is no number left the metrics off without a word.
+        private static func port(_ name: String, in environment: [String: String]) throws -> Int? {
+            guard let text = environment[name] else { return nil }
+            guard let port = Int(text), ports.contains(port) else {
+                throw StartFailure(description: "\(name)=\(text) is not a port number from 0 to 65535")
+            }
+            return port
+        }
+
+        // What the environment gets wrong is a StartFailure, said alone: ArgumentParser follows a
+        // ValidationError with the program's usage, which is for a command line that is wrong.
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
             var configuration = ServerConfiguration(database: try database.location)
             configuration.hostname = hostname ?? environment["HEARCLEAR_HOSTNAME"] ?? configuration.hostname
-            if let port = port ?? environment["HEARCLEAR_PORT"].flatMap(Int.init) {
-                guard (0...65535).contains(port) else { throw ValidationError("port must be between 0 and 65535") }
-                configuration.port = port
-            } else if let text = environment["HEARCLEAR_PORT"] {
-                throw ValidationError("HEARCLEAR_PORT=\(text) is not a port number")
-            }
+            if let port = try port ?? Self.port("HEARCLEAR_PORT", in: environment) { configuration.port = port }
             if let path = config ?? environment["HEARCLEAR_CONFIG"] {
                 configuration.settings = try ServerSettings.load(contentsOf: path)
             }
             if let text = environment["HEARCLEAR_RATE_LIMIT"] {
-                guard let limit = Int(text), limit >= 0 else { throw ValidationError("HEARCLEAR_RATE_LIMIT must be 0 (off) or writes a minute per device") }
+                guard let limit = Int(text), limit >= 0 else { throw StartFailure(description: "HEARCLEAR_RATE_LIMIT must be 0 (off) or writes a minute per device") }
                 configuration.settings.rateLimit = limit
             }
             if let password = environment["HEARCLEAR_ADMIN_PASSWORD"], !password.isEmpty {
-                if let problem = ServerSettings.adminPasswordProblem(password) { throw ValidationError("HEARCLEAR_ADMIN_PASSWORD \(problem)") }
+                if let problem = ServerSettings.adminPasswordProblem(password) { throw StartFailure(description: "HEARCLEAR_ADMIN_PASSWORD \(problem)") }
                 configuration.settings.adminPassword = password
             }
             configuration.publicFolder = publicFolder ?? Self.defaultPublicFolder()
             guard let format = logFormat ?? environment["HEARCLEAR_LOG_FORMAT"].map({ LogFormat(rawValue: $0) }) ?? .text else {
-                throw ValidationError("HEARCLEAR_LOG_FORMAT must be text or json")
+                throw StartFailure(description: "HEARCLEAR_LOG_FORMAT must be text or json")
             }
-            if let port = metricsPort ?? environment["HEARCLEAR_METRICS_PORT"].flatMap(Int.init) {
-                guard (0...65535).contains(port) else { throw ValidationError("the metrics port must be between 0 and 65535") }
+            if let port = try metricsPort ?? Self.port("HEARCLEAR_METRICS_PORT", in: environment) {
                 // Else the second listener finds its port taken, which reads like another server.
                 guard port == 0 || port != configuration.port else {
-                    throw ValidationError("--metrics-port must differ from the API's port (\(port)): metrics are served on a listener of their own")
+                    throw StartFailure(description: "--metrics-port must differ from the API's port (\(port)): metrics are served on a listener of their own")
                 }
                 let registry = PrometheusCollectorRegistry()
                 MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -225,12 +239,15 @@ extension HearClearServerCommand {
 
         @OptionGroup var database: DatabaseOptions
 
+        func validate() throws {
+            if let days, days < 1 { throw ValidationError("--days must be at least 1") }
+        }
+
         func run() async throws {
             let settings = try (config ?? ProcessInfo.processInfo.environment["HEARCLEAR_CONFIG"]).map(ServerSettings.load(contentsOf:))
             guard let days = days ?? settings?.retentionDays else {
-                throw ValidationError("say how many days of samples to keep: --days N, or retention_days in the config file")
+                throw StartFailure(description: "say how many days of samples to keep: --days N, or retention_days in the config file")
             }
-            guard days >= 1 else { throw ValidationError("--days must be at least 1") }
             let pruned = try await database.withStore { store in
                 try await store.pruneSamples(startedBefore: Date().addingTimeInterval(-Double(days) * 86_400), at: Date())
             }
@@ -249,17 +266,17 @@ extension HearClearServerCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            guard !FileManager.default.fileExists(atPath: path) else { throw ValidationError("\(path) exists already: choose a new file") }
+            guard !FileManager.default.fileExists(atPath: path) else { throw StartFailure(description: "\(path) exists already: choose a new file") }
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-                throw ValidationError("cannot write \(path): there is no folder \(folder)")
+                throw StartFailure(description: "cannot write \(path): there is no folder \(folder)")
             }
             let location = try database.existingLocation
             // Made empty first, as private as the database it copies (both VACUUM INTO and pg_dump
             // write into an empty file and keep its mode); nothing is left of a failed copy.
             let file = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-            guard file >= 0 else { throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            guard file >= 0 else { throw StartFailure(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
             close(file)
             do {
                 switch location {
@@ -294,10 +311,21 @@ extension HearClearServerCommand {
         @Flag(help: "Empty the target first when it holds data.")
         var force = false
 
-        func run() async throws {
-            guard case .postgres(let address) = try DatabaseLocation(to) else {
-                throw ValidationError("--to must be a postgres:// URL: copy moves a SQLite deployment to PostgreSQL")
+        private var target: PostgresAddress {
+            get throws {
+                guard case .postgres(let address) = try DatabaseLocation(to) else {
+                    throw ValidationError("--to must be a postgres:// URL: copy moves a SQLite deployment to PostgreSQL")
+                }
+                return address
             }
+        }
+
+        func validate() throws {
+            _ = try target
+        }
+
+        func run() async throws {
+            let address = try target
             var logger = Logger(label: "hearclear-server")
             logger.logLevel = .warning
             let target = try await OpenedStore.openPostgres(address, logger: logger)
@@ -306,7 +334,7 @@ extension HearClearServerCommand {
             do {
                 summary = try await DeploymentCopy.copy(from: from, to: target.repository, force: force, logger: logger)
             } catch let refusal as DeploymentCopy.Refusal {
-                throw ValidationError(refusal.description)
+                throw StartFailure(description: refusal.description)
             } catch {
                 // postgres-nio's errors say what went wrong only when reflected.
                 throw StartFailure(description: "the copy failed and the target is as it was: \(String(reflecting: error))")

@@ -112,6 +112,40 @@ import FoundationNetworking
         #expect(try await Executable.run("hearclear-server", ["verify", "--database", missing]).status == 0)
     }
 
+    /// Was: what went wrong while a command ran (no database at the path, a backup file there
+    /// already, the environment's settings) was followed by "Usage: hearclear-server
+    /// <subcommand>" and exit status 64, as if the command line were wrong; and a metrics port
+    /// in the environment that is no number was ignored, the metrics silently off. A command
+    /// line that is wrong is followed by the command's own usage.
+    @Test func whatStopsACommandWhileItRunsIsSaidAlone() async throws {
+        let database = folder.appendingPathComponent("alone.sqlite").path
+        #expect(try await Executable.run("hearclear-server", ["migrate", "--database", database]).status == 0)
+        let missing = folder.appendingPathComponent("missing.sqlite").path
+        // Were the environment's setting ignored, `serve` would stop at this database, in other words.
+        let unopenable = folder.appendingPathComponent("no-such-folder/serve.sqlite").path
+        let running: [([String], [String: String], String)] = [
+            (["verify", "--database", missing], [:], "there is no database at \(missing)"),
+            (["backup", database, "--database", database], [:], "\(database) exists already"),
+            (["prune", "--database", database], [:], "say how many days of samples to keep"),
+            (["serve", "--database", unopenable], ["HEARCLEAR_PORT": "http"], "HEARCLEAR_PORT=http is not a port number"),
+            (["serve", "--port", "0", "--database", unopenable], ["HEARCLEAR_METRICS_PORT": "nine"], "HEARCLEAR_METRICS_PORT=nine is not a port number"),
+            (["serve", "--port", "0", "--database", unopenable], ["HEARCLEAR_RATE_LIMIT": "-1"], "HEARCLEAR_RATE_LIMIT must be 0"),
+        ]
+        for (arguments, environment, words) in running {
+            let result = try await Executable.run("hearclear-server", arguments, environment: environment)
+            #expect(result.status == 1 && result.errors.contains(words) && !result.errors.contains("Usage:"), "\(arguments): \(result.status) \(result.errors)")
+        }
+        let wrong: [([String], String)] = [
+            (["prune", "--days", "0", "--database", database], "Usage: hearclear-server prune"),
+            (["serve", "--port", "70000", "--database", database], "Usage: hearclear-server serve"),
+            (["copy", "--from", database, "--to", missing], "Usage: hearclear-server copy"),
+        ]
+        for (arguments, usage) in wrong {
+            let result = try await Executable.run("hearclear-server", arguments)
+            #expect(result.status == 64 && result.errors.contains(usage), "\(arguments): \(result.status) \(result.errors)")
+        }
+    }
+
     /// seed, prune, verify and rebuild, as an operator runs them on either store.
     @Test(arguments: StoreKind.allCases) func pruneDropsOldSamplesAndVerifyStillPasses(store: StoreKind) async throws {
         let database = try await ServerDatabase(store, named: "h", in: folder)
