@@ -66,10 +66,11 @@ enum Validation {
         guard venue.longitude.isFinite, (-180...180).contains(venue.longitude) else {
             throw APIError.unprocessable("longitude must be between -180 and 180")
         }
-        guard isTimeZone(venue.timezone) else {
+        guard let zone = timeZone(spelledAnyhow: venue.timezone) else {
             throw APIError.unprocessable("timezone \"\(venue.timezone)\" is not a time zone of the tz database, like Europe/Paris or Etc/UTC")
         }
         var valid = venue
+        valid.timezone = zone
         valid.name = try text(venue.name, field: "name")
         return valid
     }
@@ -81,6 +82,25 @@ enum Validation {
     static func isTimeZone(_ identifier: String) -> Bool {
         guard let zone = TimeZone(identifier: identifier) else { return false }
         return zone.identifier == identifier || identifier == "UTC"
+    }
+
+    /// A zone named in any case (`europe/london`), as the tz database spells it (`Europe/London`),
+    /// so that one zone has one spelling. The names are the paths of the zone files Foundation
+    /// reads (TZDIR, else /usr/share/zoneinfo), found here part by part: Linux tells their case
+    /// apart, and lists no zone names of its own that are complete (`isTimeZone`).
+    static func timeZone(spelledAnyhow identifier: String) -> String? {
+        if isTimeZone(identifier) { return identifier }
+        var folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["TZDIR"] ?? "/usr/share/zoneinfo", isDirectory: true)
+        var spelled: [String] = []
+        for part in identifier.split(separator: "/", omittingEmptySubsequences: false) {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path),
+                let name = names.first(where: { $0.caseInsensitiveCompare(part) == .orderedSame })
+            else { return nil }
+            spelled.append(name)
+            folder.appendPathComponent(name)
+        }
+        let zone = spelled.joined(separator: "/")
+        return isTimeZone(zone) ? zone : nil
     }
 
     static func checkIn(_ checkIn: CheckIn, now: Date) throws {
