@@ -101,11 +101,11 @@ extension Terminal {
         return lines.joined(separator: "\n")
     }
 
-    /// Venues nearby, easiest conversation first.
-    public func ranking(_ ranking: VenueRanking, unit: String) -> String {
+    /// Venues within `radius` metres, easiest conversation first.
+    public func ranking(_ ranking: VenueRanking, unit: String, radius: Double) -> String {
         let listener = ranking.hearingLoss ? " (for a listener with hearing loss)" : ""
         var lines = ["Easiest conversation on \(ranking.weekday.rawValue.capitalized) at \(String(format: "%02d:00", ranking.hour)), each venue's local time\(listener):"]
-        if ranking.venues.isEmpty { lines.append("  No venues there.") }
+        if ranking.venues.isEmpty { lines.append("  " + Self.noVenues(within: radius)) }
         for (index, venue) in ranking.venues.enumerated() {
             let effort = ranking.hearingLoss ? venue.cell.effortHearingLoss : venue.cell.effort
             let distance = venue.distanceM >= 1000 ? String(format: "%.1f km", venue.distanceM / 1000) : String(format: "%.0f m", venue.distanceM)

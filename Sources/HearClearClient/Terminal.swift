@@ -80,6 +80,12 @@ public struct Terminal: Sendable {
             + (classes.map { "  \($0.words)" } ?? "")
     }
 
+    /// A search near a place that found nothing, and what to try: most places are more than the
+    /// default kilometre from a venue someone has added.
+    public static func noVenues(within radius: Double) -> String {
+        "No venues within \(Int(radius)) m: a larger --radius looks further."
+    }
+
     public static func clock(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded(.down))
         return whole >= 3600

@@ -137,8 +137,8 @@ extension Hearclear {
                 let list = try await Setup().client().venues(named: named, near: place, radius: radius, limit: limit)
                 if json { return try printJSON(list) }
                 if list.venues.isEmpty {
+                    guard let named else { return print(Terminal.noVenues(within: radius)) }
                     let within = place == nil ? "" : " within \(Int(radius)) m"
-                    guard let named else { return print("No venues\(within).") }
                     print("No venue\(within) has \(named.split(whereSeparator: \.isWhitespace).count == 1 ? "“\(named)”" : "every word of “\(named)”") in its name.")
                 }
                 for venue in list.venues {
@@ -164,7 +164,7 @@ extension Hearclear {
                 guard let place = TypedPlace(location.joined()) else { return }
                 let list = try await Setup().client().venues(near: place, radius: radius, limit: limit)
                 if json { return try printJSON(list) }
-                if list.venues.isEmpty { print("No venues within \(Int(radius)) m.") }
+                if list.venues.isEmpty { print(Terminal.noVenues(within: radius)) }
                 for venue in list.venues {
                     print(String(format: "%7.0f m  ", venue.distanceM ?? 0) + describe(venue))
                 }

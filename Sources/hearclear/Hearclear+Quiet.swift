@@ -29,7 +29,7 @@ extension Hearclear {
             let answer = try await Setup().client().ranking(
                 near: place.latitude, place.longitude, at: at ?? WeekdayHour(Date(), in: .current), hearingLoss: hearingLoss, radius: radius, limit: limit)
             if json { return print(String(decoding: answer.json, as: UTF8.self)) }
-            print(Terminal.standardOutput.ranking(answer.ranking, unit: "dB(A)"))
+            print(Terminal.standardOutput.ranking(answer.ranking, unit: "dB(A)", radius: radius))
         }
     }
 }

@@ -58,7 +58,7 @@ import Testing
         let ranking = VenueRanking(
             weekday: .friday, hour: 19, hearingLoss: false,
             venues: [.init(id: "bar", name: "The Bar", latitude: 0, longitude: 0, timezone: "UTC", distanceM: 120, cell: estimated)])
-        #expect(Terminal(colors: false).ranking(ranking, unit: "dB(A)").contains("The Bar (bar), 120 m: ~3  raised voice, about 66.2 dB(A) (estimated: nobody measured that hour)"))
+        #expect(Terminal(colors: false).ranking(ranking, unit: "dB(A)", radius: 1000).contains("The Bar (bar), 120 m: ~3  raised voice, about 66.2 dB(A) (estimated: nobody measured that hour)"))
     }
 
     @Test func theMusicGridShowsEachHoursShareInPercent() {
@@ -102,9 +102,16 @@ import Testing
                     id: "empty", name: "Empty", latitude: 0, longitude: 0, timezone: "UTC", distanceM: 1250,
                     cell: ConversationCell(cell: LoudnessCell(weekday: .friday, hour: 20, levelDB: nil, label: nil, checkins: 0, samples: 0))),
             ])
-        let lines = Terminal(colors: false).ranking(ranking, unit: "dB(A)").split(separator: "\n")
+        let lines = Terminal(colors: false).ranking(ranking, unit: "dB(A)", radius: 1000).split(separator: "\n")
         #expect(lines[1] == "  1. Café (cafe), 412 m:  2  normal voice, 55.0 dB(A)")
         #expect(lines[2] == "  2. Empty (empty), 1.2 km:     no data for that hour")
+    }
+
+    /// Was: "No venues there.", when the nearest venue was 1.1 km off and the default radius 1 km.
+    @Test func noVenuesNearbySaysHowFarItLookedAndHowToLookFurther() {
+        let ranking = VenueRanking(weekday: .friday, hour: 20, hearingLoss: false, venues: [])
+        let text = Terminal(colors: false).ranking(ranking, unit: "dB(A)", radius: 1000)
+        #expect(text.hasSuffix("\n  No venues within 1000 m: a larger --radius looks further."), "\(text)")
     }
 
     /// Was: a 64.5 dB cell read 64 in the terminal (printf rounds halves to even) and 65 on the
