@@ -126,9 +126,9 @@ async function start() {
     session = {
       stream, context, node, problems, rate: context.sampleRate, details: filters.bands !== null,
       classesModel: detected !== null ? filters.classes.model.version : null, detected, loudEvents: filters.loud_events ?? null,
-      calibration: calibration(), serverCalibration: applied, startedAt: new Date(), intervals: [],
-      wakeLock: navigator.wakeLock ? await navigator.wakeLock.request("screen").catch(() => null) : null,
+      calibration: calibration(), serverCalibration: applied, startedAt: new Date(), intervals: [], wakeLock: null,
     };
+    await keepAwake(session);
     node.port.onmessage = (event) => received(event.data);
     context.createMediaStreamSource(stream).connect(node);
     await context.resume();
@@ -159,6 +159,18 @@ async function start() {
   statusText.textContent = problems.length
     ? `Measuring, but this check-in will not be sent: the browser would not turn off ${problems.join("; ")}, so its levels would not be true.`
     : `Measuring for ${minutesAndSeconds(duration)} unless you stop. Keep this page open and the phone still, away from your mouth.`;
+}
+
+/**
+ * The screen kept on while a session measures, where the browser allows (Wake Lock): a phone
+ * that locks its screen pauses the sound, which ends the measurement. A browser releases the lock
+ * whenever the page is hidden, so it is asked for again when the page is shown.
+ */
+async function keepAwake(current) {
+  if (!navigator.wakeLock || document.visibilityState !== "visible" || (current.wakeLock && !current.wakeLock.released)) return;
+  current.wakeLock = await navigator.wakeLock.request("screen").catch(() => null);
+  // Finished while the browser answered: the lock is not wanted any more.
+  if (session !== current && current.wakeLock) current.wakeLock.release().catch(() => {});
 }
 
 function received(message) {
@@ -468,6 +480,7 @@ stopButton.addEventListener("click", stop);
 forgetButton.addEventListener("click", forget);
 window.addEventListener("online", send);
 window.addEventListener("pagehide", left);
+document.addEventListener("visibilitychange", () => { if (session && !session.stopping) keepAwake(session); });
 meter.hidden = false;
 showDevice();
 outbox.entries().then((waiting) => { if (waiting.length) send(); });

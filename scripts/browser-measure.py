@@ -15,6 +15,9 @@ then does what standard input asks, one command a line, and answers each on stan
     start          taps "Measure again" after a measurement; prints "started"
     leave          goes to the venue's page, as a tap on a link does; prints "left"
     return         opens the measuring page again, without starting; prints "returned"
+    hide, show     hides the page and shows it again, as switching to another app and back does
+                   (the browser releasing the screen's wake lock as it hides); print "hidden", "shown"
+    awake N        waits until the page holds N screen wake locks; prints "awake N"
     device         prints the device this browser registered as (its JSON, from the page's storage)
     quit           closes the browser
 
@@ -43,6 +46,22 @@ window.AudioContext = class extends PageAudioContext {
     window.hearclearAudioContexts.push(this);
   }
 };
+// The screen's wake lock and the page's visibility as a phone's browser keeps them: every lock is
+// released when the page is hidden. Headless Chromium is always visible and grants no lock.
+window.hearclearScreen = { visible: true, locks: [] };
+Object.defineProperty(document, "visibilityState", { get: () => (hearclearScreen.visible ? "visible" : "hidden") });
+Object.defineProperty(document, "hidden", { get: () => !hearclearScreen.visible });
+Object.defineProperty(navigator, "wakeLock", { value: { request: async () => {
+  const lock = { released: false, release: async () => { lock.released = true; } };
+  hearclearScreen.locks.push(lock);
+  return lock;
+} } });
+"""
+
+SET_VISIBLE = """
+hearclearScreen.visible = arguments[0];
+if (!arguments[0]) hearclearScreen.locks.forEach((lock) => { lock.released = true; });
+document.dispatchEvent(new Event("visibilitychange"));
 """
 
 
@@ -111,6 +130,12 @@ def main():
                 driver.get(measuring_page)
                 wait.until(lambda d: d.find_element(By.ID, "meter").is_displayed())
                 answer("returned")
+            elif command in ("hide", "show"):
+                driver.execute_script(SET_VISIBLE, command == "show")
+                answer("hidden" if command == "hide" else "shown")
+            elif command == "awake":
+                wait.until(lambda d: d.execute_script("return hearclearScreen.locks.filter((lock) => !lock.released).length") == int(argument))
+                answer(f"awake {argument}")
             elif command == "device":
                 answer(driver.execute_script("return localStorage.getItem('hearclear-device')"))
             elif command == "quit":

@@ -458,6 +458,31 @@ import FoundationNetworking
         #expect(uploads.count == 4, "\(uploads.joined(separator: "\n"))")
     }
 
+    /// Was: the screen was kept on only until the page was first hidden (the browser releases the
+    /// lock then), so after a look at another app the phone locked its screen, which pauses the
+    /// sound and ends the measurement. The lock is asked for again when the page is shown, and let
+    /// go when the measurement ends.
+    @Test func theScreenStaysOnWhileAPhoneMeasures() async throws {
+        let file = try await recording(.speech, rate: 48000)
+        let database = folder.appendingPathComponent("awake.sqlite").path
+        let server = try await startServer(database: database)
+        try await addVenue("corner", to: server)
+
+        let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
+        _ = try await browser.ask("seconds 1")
+        _ = try await browser.ask("awake 1")
+        _ = try await browser.ask("hide")
+        _ = try await browser.ask("awake 0")
+        _ = try await browser.ask("show")
+        _ = try await browser.ask("awake 1")
+        _ = try await browser.ask("stop")
+        _ = try await browser.ask("wait Thank you")
+        let after = try await browser.ask("awake 0")
+        await browser.quit()
+        await server.stop()
+        #expect(after == "awake 0")
+    }
+
     /// Was: a check-in the server refused for good stayed listed on every measuring page, with
     /// no way to remove it but forgetting the browser. It is listed with its reason until the
     /// person dismisses it, and then it is gone from the browser.
