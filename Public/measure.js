@@ -128,10 +128,11 @@ async function start() {
       classesModel: detected !== null ? filters.classes.model.version : null, detected, loudEvents: filters.loud_events ?? null,
       calibration: calibration(), serverCalibration: applied, startedAt: new Date(), intervals: [], wakeLock: null,
     };
-    await keepAwake(session);
     node.port.onmessage = (event) => received(event.data);
     context.createMediaStreamSource(stream).connect(node);
     await context.resume();
+    // Not awaited: the seconds are timed from startedAt, whatever the browser takes to answer.
+    keepAwake(session);
     // Seconds carry no time of their own: were the sound to come back after a pause, they would be
     // filed under the times of the seconds it missed. So a pause ends the measurement there.
     context.onstatechange = () => { if (context.state !== "running") interrupted("the browser paused the sound (a call, another app taking the microphone, or the screen locking)"); };
