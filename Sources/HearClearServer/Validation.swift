@@ -103,6 +103,15 @@ enum Validation {
         return isTimeZone(zone) ? zone : nil
     }
 
+    /// `hearing_loss` of a query: whether to answer for a listener with hearing loss.
+    static func hearingLoss(_ text: String?) throws -> Bool {
+        switch text {
+        case nil, "false": return false
+        case "true": return true
+        default: throw APIError.badRequest("hearing_loss must be true or false")
+        }
+    }
+
     static func checkIn(_ checkIn: CheckIn, now: Date) throws {
         try header(of: checkIn, count: checkIn.samples.count, now: now)
         var previousT = -Double.infinity

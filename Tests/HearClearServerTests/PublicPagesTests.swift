@@ -20,17 +20,23 @@ import Testing
         }
     }
 
+    /// A restaurant measured on a Friday (2026-11-20): 17:00 and 18:00 UTC quiet enough for a
+    /// normal voice (SIL 45; a raised one with hearing loss), 20:00 needing a loud one (SIL 60; a
+    /// very loud one with hearing loss).
+    func measureBistro(_ client: any TestClientProtocol) async throws {
+        let token = try await client.registerDevice()
+        _ = try await client.putVenue("bistro", token: token, timezone: "UTC", name: "Bistro <Quiet> & Co", kind: .restaurant)
+        for (hour, sil) in [(17, 45.0), (18, 45.0), (20, 60.0)] {
+            let checkIn = ConversationTests.withBands(makeCheckIn(venue: "bistro", start: "2026-11-20T\(hour):00:00Z", level: -50), sil: sil)
+            #expect(try await client.execute(uri: "/api/v2/checkins", method: .post, headers: bearer(token), body: try json(CheckInV2(checkIn))).status == .created)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func aVenuePageSaysWhenYouCanTalkThere(store: StoreKind) async throws {
         try await withApp(store: store) { client, _ in
-            let token = try await client.registerDevice()
-            _ = try await client.putVenue("bistro", token: token, timezone: "UTC", name: "Bistro <Quiet> & Co", kind: .restaurant)
-            // Friday (2026-11-20) 17:00 and 18:00 UTC are quiet enough for a normal voice (SIL 45),
-            // 20:00 needs a loud one (SIL 60).
-            for (hour, sil) in [(17, 45.0), (18, 45.0), (20, 60.0)] {
-                let checkIn = ConversationTests.withBands(makeCheckIn(venue: "bistro", start: "2026-11-20T\(hour):00:00Z", level: -50), sil: sil)
-                #expect(try await client.execute(uri: "/api/v2/checkins", method: .post, headers: bearer(token), body: try json(CheckInV2(checkIn))).status == .created)
-            }
+            try await measureBistro(client)
             let html = try await page(client, "/venues/bistro")
+            #expect(html.contains(#"Hard of hearing, or wearing hearing aids? <a href="/venues/bistro?hearing_loss=true">"#))
             #expect(html.contains("<title>Bistro &lt;Quiet&gt; &amp; Co · HearClear</title>"))
             #expect(html.contains(#"<p class="overall">A restaurant · Overall <strong>"#))
             #expect(html.contains("On Fridays, at normal voice you will be understood at 1 m before 20:00; after that, expect to raise your voice (loud voice at 20:00)."))
@@ -55,6 +61,34 @@ import Testing
 
             let empty = try await page(client, "/venues/nowhere", status: .notFound)
             #expect(empty.contains("There is no venue with the id “nowhere”"))
+        }
+    }
+
+    /// Was: the public pages answered for typical hearing only, though the answers carry the
+    /// effort with hearing loss (the API's `effort_hearing_loss`, `hearclear loudness --effort
+    /// --hearing-loss`): the people the service is for most could not read theirs without a terminal.
+    @Test(arguments: StoreKind.allCases) func aListenerWithHearingLossIsAnsweredOnThePage(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
+            try await measureBistro(client)
+            let html = try await page(client, "/venues/bistro?hearing_loss=true")
+            #expect(html.contains("Answered for a listener with hearing loss, who needs speech 7 dB further above the noise than typical hearing does."))
+            #expect(html.contains(#"<a href="/venues/bistro">Answer for typical hearing</a>"#))
+            #expect(html.contains("On Fridays, expect to raise your voice at every hour measured; at the loudest, a very loud voice."), "\(html)")
+            #expect(html.contains(#"<span class="visually-hidden">Friday 20:00: very loud voice</span>"#))
+            #expect(html.contains(#"<span class="visually-hidden">Friday 17:00: raised voice</span>"#))
+            #expect(html.contains("Voice a listener with hearing loss at 1 m understands"))
+            let quiet = try #require(html.components(separatedBy: "<table class=\"quiet\">").last?.components(separatedBy: "</table>").first)
+            let rows = quiet.components(separatedBy: "<tr><th scope=\"row\">").dropFirst()
+            #expect(rows.prefix(2).allSatisfy { $0.contains("low confidence") && $0.contains("raised voice") }, "\(quiet)")
+            // An estimated hour says the louder voice its interval allows with hearing loss too.
+            #expect(html.contains("Friday 19:00: no one has measured yet; similar hours suggest a "))
+            // The API's quiet times answer the same way when asked.
+            let answer = try await client.execute(uri: "/api/v2/venues/bistro/quiet-times?weekday=friday&hearing_loss=true", method: .get) {
+                try decode(QuietTimes.self, $0)
+            }
+            #expect(answer.hours.first.map { ($0.hour, $0.effortHearingLoss) } ?? (0, .relaxed) == (17, .raised))
+            let wrong = try await page(client, "/venues/bistro?hearing_loss=maybe", status: .badRequest)
+            #expect(wrong.contains("hearing_loss must be true or false"))
         }
     }
 

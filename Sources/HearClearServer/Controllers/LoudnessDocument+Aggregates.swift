@@ -180,8 +180,9 @@ extension VenueRanking {
 
 extension QuietTimes {
     /// The venue's weekday-hours with data (of one weekday, or all), measured or estimated, easiest
-    /// conversation first (an estimate after a measured hour of equal effort).
-    init(venueID: String, weekday: Weekday?, aggregates: [LoudnessAggregate], context: AnswerContext) {
+    /// conversation first (an estimate after a measured hour of equal effort), for a listener with
+    /// hearing loss when asked.
+    init(venueID: String, weekday: Weekday?, aggregates: [LoudnessAggregate], context: AnswerContext, hearingLoss: Bool = false) {
         let (scale, rules) = (context.scale, context.rules)
         var measured: [LocalHour: LoudnessAggregate] = [:]
         for aggregate in aggregates where aggregate.weekday < LoudnessAggregate.everyWeekday && aggregate.hour < LoudnessAggregate.everyHour {
@@ -215,8 +216,8 @@ extension QuietTimes {
         self.init(
             venueID: venueID, unit: scale.unit, weekday: weekday,
             hours: hours.sorted { a, b in
-                if a.0.isEasier(than: b.0) { return true }
-                if b.0.isEasier(than: a.0) { return false }
+                if a.0.isEasier(than: b.0, hearingLoss: hearingLoss) { return true }
+                if b.0.isEasier(than: a.0, hearingLoss: hearingLoss) { return false }
                 return (a.1.weekday.index, a.1.hour) < (b.1.weekday.index, b.1.hour)
             }.map(\.1))
     }

@@ -88,12 +88,7 @@ struct VenueController {
         guard query.near != nil else { throw APIError.badRequest("near is required: \(TypedPlace.rule)") }
         guard let text = parameters["at"] else { throw APIError.badRequest("at is required: \(WeekdayHour.rule), the venues' local time") }
         guard let at = WeekdayHour(text) else { throw APIError.badRequest("at must be \(WeekdayHour.rule)") }
-        let hearingLoss: Bool
-        switch parameters["hearing_loss"] {
-        case nil, "false": hearingLoss = false
-        case "true": hearingLoss = true
-        default: throw APIError.badRequest("hearing_loss must be true or false")
-        }
+        let hearingLoss = try Validation.hearingLoss(parameters["hearing_loss"])
         let limit = query.limit
         query.limit = Self.rankingCandidates
         query.cell = LocalHour(weekday: at.weekday.index, hour: at.hour)
@@ -149,7 +144,7 @@ struct VenueController {
 
     @Sendable func quietTimes(_ request: Request, context: APIRequestContext) async throws -> QuietTimes {
         let id = try venueID(context)
-        let parameters = try request.formQuery(allowing: ["weekday"])
+        let parameters = try request.formQuery(allowing: ["weekday", "hearing_loss"])
         let weekday = try parameters["weekday"].map { text in
             guard let weekday = Weekday(named: text) else {
                 throw APIError.badRequest("weekday must be one of \(Weekday.allCases.map(\.rawValue).joined(separator: ", ")), or its first three letters")
@@ -157,7 +152,8 @@ struct VenueController {
             return weekday
         }
         return QuietTimes(
-            venueID: id, weekday: weekday, aggregates: try await aggregates(id, path: "/quiet-times", version: 2), context: try await answerContext(id))
+            venueID: id, weekday: weekday, aggregates: try await aggregates(id, path: "/quiet-times", version: 2), context: try await answerContext(id),
+            hearingLoss: try Validation.hearingLoss(parameters["hearing_loss"]))
     }
 
     /// The rules, the venue's evidence and its estimates for its v2 answers.

@@ -58,10 +58,11 @@ struct PublicController {
             if VenueID.isValid(id), let target = try await repository.mergedVenue(id: id) { return Response.redirect(to: "/venues/\(target)", type: .permanent) }
             throw APIError.notFound("There is no venue with the id “\(id)”. Find it by its name or where it is.")
         }
+        let hearingLoss = try Validation.hearingLoss(try request.formQuery()["hearing_loss"])
         let evidence = try await repository.evidence(venueIDs: [id])[id]?.cells ?? [:]
         let answerContext = AnswerContext(
             scale: settings.scale, rules: settings.conversation, evidence: evidence, venueID: id, estimates: try await estimates.current())
-        let page = PublicVenuePage(venue: venue, aggregates: aggregates, context: answerContext)
+        let page = PublicVenuePage(venue: venue, aggregates: aggregates, context: answerContext, hearingLoss: hearingLoss)
         return try await templates.renderPublic("public_venue", page, request: request, context: context)
     }
 }

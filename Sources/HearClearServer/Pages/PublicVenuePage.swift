@@ -65,14 +65,21 @@ struct PublicVenuePage {
     let effortLegend: [Legend]
     let quietHours: [QuietHour]
     let weekdays: [WeekdayName]
+    /// Whether the answers are for a listener with hearing loss (`?hearing_loss=true`), and the
+    /// margin that listener needs over typical hearing ("7 dB").
+    let hearingLoss: Bool
+    let hearingLossMargin: String
 
     struct WeekdayName {
         let short: String
         let full: String
     }
 
-    init(venue: VenueSummary, aggregates: [LoudnessAggregate], context: AnswerContext) {
+    init(venue: VenueSummary, aggregates: [LoudnessAggregate], context: AnswerContext, hearingLoss: Bool) {
         let scale = context.scale
+        self.hearingLoss = hearingLoss
+        hearingLossMargin = "\(Level.whole(context.rules.hearingLossSNRDB)) dB"
+        let listener = Listener(hearingLoss: hearingLoss, rules: context.rules)
         let loudness = ConversationLoudness(venueID: venue.id, aggregates: aggregates, context: context)
         title = venue.venue.name
         venueID = venue.id
@@ -114,40 +121,58 @@ struct PublicVenuePage {
                 cells: loudness.grid.map { row in
                     let place = "\(row.weekday.rawValue.capitalized) \(Self.clock(hour))"
                     let cell = row.hours[hour]
-                    guard let effort = cell.effort else { return Cell(text: "·", spoken: "\(place): no data", tone: nil) }
+                    guard let effort = listener.effort(cell) else { return Cell(text: "·", spoken: "\(place): no data", tone: nil) }
                     if cell.estimated {
                         return Cell(
-                            text: effort.mark, spoken: "\(place): no one has measured yet; similar hours suggest \(Self.voice(cell))", tone: Palette.tone(for: effort),
-                            estimated: true)
+                            text: effort.mark, spoken: "\(place): no one has measured yet; similar hours suggest \(Self.voice(cell, listener: listener))",
+                            tone: Palette.tone(for: effort), estimated: true)
                     }
                     return Cell(text: effort.mark, spoken: "\(place): \(effort.words)", tone: Palette.tone(for: effort))
                 })
         }
         effortLegend = VocalEffort.allCases.map { Legend(text: $0.words, tone: Palette.className(ofTone: Palette.tone(for: $0)), mark: $0.mark) }
-        summary = Self.summary(loudness.grid, distance: distance)
+        summary = Self.summary(loudness.grid, distance: distance, listener: listener)
         spread = Self.spread(overallCell)
         music = MusicHours.sayings(aggregates)
-        quietHours = Self.quietHours(id: venue.id, aggregates: aggregates, context: context, count: 6)
+        quietHours = Self.quietHours(id: venue.id, aggregates: aggregates, context: context, count: 6, hearingLoss: hearingLoss)
+    }
+
+    /// Which effort of a cell the page answers with: typical hearing's, or with hearing loss.
+    struct Listener {
+        let hearingLoss: Bool
+        let rules: ConversationRules
+
+        static let typical = Listener(hearingLoss: false, rules: .standard)
+
+        func effort(_ cell: ConversationCell) -> VocalEffort? { hearingLoss ? cell.effortHearingLoss : cell.effort }
+
+        /// The effort at the loud end of an estimate's interval (the answers give typical
+        /// hearing's as `effort_range`; with hearing loss it follows from the same level).
+        func louderEffort(_ cell: ConversationCell) -> VocalEffort? {
+            guard hearingLoss else { return cell.effortRange?.last }
+            return cell.interval80.map { rules.conversation(estimatedLevel: $0[1]).effortHearingLoss }
+        }
     }
 
     /// The `count` easiest hours of the week for a conversation, as the pages show them.
-    static func quietHours(id: String, aggregates: [LoudnessAggregate], context: AnswerContext, count: Int) -> [QuietHour] {
+    static func quietHours(id: String, aggregates: [LoudnessAggregate], context: AnswerContext, count: Int, hearingLoss: Bool = false) -> [QuietHour] {
         var cells: [LocalHour: LoudnessAggregate] = [:]
         for aggregate in aggregates { cells[aggregate.cell] = aggregate }
-        return QuietTimes(venueID: id, weekday: nil, aggregates: aggregates, context: context).hours.prefix(count).map { hour in
+        return QuietTimes(venueID: id, weekday: nil, aggregates: aggregates, context: context, hearingLoss: hearingLoss).hours.prefix(count).map { hour in
             let spread = cells[LocalHour(weekday: hour.weekday.index, hour: hour.hour)]?.spread
             let between = hour.interval80.flatMap { range($0[0], $0[1]).map { "about \($0)" } } ?? spread.flatMap { range($0.l90, $0.l10) } ?? "–"
+            let effort = hearingLoss ? hour.effortHearingLoss : hour.effort
             return QuietHour(
                 when: "\(hour.weekday.rawValue.capitalized) \(clock(hour.hour))", level: (hour.estimated ? "~" : "") + level(hour.levelDB), range: between,
-                effort: hour.effort.words, tone: Palette.className(ofTone: Palette.tone(for: hour.effort)),
+                effort: effort.words, tone: Palette.className(ofTone: Palette.tone(for: effort)),
                 confidence: hour.estimated ? "estimated: nobody measured this hour yet" : "\(hour.confidence.rawValue) confidence")
         }
     }
 
     /// The week in plain words: a sentence per weekday with data, weekdays that read the same said
     /// together ("On Mondays, Tuesdays and Sundays, …") so a loud bar is not the same line seven times.
-    static func summary(_ rows: [ConversationLoudness.WeekdayRow], distance: String) -> [String] {
-        sameWeekdays(rows.map { ($0.weekday, saying(for: $0, distance: distance)) }).map { "On \($0.days), \($0.saying)" }
+    static func summary(_ rows: [ConversationLoudness.WeekdayRow], distance: String, listener: Listener = .typical) -> [String] {
+        sameWeekdays(rows.map { ($0.weekday, saying(for: $0, distance: distance, listener: listener)) }).map { "On \($0.days), \($0.saying)" }
     }
 
     /// Weekdays whose sayings read the same, together, in the order of their first weekday:
@@ -164,17 +189,17 @@ struct PublicVenuePage {
 
     /// The voice an estimated hour asks for, with the louder one its interval allows: "a raised
     /// voice, possibly a loud voice".
-    static func voice(_ cell: ConversationCell) -> String {
-        guard let effort = cell.effort else { return "nothing" }
+    static func voice(_ cell: ConversationCell, listener: Listener) -> String {
+        guard let effort = listener.effort(cell) else { return "nothing" }
         func phrase(_ effort: VocalEffort) -> String { effort == .notPossible ? "that conversation is not possible" : "a \(effort.words)" }
-        guard let louder = cell.effortRange?.last, louder > effort else { return phrase(effort) }
+        guard let louder = listener.louderEffort(cell), louder > effort else { return phrase(effort) }
         return "\(phrase(effort)), possibly \(louder == .notPossible ? "not possible at all" : phrase(louder))"
     }
 
     /// One weekday: until when a normal voice is enough, and what after, over the hours measured
     /// (estimates are shown apart); `nil` without a measured hour.
-    static func saying(for row: ConversationLoudness.WeekdayRow, distance: String) -> String? {
-        let measured = row.hours.enumerated().compactMap { hour, cell in cell.estimated ? nil : cell.effort.map { (hour: hour, effort: $0) } }
+    static func saying(for row: ConversationLoudness.WeekdayRow, distance: String, listener: Listener) -> String? {
+        let measured = row.hours.enumerated().compactMap { hour, cell in cell.estimated ? nil : listener.effort(cell).map { (hour: hour, effort: $0) } }
         guard let first = measured.first, let last = measured.last else { return nil }
         let hardest = measured.max { $0.effort < $1.effort }!
         let easy = measured.filter { $0.effort <= .normal }
