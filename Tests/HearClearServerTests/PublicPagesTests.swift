@@ -89,6 +89,12 @@ import Testing
             #expect(answer.hours.first.map { ($0.hour, $0.effortHearingLoss) } ?? (0, .relaxed) == (17, .raised))
             let wrong = try await page(client, "/venues/bistro?hearing_loss=maybe", status: .badRequest)
             #expect(wrong.contains("hearing_loss must be true or false"))
+            // The choice goes on from page to page: to the search, and from it to the venues found.
+            #expect(html.contains(#"<a href="/venues?hearing_loss=true">Find another venue</a>"#))
+            let search = try await page(client, "/venues?hearing_loss=true&q=bistro")
+            #expect(search.contains(#"name="hearing_loss" value="true" checked>"#) && search.contains(#"<a href="/venues/bistro?hearing_loss=true">"#), "\(search)")
+            let typical = try await page(client, "/venues?q=bistro")
+            #expect(!typical.contains(" checked>") && typical.contains(#"<a href="/venues/bistro">"#))
         }
     }
 
@@ -106,6 +112,8 @@ import Testing
             #expect(near.contains("The Quiet Table") && near.contains("m away") && !near.contains("Far Away"))
             let wrong = try await page(client, "/venues?near=sydney", status: .badRequest)
             #expect(wrong.contains("Type the place as latitude,longitude") && wrong.contains(#"value="sydney""#))
+            // Was: followed by "Venues found" and "No venue found", of a search that was not made.
+            #expect(!wrong.contains("Venues found") && !wrong.contains("No venue found"), "\(wrong)")
             let none = try await page(client, "/venues?q=nothing-like-it")
             #expect(none.contains("No venue found"))
         }

@@ -29,13 +29,14 @@ struct PublicController {
         let parameters = try request.formQuery()
         let q = parameters["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let near = parameters["near"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        let hearingLoss = try Validation.hearingLoss(parameters["hearing_loss"])
         var query = VenueQuery(near: nil, radiusM: Self.searchRadiusM, nameWords: try Validation.searchText(q), limit: 20)
         var problem: String?
         if !near.isEmpty {
             if let place = Coordinate(text: near) { query.near = place } else { problem = "Type the place as latitude,longitude, for example -33.87,151.21." }
         }
         let found = problem == nil && (!q.isEmpty || !near.isEmpty) ? try await repository.venues(matching: query) : []
-        let page = VenueSearchPage(q: q, near: near, found: found, problem: problem, scale: settings.scale)
+        let page = VenueSearchPage(q: q, near: near, found: found, problem: problem, scale: settings.scale, hearingLoss: hearingLoss)
         guard problem == nil else { return try templates.render("public_search", page, status: .badRequest, scripts: .own) }
         return try await templates.renderPublic("public_search", page, scripts: .own, request: request, context: context)
     }

@@ -78,7 +78,7 @@ struct PublicVenuePage {
     init(venue: VenueSummary, aggregates: [LoudnessAggregate], context: AnswerContext, hearingLoss: Bool) {
         let scale = context.scale
         self.hearingLoss = hearingLoss
-        hearingLossMargin = "\(Level.whole(context.rules.hearingLossSNRDB)) dB"
+        hearingLossMargin = Self.amount(context.rules.hearingLossSNRDB, unit: "dB")
         let listener = Listener(hearingLoss: hearingLoss, rules: context.rules)
         let loudness = ConversationLoudness(venueID: venue.id, aggregates: aggregates, context: context)
         title = venue.venue.name
@@ -242,7 +242,12 @@ struct PublicVenuePage {
 
     static func level(_ level: Double) -> String { String(format: "%.1f dB(A)", Level.rounded(level)) }
 
-    static func metres(_ metres: Double) -> String { metres == metres.rounded() ? "\(Int(metres)) m" : String(format: "%.1f m", metres) }
+    static func metres(_ metres: Double) -> String { amount(metres, unit: "m") }
+
+    /// A setting as an operator wrote it: "7 dB", "1.5 m".
+    static func amount(_ value: Double, unit: String) -> String {
+        value == value.rounded() ? "\(Int(value)) \(unit)" : String(format: "%.1f \(unit)", value)
+    }
 
     /// "12:00, 13:00 and 17:00".
     static func list(_ items: [String]) -> String {

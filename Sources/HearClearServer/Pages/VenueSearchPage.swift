@@ -19,12 +19,16 @@ struct VenueSearchPage {
     let searched: Bool
     let results: [Result]
     let problem: String?
+    /// Whether the venues found open with their answers for a listener with hearing loss.
+    let hearingLoss: Bool
 
-    init(q: String, near: String, found: [VenueSummary], problem: String?, scale: LabelScale) {
+    init(q: String, near: String, found: [VenueSummary], problem: String?, scale: LabelScale, hearingLoss: Bool) {
         self.q = q
         self.near = near
-        searched = !q.isEmpty || !near.isEmpty
+        // A search that could not be made found nothing to say "no venue found" of.
+        searched = problem == nil && (!q.isEmpty || !near.isEmpty)
         self.problem = problem
+        self.hearingLoss = hearingLoss
         results = found.map { summary in
             let level = summary.aggregate?.levelDB
             let distance = summary.distanceM.map { $0 >= 1000 ? String(format: "%.1f km away", $0 / 1000) : String(format: "%.0f m away", $0) }
