@@ -189,7 +189,7 @@ public struct Outbox: Sendable {
 
     /// Puts a rejected check-in back in the queue; `false` when no rejected check-in has that id.
     public func retry(_ id: String) throws -> Bool {
-        guard let entry = try rejected().first(where: { $0.id == id.lowercased() }) else { return false }
+        guard let entry = try rejected(id: id) else { return false }
         try DurableFile.makePrivateFolder(folder)
         guard rename(entry.file.path, folder.appendingPathComponent(entry.file.lastPathComponent).path) == 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: entry.file.path])
@@ -198,6 +198,19 @@ public struct Outbox: Sendable {
         DurableFile.syncFolder(folder)
         DurableFile.syncFolder(rejectedFolder)
         return true
+    }
+
+    /// Deletes a rejected check-in and its reason, for good; `false` when no rejected check-in has that id.
+    public func discard(_ id: String) throws -> Bool {
+        guard let entry = try rejected(id: id) else { return false }
+        try remove(entry.file)
+        unlink(entry.file.deletingPathExtension().appendingPathExtension("reason.txt").path)
+        DurableFile.syncFolder(rejectedFolder)
+        return true
+    }
+
+    private func rejected(id: String) throws -> Rejected? {
+        try rejected().first { $0.id == id.lowercased() }
     }
 
     /// Deletes every check-in, waiting or rejected (when the device forgets itself).

@@ -7,19 +7,24 @@ extension Hearclear {
     struct OutboxCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "outbox",
-            abstract: "List the check-ins waiting to go up and those the server refused; send refused ones again.",
-            discussion: "A check-in is set aside only when the server itself refused its content (the reason is kept next to it). After fixing the cause (e.g. adding the venue), `--retry ID` or `--all` puts it back in the queue for `hearclear sync`.")
+            abstract: "List the check-ins waiting to go up and those the server refused; send refused ones again, or discard them.",
+            discussion: "A check-in is set aside only when the server itself refused its content (the reason is kept next to it). After fixing the cause (e.g. adding the venue), `--retry ID` or `--all` puts it back in the queue for `hearclear sync`; `--discard ID` deletes one for good.")
 
         @Option(help: ArgumentHelp("Put this refused check-in back in the queue.", valueName: "id")) var retry: String?
         @Flag(help: "Put every refused check-in back in the queue.") var all = false
+        @Option(help: ArgumentHelp("Delete this refused check-in for good.", valueName: "id")) var discard: String?
         @Flag(help: "List as JSON.") var json = false
 
         func validate() throws {
-            if retry != nil && all { throw ValidationError("use either --retry ID or --all") }
+            if [retry != nil, all, discard != nil].filter({ $0 }).count > 1 { throw ValidationError("use one of --retry ID, --all and --discard ID") }
         }
 
         func run() async throws {
             let outbox = Outbox(paths: try Setup().paths)
+            if let discard {
+                guard try outbox.discard(discard) else { throw CommandFailure("no refused check-in has the id \(discard): `hearclear outbox` lists them") }
+                return print("Check-in \(discard) discarded: it will not be sent.")
+            }
             if all || retry != nil {
                 let ids = all ? try outbox.rejected().map(\.id) : [retry!]
                 for id in ids {
@@ -39,7 +44,9 @@ extension Hearclear {
             for entry in waiting { print("  " + entry.line) }
             print("Refused by the server (\(rejected.count)):")
             for entry in rejected { print("  " + entry.line + "\n      " + (entry.reason ?? "")) }
-            if !rejected.isEmpty { print("`hearclear outbox --retry ID` (or --all) sends refused ones again with the next sync.") }
+            if !rejected.isEmpty {
+                print("`hearclear outbox --retry ID` (or --all) sends refused ones again with the next sync; `--discard ID` deletes one for good.")
+            }
         }
 
         struct Listing: Encodable {

@@ -193,6 +193,14 @@ import Testing
         #expect(retried.status == 0 && retried.output.contains("1 check-in(s) back in the queue"))
         #expect(try await hearclear(["sync"]).output.contains("1 uploaded"))
         #expect(files(outbox).isEmpty && files(rejected).isEmpty)
+
+        // One that never will be sent is discarded, and goes from the listing.
+        let lost = try waiting(1, venue: "nowhere")
+        #expect(try await hearclear(["sync"]).output.contains("1 refused"))
+        let discarded = try await hearclear(["outbox", "--discard", lost[0].wireString])
+        #expect(discarded.status == 0 && discarded.output.contains("discarded"), "\(discarded.errors)")
+        #expect(try await hearclear(["outbox"]).output.contains("Refused by the server (0):"))
+        #expect(files(rejected).isEmpty)
         await server.stop()
         #expect(try await database.query("SELECT COUNT(*) FROM checkin") == "1")
     }

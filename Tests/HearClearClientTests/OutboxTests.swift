@@ -191,6 +191,20 @@ func temporaryPaths() throws -> ClientPaths {
         #expect(FileManager.default.fileExists(atPath: outbox.rejectedFolder.appendingPathComponent("\(checkIn.id.wireString).json").path))
     }
 
+    /// Was: a refused check-in could only be sent again (`--retry`); one that never will be stayed
+    /// listed for good, unless its files were found and deleted by hand.
+    @Test func aRefusedCheckInCanBeDiscarded() throws {
+        let outbox = Outbox(paths: try temporaryPaths())
+        let recording = try outbox.begin(Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: nil))
+        try recording.append(Sample(t: 0, avg: -40, peak: -30))
+        let checkIn = try #require(try recording.seal())
+        try outbox.moveAside(try outbox.pending()[0].file, reason: "server answered 409: taken")
+        #expect(try outbox.discard(checkIn.id.wireString.uppercased()))
+        #expect(try outbox.rejected().isEmpty && outbox.pending().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox.rejectedFolder.path).isEmpty)
+        #expect(try !outbox.discard(checkIn.id.wireString))
+    }
+
     /// Was: sealed and refused check-ins 0644 in folders of 0755 — where and when this person was,
     /// readable by every user of the machine, while the config beside them was 0600.
     @Test func whereSomeoneWasIsReadableByThemOnly() throws {
