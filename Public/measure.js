@@ -8,8 +8,8 @@ const venue = meter.dataset.venue;
 const duration = Number(meter.dataset.seconds);
 const element = (id) => document.getElementById(id);
 const [levelText, historyLine, elapsedText, startButton, stopButton] = ["level", "history-line", "elapsed", "start", "stop"].map(element);
-const [announce, statusText, outboxText, refusedList, calibrationField, calibrationNote, rateText, deviceText, forgetButton] =
-  ["announce", "status", "outbox", "refused", "calibration", "calibration-note", "rate", "device", "forget"].map(element);
+const [announce, statusText, outboxText, refusedList, calibrationField, calibrationNote, rateText, deviceText, forgetButton, offlineText] =
+  ["announce", "status", "outbox", "refused", "calibration", "calibration-note", "rate", "device", "forget", "offline"].map(element);
 
 const CALIBRATION_KEY = "hearclear-calibration";
 const HISTORY_SECONDS = 60;
@@ -458,14 +458,36 @@ async function forget() {
   forgetButton.disabled = true;
   try {
     await outbox.forget();
+    navigator.serviceWorker?.controller?.postMessage({ forget: true });
+    offlineText.textContent = "";
     outboxText.textContent = "";
     showRefused([]);
-    statusText.textContent = "Forgotten: the server deleted this browser's device and its check-ins, and this browser its key and waiting check-ins.";
+    statusText.textContent = "Forgotten: the server deleted this browser's device and its check-ins, and this browser its key, waiting check-ins and the pages it kept.";
   } catch (error) {
     statusText.textContent = `Could not forget this browser now (${error.message}); nothing was deleted. Try again when online.`;
   }
   forgetButton.disabled = false;
   showDevice();
+}
+
+/**
+ * Asks the service worker (measure-worker.js) to keep this page and its scripts, so that it opens
+ * and measures where the server cannot be reached; says so once they are kept.
+ */
+async function keepForOffline() {
+  if (!("serviceWorker" in navigator)) return;
+  try {
+    await navigator.serviceWorker.register("/public/measure-worker.js", { scope: "/venues/" });
+    const worker = (await navigator.serviceWorker.ready).active;
+    navigator.serviceWorker.addEventListener("message", (event) => {
+      if (event.data?.kept === location.pathname) {
+        offlineText.textContent = "This page is kept in this browser: it opens and measures without a connection, and what it measures is sent once the server can be reached.";
+      }
+    });
+    worker.postMessage({ keep: location.pathname });
+  } catch {
+    // Without a worker (private browsing may refuse one) the page needs the server to open.
+  }
 }
 
 calibrationField.value = localStorage.getItem(CALIBRATION_KEY) ?? "";
@@ -484,4 +506,5 @@ window.addEventListener("pagehide", left);
 document.addEventListener("visibilitychange", () => { if (session && !session.stopping) keepAwake(session); });
 meter.hidden = false;
 showDevice();
+keepForOffline();
 outbox.entries().then((waiting) => { if (waiting.length) send(); });

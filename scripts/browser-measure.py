@@ -9,7 +9,8 @@ then does what standard input asks, one command a line, and answers each on stan
     rate           prints the sample rate the page measures at
     calibration    prints what the page says of the calibration its levels are shown with
     pause          pauses the page's audio as a phone does when a call comes in or another app
-                   takes the microphone (AudioContext.suspend()); prints "paused"
+                   takes the microphone (AudioContext.suspend()); prints "paused N", the seconds
+                   the page had measured then
     dismiss        taps the first refused check-in's "Dismiss"; prints "dismissed"
     refused        prints the refused check-ins listed, "none" if none
     start          taps "Measure again" after a measurement; prints "started"
@@ -18,6 +19,7 @@ then does what standard input asks, one command a line, and answers each on stan
     hide, show     hides the page and shows it again, as switching to another app and back does
                    (the browser releasing the screen's wake lock as it hides); print "hidden", "shown"
     awake N        waits until the page holds N screen wake locks; prints "awake N"
+    kept           waits until the page says it is kept for use without a connection; prints that
     device         prints the device this browser registered as (its JSON, from the page's storage)
     quit           closes the browser
 
@@ -111,7 +113,7 @@ def main():
                 answer(re.search(r"\d+", driver.find_element(By.ID, "rate").text).group(0))
             elif command == "pause":
                 driver.execute_script("return Promise.all(window.hearclearAudioContexts.map((c) => c.suspend()))")
-                answer("paused")
+                answer(f"paused {measured(driver)}")
             elif command == "dismiss":
                 listed = len(driver.find_elements(By.CSS_SELECTOR, "#refused li"))
                 driver.find_element(By.CSS_SELECTOR, "#refused button").click()
@@ -136,6 +138,9 @@ def main():
             elif command == "awake":
                 wait.until(lambda d: d.execute_script("return hearclearScreen.locks.filter((lock) => !lock.released).length") == int(argument))
                 answer(f"awake {argument}")
+            elif command == "kept":
+                wait.until(lambda d: d.find_element(By.ID, "offline").text != "")
+                answer(driver.find_element(By.ID, "offline").text)
             elif command == "device":
                 answer(driver.execute_script("return localStorage.getItem('hearclear-device')"))
             elif command == "quit":

@@ -130,7 +130,7 @@ import Testing
 
     @Test func theMetersScriptsAreServedAsScriptsThatCannotBeSniffedAsAnythingElse() async throws {
         try await withApp { client, _ in
-            for file in ["measure.js", "outbox.js", "meter-worklet.js", "sound-classes.js"] {
+            for file in ["measure.js", "outbox.js", "meter-worklet.js", "sound-classes.js", "measure-worker.js"] {
                 try await client.execute(uri: "/public/\(file)", method: .get) { response in
                     #expect(response.status == .ok, "\(file)")
                     #expect(response.headers[.contentType]?.hasPrefix("text/javascript") == true, "\(file)")
@@ -140,12 +140,25 @@ import Testing
         }
     }
 
+    /// The service worker that keeps the measuring pages for use without a connection may answer
+    /// for the pages under /venues/, though its script is under /public/; no other file says so.
+    @Test func theMeasuringWorkerMayAnswerForTheVenuesPages() async throws {
+        try await withApp { client, _ in
+            let worker = try await client.execute(uri: "/public/measure-worker.js", method: .get)
+            #expect(worker.status == .ok && worker.headers[MeasuringWorkerScopeMiddleware.allowed] == "/venues/")
+            let again = try await client.execute(uri: "/public/measure-worker.js", method: .get, headers: [.ifNoneMatch: worker.headers[.eTag] ?? ""])
+            #expect(again.status == .notModified && again.headers[MeasuringWorkerScopeMiddleware.allowed] == "/venues/")
+            let other = try await client.execute(uri: "/public/measure.js", method: .get)
+            #expect(other.headers[MeasuringWorkerScopeMiddleware.allowed] == nil)
+        }
+    }
+
     /// Was: the scripts were cached an hour, so for an hour after an upgrade a phone could run a
     /// new measure.js with an old outbox.js, or an old one against the new page (whose elements it
     /// no longer finds). Each load asks again, and an unchanged script costs a 304 without a body.
     @Test func aPhoneRunsTheScriptsOfTheServerItTalksTo() async throws {
         try await withApp { client, _ in
-            for file in ["measure.js", "outbox.js", "meter-worklet.js", "sound-classes.js"] {
+            for file in ["measure.js", "outbox.js", "meter-worklet.js", "sound-classes.js", "measure-worker.js"] {
                 let first = try await client.execute(uri: "/public/\(file)", method: .get)
                 #expect(first.headers[.cacheControl]?.contains("no-cache") == true, "\(file): \(first.headers[.cacheControl] ?? "none")")
                 let tag = try #require(first.headers[.eTag], "\(file)")

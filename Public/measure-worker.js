@@ -1,0 +1,44 @@
+// The measuring page without the server (docs/public-pages.md): a venue's "Measure here" page and
+// the files it runs, as last fetched, answered when the server cannot be reached — a basement bar
+// without signal is where measuring happens. Network first: while the server answers, the page and
+// its scripts are always its current ones, and nothing else passes through here.
+const CACHE = "hearclear-measuring";
+const FILES = [
+  "/public/measure.js", "/public/outbox.js", "/public/meter-worklet.js", "/public/sound-classes.js", "/public/public.css", "/public/favicon.svg",
+];
+
+function kept(url) {
+  return url.origin === self.location.origin && (/^\/venues\/[^/]+\/measure$/.test(url.pathname) || FILES.includes(url.pathname));
+}
+
+self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
+
+// A measuring page asks for itself and its files to be kept (the load that registered this worker
+// did not pass through it), and is answered once they are; or for every page kept to go.
+self.addEventListener("message", (event) => {
+  // "Forget this browser": the pages kept say which venues this browser measured.
+  if (event.data?.forget === true) return event.waitUntil(caches.delete(CACHE));
+  if (typeof event.data?.keep !== "string" || !kept(new URL(event.data.keep, self.location.origin))) return;
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll([event.data.keep, ...FILES])).then(
+    () => event.source?.postMessage({ kept: event.data.keep }),
+    () => {},
+  ));
+});
+
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== "GET" || !kept(url)) return;
+  event.respondWith(
+    fetch(event.request).then(
+      (response) => {
+        if (response.ok) {
+          const copy = response.clone();
+          event.waitUntil(caches.open(CACHE).then((cache) => cache.put(url.pathname, copy)));
+        }
+        return response;
+      },
+      async () => (await caches.match(url.pathname)) ?? Response.error(),
+    ),
+  );
+});
