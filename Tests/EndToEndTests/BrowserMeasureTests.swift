@@ -106,6 +106,16 @@ import FoundationNetworking
         #expect(status == 201 || status == 200)
     }
 
+    /// A server on a database of its own (`NAME.sqlite`) with the venue "corner", and the recording
+    /// its browser's microphone plays.
+    func corner(_ name: String, sound: Sound = .speech) async throws -> (server: ServerProcess, database: String, audio: String) {
+        let audio = try await recording(sound, rate: 48000)
+        let database = folder.appendingPathComponent("\(name).sqlite").path
+        let server = try await startServer(database: database)
+        try await addVenue("corner", to: server)
+        return (server, database, audio)
+    }
+
     /// The check-in as stored, read back with the browser's own device key.
     func stored(_ id: String, server: ServerProcess, device: DeviceCredentials) async throws -> CheckInV2 {
         var request = URLRequest(url: server.url.appendingPathComponent("api/v2/checkins/\(id)"))
@@ -346,10 +356,9 @@ import FoundationNetworking
     /// The server goes (killed) while a phone measures: at the end the page says the check-in waits, and
     /// when the server is back (same address, same database) the page sends it, stored once.
     @Test func aCheckInMadeWhileTheServerIsAwayWaitsAndIsStoredOnce() async throws {
-        let file = try await recording(.music, rate: 48000)
-        let database = folder.appendingPathComponent("away.sqlite").path
-        var server = try await startServer(database: database)
-        try await addVenue("corner", to: server)
+        let setUp = try await corner("away", sound: .music)
+        var server = setUp.server
+        let (database, file) = (setUp.database, setUp.audio)
         let port = server.port
 
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
@@ -377,10 +386,7 @@ import FoundationNetworking
     /// check-in for good, and the check-in was never sent again. 408, 429 and 5xx mean "not now"
     /// (docs/api.md): it waits, is sent again, and is stored once.
     @Test func aCheckInTheServerCannotTakeNowIsSentAgain() async throws {
-        let file = try await recording(.speech, rate: 48000)
-        let database = folder.appendingPathComponent("slow.sqlite").path
-        let server = try await startServer(database: database)
-        try await addVenue("corner", to: server)
+        let (server, database, file) = try await corner("slow")
         let proxy = try FlakyProxy(upstream: server.port, spoils: [.bodyTooSlow])
 
         let browser = try MeasuringBrowser(server: URL(string: "http://127.0.0.1:\(proxy.port)")!, venue: "corner", audio: file, home: folder)
@@ -400,10 +406,7 @@ import FoundationNetworking
     /// And the page shows its levels with the calibration the operators set for its browser, which
     /// the server applies to the check-in (was: with the server's default, always).
     @Test func aMeasurementTheBrowserPausesEndsThereAndIsSent() async throws {
-        let file = try await recording(.speech, rate: 48000)
-        let database = folder.appendingPathComponent("paused.sqlite").path
-        let server = try await startServer(database: database)
-        try await addVenue("corner", to: server)
+        let (server, database, file) = try await corner("paused")
         _ = try await sqlite(database, "INSERT INTO calibration (model, offset_db, updated_at) VALUES ('browser: Chrome on Linux', 97.5, 0)")
 
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
@@ -437,10 +440,7 @@ import FoundationNetworking
     /// at once by a request that outlives the page, and kept until a measuring page opens again
     /// and sends it again, which the server stores once.
     @Test func aMeasurementLeftMidwayIsSentAndStoredOnce() async throws {
-        let file = try await recording(.speech, rate: 48000)
-        let database = folder.appendingPathComponent("left.sqlite").path
-        let server = try await startServer(database: database)
-        try await addVenue("corner", to: server)
+        let (server, database, file) = try await corner("left")
 
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
         for _ in 1...2 {
@@ -469,10 +469,9 @@ import FoundationNetworking
     /// once opens again from the browser, measures, keeps the check-in and sends it once the
     /// server is back.
     @Test func aMeasuringPageOpensAndMeasuresWhileTheServerCannotBeReached() async throws {
-        let file = try await recording(.speech, rate: 48000)
-        let database = folder.appendingPathComponent("offline.sqlite").path
-        var server = try await startServer(database: database)
-        try await addVenue("corner", to: server)
+        let setUp = try await corner("offline")
+        var server = setUp.server
+        let (database, file) = (setUp.database, setUp.audio)
         let port = server.port
 
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
@@ -501,10 +500,7 @@ import FoundationNetworking
     /// sound and ends the measurement. The lock is asked for again when the page is shown, and let
     /// go when the measurement ends.
     @Test func theScreenStaysOnWhileAPhoneMeasures() async throws {
-        let file = try await recording(.speech, rate: 48000)
-        let database = folder.appendingPathComponent("awake.sqlite").path
-        let server = try await startServer(database: database)
-        try await addVenue("corner", to: server)
+        let (server, _, file) = try await corner("awake")
 
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
         _ = try await browser.ask("seconds 1")
@@ -525,10 +521,7 @@ import FoundationNetworking
     /// no way to remove it but forgetting the browser. It is listed with its reason until the
     /// person dismisses it, and then it is gone from the browser.
     @Test func aRefusedCheckInIsListedUntilDismissed() async throws {
-        let file = try await recording(.speech, rate: 48000)
-        let database = folder.appendingPathComponent("refused.sqlite").path
-        let server = try await startServer(database: database)
-        try await addVenue("corner", to: server)
+        let (server, database, file) = try await corner("refused")
 
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
         _ = try await browser.ask("seconds 2")
