@@ -112,7 +112,7 @@ import FoundationNetworking
     /// the server sent them, in an iframe 375 px wide (headless Chromium's own window is never
     /// narrower than 500 px) whose parent writes the width into its title; served by a stub, as the
     /// server's pages allow no inline script.
-    func contentWidth(of url: URL, password: String? = nil) async throws -> (content: Int, viewport: Int) {
+    func contentWidth(of url: URL, password: String? = nil) async throws -> (content: Int, viewport: Int, widestCheckbox: Int) {
         // (viewport: the iframe's 375 px less its scroll bar.)
         var request = URLRequest(url: url)
         if let password { request.setValue("Basic " + Data("admin:\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization") }
@@ -127,15 +127,16 @@ import FoundationNetworking
         let escaped = page.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
         // The width available is the iframe's less its vertical scroll bar (clientWidth); the width
         // taken, the page's or that of a table or box scrolling sideways inside it, whichever is wider.
-        let measure = "var d = this.contentDocument; var w = d.documentElement.scrollWidth; d.querySelectorAll('.scroll, table').forEach(function (e) { w = Math.max(w, e.scrollWidth); }); document.title = 'width ' + w + ' in ' + d.documentElement.clientWidth;"
+        // And the widest checkbox: a field's full width made one a bar across the page.
+        let measure = "var d = this.contentDocument; var w = d.documentElement.scrollWidth; d.querySelectorAll('.scroll, table').forEach(function (e) { w = Math.max(w, e.scrollWidth); }); var c = 0; d.querySelectorAll('input[type=checkbox]').forEach(function (e) { c = Math.max(c, Math.round(e.getBoundingClientRect().width)); }); document.title = 'width ' + w + ' in ' + d.documentElement.clientWidth + ' checkbox ' + c;"
         let wrapper = """
             <!doctype html><html><head><title>measuring</title></head><body style="margin:0">
             <iframe width="375" height="900" style="border:0" onload="\(measure)" srcdoc="\(escaped)"></iframe></body></html>
             """
         let stub = try StubServer(status: "200 OK", headers: ["Content-Type: text/html; charset=utf-8"], body: wrapper)
         let dom = try await chromium(["--window-size=1280,1600", "--dump-dom"], url: URL(string: stub.url + "/page")!)
-        let title = try #require(dom.firstMatch(of: /<title>width (\d+) in (\d+)<\/title>/), "\(dom.prefix(300))")
-        return (Int(title.1) ?? .max, Int(title.2) ?? 0)
+        let title = try #require(dom.firstMatch(of: /<title>width (\d+) in (\d+) checkbox (\d+)<\/title>/), "\(dom.prefix(300))")
+        return (Int(title.1) ?? .max, Int(title.2) ?? 0, Int(title.3) ?? .max)
     }
 
     /// A person types a name of two words into the public search and presses Search: the browser
@@ -193,6 +194,8 @@ import FoundationNetworking
         for (url, name) in [(near.url!, "search"), (venues.appendingPathComponent("london-3"), "venue"), (venues.appendingPathComponent("london-3/measure"), "measure")] {
             let width = try await contentWidth(of: url)
             #expect(width.viewport > 300 && width.content <= width.viewport, "the \(name) page is \(width.content) px wide in \(width.viewport)")
+            // Was: the search's hearing-loss checkbox as wide as the name field, its words wrapped under it.
+            #expect(width.widestCheckbox <= 44, "the \(name) page has a checkbox \(width.widestCheckbox) px wide")
         }
         for name in ["public-search", "public-venue", "public-measure"] {
             for width in [375, 1280] {
