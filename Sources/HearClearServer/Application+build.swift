@@ -125,7 +125,6 @@ public func buildRouter(
     router.add(middleware: SecurityHeadersMiddleware(trustedProxies: settings.trustedProxies))
     let templates = try await PageTemplates.load(requiring: PublicController.templateNames + AdminController.templateNames)
     router.add(middleware: ErrorMiddleware(pages: HTMLErrorMiddleware(templates: templates)))
-    router.add(middleware: MeasuringWorkerScopeMiddleware())
     router.add(
         middleware: FileMiddleware(
             publicFolder, urlBasePath: "/public",

@@ -145,11 +145,11 @@ import Testing
     @Test func theMeasuringWorkerMayAnswerForTheVenuesPages() async throws {
         try await withApp { client, _ in
             let worker = try await client.execute(uri: "/public/measure-worker.js", method: .get)
-            #expect(worker.status == .ok && worker.headers[MeasuringWorkerScopeMiddleware.allowed] == "/venues/")
+            #expect(worker.status == .ok && worker.headers[SecurityHeadersMiddleware.serviceWorkerAllowed] == "/venues/")
             let again = try await client.execute(uri: "/public/measure-worker.js", method: .get, headers: [.ifNoneMatch: worker.headers[.eTag] ?? ""])
-            #expect(again.status == .notModified && again.headers[MeasuringWorkerScopeMiddleware.allowed] == "/venues/")
+            #expect(again.status == .notModified && again.headers[SecurityHeadersMiddleware.serviceWorkerAllowed] == "/venues/")
             let other = try await client.execute(uri: "/public/measure.js", method: .get)
-            #expect(other.headers[MeasuringWorkerScopeMiddleware.allowed] == nil)
+            #expect(other.headers[SecurityHeadersMiddleware.serviceWorkerAllowed] == nil)
         }
     }
 

@@ -11,6 +11,10 @@ import HTTPTypes
 /// - Behind a trusted proxy that says the client came over HTTPS (`X-Forwarded-Proto: https`), the
 ///   context records it (the admin cookie is then `Secure`) and answers carry HSTS. From any other
 ///   peer the header is ignored: a client could claim anything.
+/// - The measuring page's service worker (`Public/measure-worker.js`, under `/public/`) may answer
+///   for the pages under `/venues/`, where the measuring pages are: a browser gives a worker only the
+///   folder of its script unless the script's answer allows more. No other answer allows it. (Here,
+///   not in a middleware of its own: every request would pass through one more for one file.)
 struct SecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
     let trustedProxies: Set<String>
@@ -18,6 +22,8 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
     static let noSniff = HTTPField.Name("X-Content-Type-Options")!
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
     static let strictTransportSecurity = HTTPField.Name("Strict-Transport-Security")!
+    static let serviceWorkerAllowed = HTTPField.Name("Service-Worker-Allowed")!
+    static let measuringWorker = (script: "/public/measure-worker.js", scope: "/venues/")
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -33,6 +39,7 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         }
         response.headers[Self.noSniff] = "nosniff"
         if context.overHTTPS { response.headers[Self.strictTransportSecurity] = "max-age=31536000" }
+        if request.uri.path == Self.measuringWorker.script { response.headers[Self.serviceWorkerAllowed] = Self.measuringWorker.scope }
         return response
     }
 
