@@ -7,6 +7,8 @@ const FILES = [
   "/public/measure.js", "/public/outbox.js", "/public/meter-worklet.js", "/public/sound-classes.js", "/public/public.css", "/public/favicon.svg",
 ];
 
+const GATEWAY_FAILURES = [502, 503, 504];
+
 function kept(url) {
   return url.origin === self.location.origin && (/^\/venues\/[^/]+\/measure$/.test(url.pathname) || FILES.includes(url.pathname));
 }
@@ -31,12 +33,15 @@ self.addEventListener("fetch", (event) => {
   if (event.request.method !== "GET" || !kept(url)) return;
   event.respondWith(
     fetch(event.request).then(
-      (response) => {
+      async (response) => {
         if (response.ok) {
           const copy = response.clone();
           event.waitUntil(caches.open(CACHE).then((cache) => cache.put(url.pathname, copy)));
+          return response;
         }
-        return response;
+        // A proxy in front of a server that is down answers for it (nginx: 502, 503, 504): the
+        // server was not reached either.
+        return (GATEWAY_FAILURES.includes(response.status) && (await caches.match(url.pathname))) || response;
       },
       async () => (await caches.match(url.pathname)) ?? Response.error(),
     ),

@@ -467,14 +467,16 @@ import FoundationNetworking
     /// Was: a measuring page opened only while the server could be reached, so in a basement bar
     /// without signal (where measuring happens) a phone could not even start. A page that was open
     /// once opens again from the browser, measures, keeps the check-in and sends it once the
-    /// server is back.
-    @Test func aMeasuringPageOpensAndMeasuresWhileTheServerCannotBeReached() async throws {
-        let setUp = try await corner("offline")
+    /// server is back: with no answer at all, and with a proxy answering 502 for it, as nginx does.
+    @Test(arguments: [false, true]) func aMeasuringPageOpensAndMeasuresWhileTheServerCannotBeReached(behindAProxy: Bool) async throws {
+        let setUp = try await corner(behindAProxy ? "offline-proxied" : "offline")
         var server = setUp.server
         let (database, file) = (setUp.database, setUp.audio)
         let port = server.port
+        let proxy = behindAProxy ? try FlakyProxy(upstream: port, spoils: []) : nil
 
-        let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
+        let address = proxy.map { URL(string: "http://127.0.0.1:\($0.port)")! } ?? server.url
+        let browser = try MeasuringBrowser(server: address, venue: "corner", audio: file, home: folder)
         let kept = try await browser.ask("kept")
         #expect(kept.contains("opens and measures without a connection"), "\(kept)")
         _ = try await browser.ask("seconds 1")
@@ -492,6 +494,7 @@ import FoundationNetworking
         let thanks = try await browser.ask("wait Thank you")
         await browser.quit()
         await server.stop()
+        withExtendedLifetime(proxy) {}
         #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "2", "\(thanks)")
     }
 

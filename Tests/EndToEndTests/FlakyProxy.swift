@@ -74,7 +74,13 @@ final class FlakyProxy: @unchecked Sendable {
                 client, Array("HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8))
             return
         }
-        guard let server = try? LoopbackConnection(port: upstream) else { return }
+        guard let server = try? LoopbackConnection(port: upstream) else {
+            // As nginx answers for a server that is down.
+            let page = "<html><body><h1>502 Bad Gateway</h1></body></html>"
+            LoopbackListener.write(
+                client, Array("HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: \(page.utf8.count)\r\nConnection: close\r\n\r\n\(page)".utf8))
+            return
+        }
         var forwarded = request
         if let head = HTTPMessage.headEnd(forwarded) {  // one request per connection
             forwarded.insert(contentsOf: Array("Connection: close\r\n".utf8), at: head - 2)
