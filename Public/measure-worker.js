@@ -28,9 +28,16 @@ self.addEventListener("message", (event) => {
   ));
 });
 
+/** A venue's own page, `/venues/{id}`: not kept (its answers must not be shown stale), but the way to its measuring page. */
+function venuePage(url) {
+  return url.origin === self.location.origin && /^\/venues\/[^/]+$/.test(url.pathname);
+}
+
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
-  if (event.request.method !== "GET" || !kept(url)) return;
+  if (event.request.method !== "GET") return;
+  if (venuePage(url) && event.request.mode === "navigate") return event.respondWith(venueOrItsMeasuring(event.request, url));
+  if (!kept(url)) return;
   event.respondWith(
     fetch(event.request).then(
       async (response) => {
@@ -47,3 +54,18 @@ self.addEventListener("fetch", (event) => {
     ),
   );
 });
+
+/**
+ * A venue's page, or where the server cannot be reached, its measuring page if it is kept: a
+ * person at the venue without signal taps the venue they looked at before, and can measure it.
+ */
+async function venueOrItsMeasuring(request, url) {
+  const measuring = `${url.pathname}/measure`;
+  try {
+    const response = await fetch(request);
+    if (!GATEWAY_FAILURES.includes(response.status) || !(await caches.match(measuring))) return response;
+  } catch (error) {
+    if (!(await caches.match(measuring))) throw error;
+  }
+  return Response.redirect(measuring, 302);
+}

@@ -483,7 +483,8 @@ import FoundationNetworking
         _ = try await browser.ask("stop")
         _ = try await browser.ask("wait Thank you")
         await server.kill()
-        _ = try await browser.ask("return")
+        // The venue's page, the way a person comes to measure, leads to the measuring page kept.
+        _ = try await browser.ask("leave")
         _ = try await browser.ask("start")
         _ = try await browser.ask("seconds 2")
         _ = try await browser.ask("stop")
