@@ -1,7 +1,8 @@
 // The measuring page without the server (docs/public-pages.md): a venue's "Measure here" page and
 // the files it runs, as last fetched, answered when the server cannot be reached — a basement bar
 // without signal is where measuring happens. Network first: while the server answers, the page and
-// its scripts are always its current ones, and nothing else passes through here.
+// its scripts are always its current ones. A venue's own page passes through, never kept; nothing
+// else does.
 const CACHE = "hearclear-measuring";
 const FILES = [
   "/public/measure.js", "/public/outbox.js", "/public/meter-worklet.js", "/public/sound-classes.js", "/public/public.css", "/public/favicon.svg",
