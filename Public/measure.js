@@ -43,38 +43,38 @@ function offsetOf(session) {
 }
 
 /**
+ * The server's JSON answer at `address`, kept under `key` for the next time this browser is
+ * offline; the one kept when the server cannot answer, else the failure.
+ */
+async function answerKept(address, key) {
+  try {
+    const response = await fetch(address);
+    if (!response.ok) throw new Error((await response.json().catch(() => null))?.error?.message ?? `the server answered ${response.status}`);
+    const answer = await response.json();
+    localStorage.setItem(key, JSON.stringify(answer));
+    return answer;
+  } catch (error) {
+    const kept = JSON.parse(localStorage.getItem(key) ?? "null");
+    if (kept === null) throw error;
+    return kept;
+  }
+}
+
+/**
  * What the server will add to this browser's levels when the person gives no offset: the one its
  * operators set for this browser's model, else its default (GET /api/v2/calibration); kept for
  * the next time this browser is offline, else the design's default.
  */
 async function serverCalibration(model, fallback) {
-  const key = "hearclear-server-calibration";
-  try {
-    const response = await fetch(`/api/v2/calibration?model=${encodeURIComponent(model)}`);
-    if (!response.ok) throw new Error(`the server answered ${response.status}`);
-    const answer = await response.json();
-    localStorage.setItem(key, JSON.stringify(answer));
-    return answer;
-  } catch {
-    const kept = JSON.parse(localStorage.getItem(key) ?? "null");
-    return kept?.model === model ? kept : { model, calibration_db: fallback, source: "default" };
-  }
+  return answerKept(`/api/v2/calibration?model=${encodeURIComponent(model)}`, `hearclear-server-calibration-${model}`)
+    .catch(() => ({ model, calibration_db: fallback, source: "default" }));
 }
 
 /** The design the server made for this rate, kept for the next time this browser is offline. */
 async function design(rate) {
-  const key = `hearclear-meter-design-${rate}`;
-  try {
-    const response = await fetch(`/api/v2/meter-design?rate=${rate}`);
-    if (!response.ok) throw new Error((await response.json()).error.message);
-    const filters = await response.json();
-    localStorage.setItem(key, JSON.stringify(filters));
-    return filters;
-  } catch (error) {
-    const kept = localStorage.getItem(key);
-    if (kept) return JSON.parse(kept);
+  return answerKept(`/api/v2/meter-design?rate=${rate}`, `hearclear-meter-design-${rate}`).catch((error) => {
     throw new Error(`The meter's filters for ${rate} Hz could not be fetched from the server (${error.message}).`);
-  }
+  });
 }
 
 /**

@@ -63,12 +63,7 @@ export function keepWhileLeaving(entry) {
   const credentials = device();
   if (!credentials) return;
   // Not gzipped: CompressionStream answers after the page has gone.
-  fetch("/api/v2/checkins", {
-    method: "POST",
-    keepalive: true,
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${credentials.token}` },
-    body: entry.body,
-  }).catch(() => {});
+  postCheckIn(entry.body, {}, credentials, { keepalive: true }).catch(() => {});
 }
 
 /** Every check-in still here, oldest first. */
@@ -162,13 +157,19 @@ async function encoded(text) {
   return { body: await new Response(stream).arrayBuffer(), headers: { "Content-Encoding": "gzip" } };
 }
 
-async function upload(entry, credentials) {
-  const { body, headers } = await encoded(entry.body);
+/** A check-in's body, as `headers` say it is encoded, to the server as this browser's device. */
+function postCheckIn(body, headers, credentials, options = {}) {
   return fetch("/api/v2/checkins", {
+    ...options,
     method: "POST",
     headers: { ...headers, "Content-Type": "application/json", Authorization: `Bearer ${credentials.token}` },
     body,
   });
+}
+
+async function upload(entry, credentials) {
+  const { body, headers } = await encoded(entry.body);
+  return postCheckIn(body, headers, credentials);
 }
 
 /**

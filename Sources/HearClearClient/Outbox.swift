@@ -158,7 +158,7 @@ public struct Outbox: Sendable {
     public func moveAside(_ file: URL, reason: String) throws {
         try DurableFile.makePrivateFolder(rejectedFolder)
         let target = rejectedFolder.appendingPathComponent(file.lastPathComponent)
-        try DurableFile.write(Data((reason + "\n").utf8), to: target.deletingPathExtension().appendingPathExtension("reason.txt"))
+        try DurableFile.write(Data((reason + "\n").utf8), to: Self.reasonFile(of: target))
         // rename() replaces a previous copy at once; a file already gone was handled by another process.
         guard rename(file.path, target.path) == 0 || errno == ENOENT else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: target.path])
@@ -181,7 +181,7 @@ public struct Outbox: Sendable {
             .filter { $0.pathExtension == "json" && !$0.lastPathComponent.hasPrefix(".") }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
             .map { file in
-                let reason = (try? String(contentsOf: file.deletingPathExtension().appendingPathExtension("reason.txt"), encoding: .utf8))?
+                let reason = (try? String(contentsOf: Self.reasonFile(of: file), encoding: .utf8))?
                     .trimmingCharacters(in: .whitespacesAndNewlines)
                 return Rejected(id: file.deletingPathExtension().lastPathComponent, file: file, reason: reason ?? "no reason recorded")
             }
@@ -194,7 +194,7 @@ public struct Outbox: Sendable {
         guard rename(entry.file.path, folder.appendingPathComponent(entry.file.lastPathComponent).path) == 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: entry.file.path])
         }
-        unlink(entry.file.deletingPathExtension().appendingPathExtension("reason.txt").path)
+        unlink(Self.reasonFile(of: entry.file).path)
         DurableFile.syncFolder(folder)
         DurableFile.syncFolder(rejectedFolder)
         return true
@@ -203,14 +203,21 @@ public struct Outbox: Sendable {
     /// Deletes a rejected check-in and its reason, for good; `false` when no rejected check-in has that id.
     public func discard(_ id: String) throws -> Bool {
         guard let entry = try rejected(id: id) else { return false }
-        try remove(entry.file)
-        unlink(entry.file.deletingPathExtension().appendingPathExtension("reason.txt").path)
+        guard unlink(entry.file.path) == 0 || errno == ENOENT else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: entry.file.path])
+        }
+        unlink(Self.reasonFile(of: entry.file).path)
         DurableFile.syncFolder(rejectedFolder)
         return true
     }
 
     private func rejected(id: String) throws -> Rejected? {
         try rejected().first { $0.id == id.lowercased() }
+    }
+
+    /// Where the server's reason for refusing a check-in is kept, next to it in `rejected/`.
+    private static func reasonFile(of checkIn: URL) -> URL {
+        checkIn.deletingPathExtension().appendingPathExtension("reason.txt")
     }
 
     /// Deletes every check-in, waiting or rejected (when the device forgets itself).

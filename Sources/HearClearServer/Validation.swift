@@ -4,7 +4,6 @@ import HearClearCore
 /// The values the API accepts. Violations are answered 422 (400 for ids in paths) with a message
 /// naming the field, and nothing is stored.
 enum Validation {
-    static let maximumCheckInSeconds = CheckIn.longestSeconds
     static let maximumClockSkew: TimeInterval = 15 * 60
     /// What a meter's interval can be: whole seconds, as every sum counts seconds
     /// (`CheckInAnalysis.seconds(perInterval:)`). A part of a second would weigh as a second: a
@@ -222,13 +221,13 @@ enum Validation {
             }
         }
         guard count > 0 else { throw APIError.unprocessable("samples must not be empty") }
-        guard Double(count) * checkIn.intervalS <= maximumCheckInSeconds else {
+        guard Double(count) * checkIn.intervalS <= CheckIn.longestSeconds else {
             throw APIError.unprocessable("a check-in holds at most 12 hours of samples")
         }
     }
 
     private static func time(_ t: Double, after previous: Double, field: String) throws {
-        guard t.isFinite, t >= 0, t <= maximumCheckInSeconds else {
+        guard t.isFinite, t >= 0, t <= CheckIn.longestSeconds else {
             throw APIError.unprocessable("\(field) must be between 0 and 43200 seconds")
         }
         guard t > previous else { throw APIError.unprocessable("\(field) must be greater than the t before it") }
@@ -238,12 +237,12 @@ enum Validation {
         var previousT = -Double.infinity
         for (index, event) in events.enumerated() {
             let field = "events[\(index)]"
-            guard event.t.isFinite, event.t >= 0, event.t <= maximumCheckInSeconds, event.t > previousT else {
+            guard event.t.isFinite, event.t >= 0, event.t <= CheckIn.longestSeconds, event.t > previousT else {
                 throw APIError.unprocessable("\(field).t must be between 0 and 43200 seconds and greater than the t before it")
             }
             previousT = event.t
             try level(event.peak, field: "\(field).peak")
-            guard event.durationS.isFinite, event.durationS >= 0, event.durationS <= maximumCheckInSeconds else {
+            guard event.durationS.isFinite, event.durationS >= 0, event.durationS <= CheckIn.longestSeconds else {
                 throw APIError.unprocessable("\(field).duration_s must be between 0 and 43200 seconds")
             }
         }

@@ -156,12 +156,19 @@ extension Hearclear {
             @Option(help: "At most this many venues.") var limit: Int = 20
             @Flag(help: "Print the server's JSON.") var json = false
 
+            private var place: TypedPlace {
+                get throws {
+                    guard let place = TypedPlace(location.joined()) else { throw ValidationError("give the place as \(TypedPlace.rule)") }
+                    return place
+                }
+            }
+
             func validate() throws {
-                if TypedPlace(location.joined()) == nil { throw ValidationError("give the place as \(TypedPlace.rule)") }
+                _ = try place
             }
 
             func run() async throws {
-                guard let place = TypedPlace(location.joined()) else { return }
+                let place = try place
                 let list = try await Setup().client().venues(near: place, radius: radius, limit: limit)
                 if json { return try printJSON(list) }
                 if list.venues.isEmpty { print(Terminal.noVenues(within: radius)) }

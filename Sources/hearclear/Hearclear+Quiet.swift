@@ -20,12 +20,19 @@ extension Hearclear {
         @Option(help: "At most this many venues.") var limit: Int = 20
         @Flag(help: "Print the server's JSON.") var json = false
 
+        private var place: TypedPlace {
+            get throws {
+                guard let place = TypedPlace(near) else { throw ValidationError("--near must be \(TypedPlace.rule)") }
+                return place
+            }
+        }
+
         func validate() throws {
-            if TypedPlace(near) == nil { throw ValidationError("--near must be \(TypedPlace.rule)") }
+            _ = try place
         }
 
         func run() async throws {
-            guard let place = TypedPlace(near) else { return }
+            let place = try place
             let answer = try await Setup().client().ranking(
                 near: place.latitude, place.longitude, at: at ?? WeekdayHour(Date(), in: .current), hearingLoss: hearingLoss, radius: radius, limit: limit)
             if json { return print(String(decoding: answer.json, as: UTF8.self)) }
