@@ -126,7 +126,7 @@ public enum DemoData {
                     let hour = place.kind.hours.lowerBound + Int(random.next() % UInt64(place.kind.hours.count))
                     let day = calendar.startOfDay(for: now.addingTimeInterval(Double(-daysAgo) * 86_400))
                     guard let start = calendar.date(byAdding: .minute, value: hour * 60 + Int(random.next() % 40), to: day) else { continue }
-                    let weekday = (calendar.component(.weekday, from: start) + 5) % 7  // 0 = Monday
+                    let weekday = WeekdayHour(start, in: zone).weekday.index
                     var checkIn = makeCheckIn(
                         venue: id, start: start, kind: place.kind, weekday: weekday, hour: hour, calibration: device.calibration,
                         defaultCalibration: defaultCalibrationDB, random: &random)
