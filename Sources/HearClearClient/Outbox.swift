@@ -104,7 +104,7 @@ public struct Outbox: Sendable {
             weighting: .a, calibrationDB: header.calibrationDB, samples: samples,
             events: LoudEventDetector.events(in: samples, interval: header.intervalS, calibrationDB: header.calibrationDB ?? Level.defaultCalibrationDB),
             classesModel: SoundClassifier.shippedVersion(classifying: samples))
-        try DurableFile.write(try JSONEncoder.outbox.encode(CheckInV2(checkIn)), to: sealed(recording))
+        try DurableFile.write(try CheckInV2(checkIn).body(.outbox), to: sealed(recording))
         return checkIn
     }
 

@@ -57,15 +57,9 @@ public struct CheckInV2: Codable, Sendable, Equatable {
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeIfPresent(t, forKey: .t)
-            try container.encode(avg, forKey: .avg)
-            try container.encode(peak, forKey: .peak)
-            try container.encodeIfPresent(fastMax, forKey: .fastMax)
-            try container.encodeIfPresent(cAvg, forKey: .cAvg)
-            try container.encodeIfPresent(oct500, forKey: .oct500)
-            try container.encodeIfPresent(oct1000, forKey: .oct1000)
-            try container.encodeIfPresent(oct2000, forKey: .oct2000)
-            try container.encodeIfPresent(oct4000, forKey: .oct4000)
+            for (key, values) in columns(in: Self.bodyOrder) {
+                try container.encode(values, forKey: key)
+            }
         }
     }
 
@@ -155,10 +149,16 @@ public struct CheckInV2: Codable, Sendable, Equatable {
     }
 
     public func encode(to encoder: any Encoder) throws {
+        try encodeAllButLevels(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(levels, forKey: .levels)
+    }
+
+    /// The header, the classes and the events: what `body(_:)` leaves to a `JSONEncoder`.
+    func encodeAllButLevels(to encoder: any Encoder) throws {
         try CheckInHeader(id: id, venueID: venueID, startedAt: startedAt, intervalS: intervalS, weighting: weighting, calibrationDB: calibrationDB)
             .encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(levels, forKey: .levels)
         try container.encodeIfPresent(classes, forKey: .classes)
         try container.encodeIfPresent(classesModel, forKey: .classesModel)
         try container.encode(events, forKey: .events)
