@@ -27,25 +27,30 @@ public struct ClientPaths: Sendable {
     }
 }
 
-/// What `hearclear register` and `hearclear calibrate` remember. Written with mode 0600: it holds the token.
+/// What `hearclear register`, `hearclear calibrate` and `hearclear hearing` remember. Written
+/// with mode 0600: it holds the token.
 public struct ClientConfig: Codable, Sendable, Equatable {
     public var server: String?
     public var deviceID: String?
     public var token: String?
     /// dB added to dBFS to estimate dB SPL with this microphone.
     public var calibrationDB: Double?
+    /// Conversation answers are for a listener with hearing loss unless a command says otherwise.
+    public var hearingLoss: Bool?
 
-    public init(server: String? = nil, deviceID: String? = nil, token: String? = nil, calibrationDB: Double? = nil) {
+    public init(server: String? = nil, deviceID: String? = nil, token: String? = nil, calibrationDB: Double? = nil, hearingLoss: Bool? = nil) {
         self.server = server
         self.deviceID = deviceID
         self.token = token
         self.calibrationDB = calibrationDB
+        self.hearingLoss = hearingLoss
     }
 
     enum CodingKeys: String, CodingKey {
         case server, token
         case deviceID = "device_id"
         case calibrationDB = "calibration_db"
+        case hearingLoss = "hearing_loss"
     }
 
     public struct Invalid: Error, CustomStringConvertible {

@@ -328,7 +328,7 @@ extension Hearclear {
         @Flag(help: "A grid of the vocal effort a conversation needs instead of levels.") var effort = false
         @Flag(help: "A grid of how often music is heard (% of the classified seconds) instead of levels.") var music = false
         @Flag(help: "The same for speech.") var speech = false
-        @Flag(help: "With --effort or --at: for a listener with hearing loss.") var hearingLoss = false
+        @Flag var listener: Listener?
         @Option(help: ArgumentHelp("One local weekday and hour in words, e.g. friday-20.", valueName: "weekday-hour"), transform: Self.weekdayHour)
         var at: WeekdayHour?
         @Flag(help: "Print the server's JSON document.") var json = false
@@ -339,14 +339,15 @@ extension Hearclear {
         }
 
         func validate() throws {
-            if hearingLoss && !effort && at == nil { throw ValidationError("--hearing-loss goes with --effort or --at") }
+            if listener != nil && !effort && at == nil { throw ValidationError("--hearing-loss and --typical-hearing go with --effort or --at") }
             if [effort, music, speech].count(where: { $0 }) > 1 { throw ValidationError("use one of --effort, --music and --speech") }
         }
 
         func run() async throws {
-            let client = try Setup().client()
+            let setup = try Setup()
+            let client = try setup.client()
             do {
-                try await show(client)
+                try await show(client, hearingLoss: Listener.hearingLoss(listener, saved: setup.config))
             } catch let failure as APIClient.Failure where !json {
                 // A venue nobody has measured answers 404 for its loudness: to a person, that is an answer.
                 guard case .server(404, _, _) = failure, let venue = try? await client.venue(id: venueID) else { throw failure }
@@ -354,7 +355,7 @@ extension Hearclear {
             }
         }
 
-        func show(_ client: APIClient) async throws {
+        func show(_ client: APIClient, hearingLoss: Bool) async throws {
             if effort || music || speech || at != nil {
                 let answer = try await client.conversationLoudness(venueID: venueID)
                 if json { return print(String(decoding: answer.json, as: UTF8.self)) }

@@ -15,7 +15,7 @@ extension Hearclear {
             help: ArgumentHelp("Local weekday and hour, e.g. friday-20; now, by this computer's clock, if left out.", valueName: "weekday-hour"),
             transform: LoudnessCommand.weekdayHour)
         var at: WeekdayHour?
-        @Flag(help: "Rank for a listener with hearing loss.") var hearingLoss = false
+        @Flag var listener: Listener?
         @Option(help: "Metres around the place.") var radius: Double = 1000
         @Option(help: "At most this many venues.") var limit: Int = 20
         @Flag(help: "Print the server's JSON.") var json = false
@@ -33,8 +33,10 @@ extension Hearclear {
 
         func run() async throws {
             let place = try place
-            let answer = try await Setup().client().ranking(
-                near: place.latitude, place.longitude, at: at ?? WeekdayHour(Date(), in: .current), hearingLoss: hearingLoss, radius: radius, limit: limit)
+            let setup = try Setup()
+            let answer = try await setup.client().ranking(
+                near: place.latitude, place.longitude, at: at ?? WeekdayHour(Date(), in: .current),
+                hearingLoss: Listener.hearingLoss(listener, saved: setup.config), radius: radius, limit: limit)
             if json { return print(String(decoding: answer.json, as: UTF8.self)) }
             print(Terminal.standardOutput.ranking(answer.ranking, unit: "dB(A)", radius: radius))
         }

@@ -12,7 +12,7 @@ struct Hearclear: AsyncParsableCommand {
         discussion: "Only per-interval levels ever leave the program: no audio is stored or sent.",
         subcommands: [
             Register.self, Calibrate.self, VenueCommand.self, CheckInCommand.self, SyncCommand.self, OutboxCommand.self,
-            LoudnessCommand.self, Quiet.self, Meter.self, Analyze.self, Devices.self, Forget.self,
+            LoudnessCommand.self, Quiet.self, Hearing.self, Meter.self, Analyze.self, Devices.self, Forget.self,
         ])
 }
 

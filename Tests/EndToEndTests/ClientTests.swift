@@ -17,6 +17,10 @@ import Testing
     }
 
     func hearclear(_ arguments: String...) async throws -> Executable.Result {
+        try await hearclear(arguments)
+    }
+
+    func hearclear(_ arguments: [String]) async throws -> Executable.Result {
         try await Executable.run("hearclear", arguments, environment: environment)
     }
 
@@ -354,6 +358,53 @@ import Testing
 
         let wrong = try await hearclear("quiet", "--near", "0,0", "--at", "someday")
         #expect(wrong.status != 0 && wrong.errors.contains("--at must be a weekday and an hour from 0 to 23, like friday-20"), "\(wrong.errors)")
+    }
+
+    /// Was: a listener with hearing loss typed --hearing-loss on every `loudness --effort` and
+    /// `quiet`, and got typical hearing's answers whenever they forgot. Said once now, in the
+    /// config, as the calibration is; one command may still say otherwise.
+    @Test func aListenerWithHearingLossSaysSoOnce() async throws {
+        let server = try await ServerProcess(database: try await ServerDatabase(.sqlite, named: "hearing", in: folder))
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "hall", "--name", "Music Hall", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
+        let checkIn = try await hearclear(
+            "checkin", "hall", "--file", "/usr/share/planetblupi/music/music000.ogg", "--duration", "30s", "--started-at", "2026-11-20T20:00:00Z")
+        #expect(checkIn.status == 0, "\(checkIn.errors)")
+        func heading(_ arguments: String...) async throws -> String {
+            let grid = try await hearclear(["loudness", "hall", "--effort"] + arguments)
+            #expect(grid.status == 0, "\(grid.errors)")
+            return String(grid.output.prefix { $0 != ";" })
+        }
+        func rankedForHearingLoss(_ arguments: String...) async throws -> Bool {
+            let ranking = try await hearclear(["quiet", "--near", "0,0", "--at", "friday-20", "--json"] + arguments)
+            return try JSONDecoder().decode(VenueRanking.self, from: Data(ranking.output.utf8)).hearingLoss
+        }
+        let typical = "Music Hall: the voice a listener understands across a table"
+        let withLoss = "Music Hall: the voice a listener with hearing loss understands across a table"
+
+        #expect(try await hearclear("hearing").output.hasPrefix("Answers are for typical hearing."))
+        #expect(try await heading() == typical)
+        #expect(try await heading("--hearing-loss") == withLoss)
+        #expect(try await rankedForHearingLoss() == false)
+
+        let saved = try await hearclear("hearing", "loss")
+        #expect(saved.status == 0 && saved.output.hasPrefix("Saved: "), "\(saved.errors)")
+        #expect(try await hearclear("hearing").output.hasPrefix("Answers are for a listener with hearing loss."))
+        #expect(try await heading() == withLoss)
+        #expect(try await heading("--typical-hearing") == typical)
+        #expect(try await rankedForHearingLoss() == true)
+        #expect(try await rankedForHearingLoss("--typical-hearing") == false)
+        // Registering again keeps it, as it keeps the calibration.
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await heading() == withLoss)
+
+        let both = try await hearclear("loudness", "hall", "--effort", "--hearing-loss", "--typical-hearing")
+        #expect(both.status != 0 && both.errors.contains("--hearing-loss") && both.errors.contains("--typical-hearing"), "\(both.errors)")
+        let neither = try await hearclear("hearing", "deaf")
+        #expect(neither.status != 0 && neither.errors.contains("typical") && neither.errors.contains("loss"), "\(neither.errors)")
+
+        #expect(try await hearclear("hearing", "typical").status == 0)
+        #expect(try await heading() == typical)
     }
 
     /// "Friday at 20:00", as `quiet` heads its list.
