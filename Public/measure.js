@@ -79,11 +79,17 @@ async function design(rate) {
 
 /**
  * What the browser granted, against what a measurement needs: none of the processing that changes
- * levels. Automatic gain control must be reported off; a browser that does not say is not trusted.
+ * levels. Automatic gain control must be reported off; a browser that knows the switch and does not
+ * say is not trusted. WebKit (Safari, and every browser on an iPhone) has no such switch: its one
+ * is echo cancellation, and with it off it bypasses its voice processing whole, gain control and
+ * noise suppression included (WebKit's CoreAudioSharedUnit), so there echo cancellation reported
+ * off is gain control off.
  */
 function refusals(settings) {
   const problems = [];
-  if (settings.autoGainControl !== false) {
+  const gainSwitch = navigator.mediaDevices.getSupportedConstraints().autoGainControl === true;
+  const gainOff = settings.autoGainControl === false || (!gainSwitch && settings.echoCancellation === false);
+  if (!gainOff) {
     problems.push("automatic gain control (it turns quiet rooms up and loud ones down) is " + (settings.autoGainControl ? "on" : "not reported off"));
   }
   if (settings.noiseSuppression === true) problems.push("noise suppression (it removes the noise we want to measure) is on");
@@ -158,7 +164,7 @@ async function start() {
       : `Uncalibrated: shown with ${offset} dB added, this server's default, as no calibration is set for ${applied.model}.`;
   rateText.textContent = `The microphone's sound arrives at ${session.rate} samples a second, through filters the server designed for that rate.`;
   statusText.textContent = problems.length
-    ? `Measuring, but this check-in will not be sent: the browser would not turn off ${problems.join("; ")}, so its levels would not be true.`
+    ? `Measuring, but this check-in will not be sent: this browser did not turn off what would change its levels (${problems.join("; ")}).`
     : `Measuring for ${minutesAndSeconds(duration)} unless you stop. Keep this page open and the phone still, away from your mouth.`;
 }
 
@@ -357,7 +363,7 @@ async function finished() {
     return;
   }
   if (current.problems.length) {
-    statusText.textContent = early + `Not sent: the browser would not turn off ${current.problems.join("; ")}. Another browser on this phone may.`;
+    statusText.textContent = early + `Not sent: this browser did not turn off what would change its levels (${current.problems.join("; ")}). Another browser on this phone may.`;
     return;
   }
   const entry = outboxEntry(current);

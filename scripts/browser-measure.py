@@ -25,7 +25,13 @@ then does what standard input asks, one command a line, and answers each on stan
 
 Any failure (a wait of more than 120 s, an element missing) prints "error: ..." and exits 1.
 
-    /usr/bin/python3 scripts/browser-measure.py http://127.0.0.1:PORT VENUE_ID FILE.wav
+    /usr/bin/python3 scripts/browser-measure.py http://127.0.0.1:PORT VENUE_ID FILE.wav [MICROPHONE]
+
+MICROPHONE is what the browser says of the processing it applies to the microphone: "chromium"
+(the default: the browser's own answers), "webkit" (as Safari and every browser on an iPhone
+answer: echo cancellation is the only switch they name, no automatic gain control or noise
+suppression, whether asked for or in the settings), or "unreported" (a browser that knows the
+gain control switch but does not say how it set it).
 """
 import re
 import sys
@@ -60,6 +66,36 @@ Object.defineProperty(navigator, "wakeLock", { value: { request: async () => {
 } } });
 """
 
+# Before the page's own scripts: the microphone as WebKit describes it (MediaTrackSupportedConstraints
+# and MediaTrackSettings there name echoCancellation alone), or with the gain control left unsaid.
+MICROPHONES = {
+    "chromium": "",
+    "webkit": """
+const supported = navigator.mediaDevices.getSupportedConstraints.bind(navigator.mediaDevices);
+navigator.mediaDevices.getSupportedConstraints = () => {
+  const names = supported();
+  delete names.autoGainControl;
+  delete names.noiseSuppression;
+  return names;
+};
+const granted = MediaStreamTrack.prototype.getSettings;
+MediaStreamTrack.prototype.getSettings = function () {
+  const settings = granted.call(this);
+  delete settings.autoGainControl;
+  delete settings.noiseSuppression;
+  return settings;
+};
+""",
+    "unreported": """
+const granted = MediaStreamTrack.prototype.getSettings;
+MediaStreamTrack.prototype.getSettings = function () {
+  const settings = granted.call(this);
+  delete settings.autoGainControl;
+  return settings;
+};
+""",
+}
+
 SET_VISIBLE = """
 hearclearScreen.visible = arguments[0];
 if (!arguments[0]) hearclearScreen.locks.forEach((lock) => { lock.released = true; });
@@ -73,6 +109,7 @@ def answer(text):
 
 def main():
     base, venue, audio = sys.argv[1], sys.argv[2], sys.argv[3]
+    microphone = MICROPHONES[sys.argv[4] if len(sys.argv) > 4 else "chromium"]
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in (
@@ -87,7 +124,7 @@ def main():
     driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
     wait = WebDriverWait(driver, TIMEOUT)
     try:
-        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": KEEP_AUDIO_CONTEXTS})
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": KEEP_AUDIO_CONTEXTS + microphone})
         measuring_page = f"{base}/venues/{venue}/measure"
         driver.get(measuring_page)
         wait.until(lambda d: d.find_element(By.ID, "meter").is_displayed())

@@ -464,6 +464,26 @@ import FoundationNetworking
         #expect(uploads.count == 4, "\(uploads.joined(separator: "\n"))")
     }
 
+    /// Was: WebKit (Safari, and every browser on an iPhone) names no automatic gain control, neither
+    /// among the constraints it knows nor in what it granted, so the page found the gain control
+    /// "not reported off" and never sent an iPhone's check-in. WebKit's one switch is echo
+    /// cancellation, and with it off WebKit bypasses its voice processing whole, gain control
+    /// included: reported off, that is what a measurement needs. A browser that knows the gain
+    /// control switch and does not say how it set it is still not trusted.
+    @Test(arguments: ["webkit", "unreported"]) func aBrowserWithoutAGainControlSwitchSendsWithEchoCancellationOff(microphone: String) async throws {
+        let (server, database, file) = try await corner("microphone-\(microphone)")
+        let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder, microphone: microphone)
+        _ = try await browser.ask("seconds 2")
+        _ = try await browser.ask("stop")
+        let said = try await browser.ask(microphone == "webkit" ? "wait Thank you" : "wait Not sent")
+        await browser.quit()
+        await server.stop()
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == (microphone == "webkit" ? "1" : "0"), "\(said)")
+        if microphone == "unreported" {
+            #expect(said.contains("automatic gain control") && said.contains("not reported off"), "\(said)")
+        }
+    }
+
     /// Was: a measuring page opened only while the server could be reached, so in a basement bar
     /// without signal (where measuring happens) a phone could not even start. A page that was open
     /// once opens again from the browser, measures, keeps the check-in and sends it once the
@@ -557,9 +577,12 @@ final class MeasuringBrowser: @unchecked Sendable {
     private let input = Pipe(), output = Pipe()
     private var buffered = Data()
 
-    init(server: URL, venue: String, audio: String, home: URL) throws {
+    /// `microphone`: what the browser says of its processing, as `scripts/browser-measure.py` takes it.
+    init(server: URL, venue: String, audio: String, home: URL, microphone: String = "chromium") throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Executable.packageFolder.appendingPathComponent("scripts/browser-measure.py").path, server.absoluteString, venue, audio]
+        process.arguments = [
+            Executable.packageFolder.appendingPathComponent("scripts/browser-measure.py").path, server.absoluteString, venue, audio, microphone,
+        ]
         process.environment = Executable.environment(adding: ["HOME": home.path])
         process.standardInput = input
         process.standardOutput = output
