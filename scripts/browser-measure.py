@@ -20,6 +20,8 @@ then does what standard input asks, one command a line, and answers each on stan
                    (the browser releasing the screen's wake lock as it hides); print "hidden", "shown"
     awake N        waits until the page holds N screen wake locks; prints "awake N"
     kept           waits until the page says it is kept for use without a connection; prints that
+    left-levels    prints the level arrays' names, in the order of its body, of the last check-in
+                   kept in the browser's storage as a measuring page was left ("none" if none)
     device         prints the device this browser registered as (its JSON, from the page's storage)
     quit           closes the browser
 
@@ -178,6 +180,10 @@ def main():
             elif command == "kept":
                 wait.until(lambda d: d.find_element(By.ID, "offline").text != "")
                 answer(driver.find_element(By.ID, "offline").text)
+            elif command == "left-levels":
+                answer(driver.execute_script(
+                    "const left = JSON.parse(localStorage.getItem('hearclear-left') || '[]');"
+                    "return left.length ? Object.keys(JSON.parse(left[left.length - 1].body).levels).join(',') : 'none'"))
             elif command == "device":
                 answer(driver.execute_script("return localStorage.getItem('hearclear-device')"))
             elif command == "quit":

@@ -451,6 +451,8 @@ import FoundationNetworking
         }
         let measured = try await browser.ask("seconds 3")
         _ = try await browser.ask("leave")
+        // Its arrays in the order the CLI writes them, which gzip packs tightest (docs/api.md).
+        #expect(try await browser.ask("left-levels") == "peak,oct_4000,oct_2000,oct_1000,oct_500,avg,c_avg,fast_max")
         _ = try await browser.ask("return")
         let thanks = try await browser.ask("wait Thank you")
         await browser.quit()
