@@ -59,7 +59,11 @@ function leftBehind() {
  * again: the same bytes under the same id, which the server stores once.
  */
 export function keepWhileLeaving(entry) {
-  localStorage.setItem(LEFT_KEY, JSON.stringify([...leftBehind(), { ...entry, state: "waiting", reason: null }]));
+  try {
+    localStorage.setItem(LEFT_KEY, JSON.stringify([...leftBehind(), { ...entry, state: "waiting", reason: null }]));
+  } catch {
+    // The storage is full, or off (some private modes): the request below is the one way left.
+  }
   const credentials = device();
   if (!credentials) return;
   // Not gzipped: CompressionStream answers after the page has gone.

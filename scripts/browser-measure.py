@@ -20,6 +20,8 @@ then does what standard input asks, one command a line, and answers each on stan
                    (the browser releasing the screen's wake lock as it hides); print "hidden", "shown"
     awake N        waits until the page holds N screen wake locks; prints "awake N"
     kept           waits until the page says it is kept for use without a connection; prints that
+    storage-full   makes this page's storage refuse every write from now on, as a full one (or
+                   one some private modes turn off) does; prints "storage full"
     left-levels    prints the level arrays' names, in the order of its body, of the last check-in
                    kept in the browser's storage as a measuring page was left ("none" if none)
     device         prints the device this browser registered as (its JSON, from the page's storage)
@@ -180,6 +182,11 @@ def main():
             elif command == "kept":
                 wait.until(lambda d: d.find_element(By.ID, "offline").text != "")
                 answer(driver.find_element(By.ID, "offline").text)
+            elif command == "storage-full":
+                driver.execute_script(
+                    "Storage.prototype.setItem = function () {"
+                    " throw new DOMException('The quota has been exceeded.', 'QuotaExceededError'); }")
+                answer("storage full")
             elif command == "left-levels":
                 answer(driver.execute_script(
                     "const left = JSON.parse(localStorage.getItem('hearclear-left') || '[]');"

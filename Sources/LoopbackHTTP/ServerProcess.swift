@@ -39,7 +39,7 @@ public final class ServerProcess: @unchecked Sendable {
             try? file.close()
             output.close()
         }.start()
-        let found = await onAThreadOfItsOwn { output.firstLine(containing: "listening on http://") }
+        let found = await onAThreadOfItsOwn { output.line(containing: "listening on http://", occurrence: 1, until: nil) }
         guard let found, let address = found.split(separator: " ").first(where: { $0.hasPrefix("http://") }),
             let url = URL(string: address.trimmingCharacters(in: CharacterSet(charactersIn: ",\"")))
         else {
@@ -58,9 +58,11 @@ public final class ServerProcess: @unchecked Sendable {
         output.text(waitingForEnd: !process.isRunning)
     }
 
-    /// The first log line containing `text`, once the server has logged it (nil if it ends first).
-    public func logLine(containing text: String) async -> String? {
-        await onAThreadOfItsOwn { [output] in output.firstLine(containing: text) }
+    /// The `occurrence`th log line containing `text`, once the server has logged it (nil if it
+    /// ends first, or `limit` passes: a test waiting for what never comes fails instead of hanging).
+    public func logLine(containing text: String, occurrence: Int = 1, within limit: TimeInterval = 120) async -> String? {
+        let deadline = Date(timeIntervalSinceNow: limit)
+        return await onAThreadOfItsOwn { [output] in output.line(containing: text, occurrence: occurrence, until: deadline) }
     }
 
     /// Kills the server at once, as a crash or a power cut would, and waits until it has gone
@@ -133,12 +135,19 @@ final class LogBuffer: @unchecked Sendable {
         }
     }
 
-    func firstLine(containing text: String) -> String? {
+    /// Waits for the line, until `deadline` if there is one (`NSCondition` traps on a wait until
+    /// `Date.distantFuture` here, so none means a plain wait).
+    func line(containing text: String, occurrence: Int, until deadline: Date?) -> String? {
         condition.withLock {
             while true {
-                if let line = buffer.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+                let lines = buffer.split(separator: "\n").filter { $0.contains(text) }
+                if lines.count >= occurrence { return String(lines[occurrence - 1]) }
                 if closed { return nil }
-                condition.wait()
+                if let deadline {
+                    if !condition.wait(until: deadline) { return nil }
+                } else {
+                    condition.wait()
+                }
             }
         }
     }

@@ -466,6 +466,27 @@ import FoundationNetworking
         #expect(uploads.count == 4, "\(uploads.joined(separator: "\n"))")
     }
 
+    /// Was: when the browser's storage refused the write (full, or off in some private modes), the
+    /// page being left threw before the request that outlives it went, and the seconds measured
+    /// were lost. That request is the one way left then, so it goes whatever the storage says.
+    @Test func aMeasurementLeftWithTheStorageFullIsStillSent() async throws {
+        let (server, database, file) = try await corner("left-full")
+        let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
+        // A first check-in registers the browser: a request that outlives the page needs its key.
+        _ = try await browser.ask("seconds 2")
+        _ = try await browser.ask("stop")
+        _ = try await browser.ask("wait Thank you")
+        _ = try await browser.ask("start")
+        _ = try await browser.ask("seconds 2")
+        _ = try await browser.ask("storage-full")
+        _ = try await browser.ask("leave")
+        let second = await server.logLine(containing: "POST /api/v2/checkins 201", occurrence: 2, within: 60)
+        await browser.quit()
+        await server.stop()
+        #expect(second != nil, "\(server.log.suffix(600))")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "2")
+    }
+
     /// Was: WebKit (Safari, and every browser on an iPhone) names no automatic gain control, neither
     /// among the constraints it knows nor in what it granted, so the page found the gain control
     /// "not reported off" and never sent an iPhone's check-in. WebKit's one switch is echo
