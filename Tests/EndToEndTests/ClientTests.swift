@@ -407,6 +407,19 @@ import Testing
         #expect(try await heading() == typical)
     }
 
+    /// Was: a check-in that does not count ended on "…, 10 samples, 0 dropped, too_short", the
+    /// server's word for it, where the measuring page says what it means for the venue.
+    @Test func aCheckInThatDoesNotCountSaysWhy() async throws {
+        let server = try await ServerProcess(database: try await ServerDatabase(.sqlite, named: "short", in: folder))
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "short-bar", "--name", "Short Bar", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
+        let checkIn = try await hearclear("checkin", "short-bar", "--file", try recording(), "--duration", "10s")
+        #expect(checkIn.status == 0, "\(checkIn.errors)")
+        #expect(
+            checkIn.output.contains("short-bar: 70.0 dB(A) quiet, 10 samples, 0 dropped, too_short: too short to count towards the venue's levels"),
+            "\(checkIn.output)")
+    }
+
     /// "Friday at 20:00", as `quiet` heads its list.
     static func weekdayHour(now: Date, in zone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)
