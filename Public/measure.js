@@ -281,7 +281,7 @@ function dominant(held, detected) {
 /** The check-in of API v2 the intervals make. */
 function checkIn(current) {
   const column = (read) => current.intervals.map((interval) => tenths(read(interval)));
-  // In the order the CLI writes them (CheckInV2.Levels.bodyOrder), each beside the array it most
+  // In the order the CLI writes them (CheckInV2.Levels.CodingKeys), each beside the array it most
   // resembles, which gzip packs a few percent tighter (docs/api.md, "The order of the arrays").
   const levels = current.details
     ? {

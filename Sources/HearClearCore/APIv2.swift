@@ -27,14 +27,37 @@ public struct CheckInV2: Codable, Sendable, Equatable {
             (self.oct500, self.oct1000, self.oct2000, self.oct4000) = (oct500, oct1000, oct2000, oct4000)
         }
 
-        enum CodingKeys: String, CodingKey {
-            case t, avg, peak
-            case fastMax = "fast_max"
-            case cAvg = "c_avg"
-            case oct500 = "oct_500"
-            case oct1000 = "oct_1000"
-            case oct2000 = "oct_2000"
+        /// In the order a body writes its arrays (`CheckInV2.body`, `columns`): each beside the one
+        /// it most resembles, from the peak through the octave bands, highest first, to the
+        /// A-weighted mean, the C-weighted mean and the Fast maximum. gzip finds more of an array in
+        /// its neighbour then: 2 % fewer bytes than the keys sorted on recordings with speech, the
+        /// same on music (docs/api.md, "The order of the arrays").
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case t, peak
             case oct4000 = "oct_4000"
+            case oct2000 = "oct_2000"
+            case oct1000 = "oct_1000"
+            case oct500 = "oct_500"
+            case avg
+            case cAvg = "c_avg"
+            case fastMax = "fast_max"
+        }
+
+        /// The arrays present, by key, in the order `CodingKeys` declares.
+        var columns: [(CodingKeys, any Encodable)] {
+            CodingKeys.allCases.compactMap { key in
+                switch key {
+                case .t: t.map { (key, $0) }
+                case .avg: (key, avg)
+                case .peak: (key, peak)
+                case .fastMax: fastMax.map { (key, $0) }
+                case .cAvg: cAvg.map { (key, $0) }
+                case .oct500: oct500.map { (key, $0) }
+                case .oct1000: oct1000.map { (key, $0) }
+                case .oct2000: oct2000.map { (key, $0) }
+                case .oct4000: oct4000.map { (key, $0) }
+                }
+            }
         }
 
         /// The detail arrays by wire name, in `LevelDetails`' order (fast_max, c_avg, the bands).
@@ -57,7 +80,7 @@ public struct CheckInV2: Codable, Sendable, Equatable {
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
-            for (key, values) in columns(in: Self.bodyOrder) {
+            for (key, values) in columns {
                 try container.encode(values, forKey: key)
             }
         }
