@@ -18,8 +18,8 @@ import zlib
 
 ORDERS = {
     "sorted": ["avg", "c_avg", "fast_max", "oct_1000", "oct_2000", "oct_4000", "oct_500", "peak"],
-    "declared": ["avg", "peak", "fast_max", "c_avg", "oct_500", "oct_1000", "oct_2000", "oct_4000"],
-    # CheckInV2.Levels.bodyOrder
+    "avg, peak, details": ["avg", "peak", "fast_max", "c_avg", "oct_500", "oct_1000", "oct_2000", "oct_4000"],
+    # The order CheckInV2.Levels.CodingKeys declares (CheckInV2.body writes it)
     "chain": ["peak", "oct_4000", "oct_2000", "oct_1000", "oct_500", "avg", "c_avg", "fast_max"],
 }
 HEADER = ('"calibration_db":110,"events":[],"id":"0D9F2C1E-3B7A-4C5D-9E8F-1A2B3C4D5E6F","interval_s":1,'
