@@ -101,6 +101,16 @@ extension Terminal {
         return lines.joined(separator: "\n")
     }
 
+    /// Where no venue of a ranking allows a conversation at its hour, what the listener may ask
+    /// instead; nil where one does (or there are no venues, which says so itself).
+    static func whatToAskNext(_ ranking: VenueRanking) -> String? {
+        let efforts = ranking.venues.compactMap { ranking.hearingLoss ? $0.cell.effortHearingLoss : $0.cell.effort }
+        if ranking.venues.isEmpty || efforts.contains(where: { $0 != .notPossible }) { return nil }
+        return efforts.isEmpty
+            ? "No venue here has been measured at that hour: --at asks another hour, and `hearclear checkin ID` measures one."
+            : "At that hour no venue here allows a conversation: --at asks another hour, a larger --radius more venues, and `hearclear loudness ID --effort` a venue's hours."
+    }
+
     /// Venues within `radius` metres, easiest conversation first.
     public func ranking(_ ranking: VenueRanking, unit: String, radius: Double) -> String {
         let listener = ranking.hearingLoss ? " (for a listener with hearing loss)" : ""
@@ -116,6 +126,7 @@ extension Terminal {
             } ?? "    no data for that hour"
             lines.append(String(format: "%3d. ", index + 1) + "\(venue.name) (\(venue.id)), \(distance): \(answer)")
         }
+        if let next = Self.whatToAskNext(ranking) { lines.append("  " + next) }
         return lines.joined(separator: "\n")
     }
 }

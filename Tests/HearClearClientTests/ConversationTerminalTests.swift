@@ -107,6 +107,25 @@ import Testing
         #expect(lines[2] == "  2. Empty (empty), 1.2 km:     no data for that hour")
     }
 
+    /// Was: a list of "not possible" and "no data" and nothing after it, leaving a listener who
+    /// cannot talk anywhere nearby at that hour to guess what to ask next.
+    @Test func whenNoVenueNearbyAllowsConversationThenItSaysWhatToAskNext() {
+        let empty = ConversationCell(cell: LoudnessCell(weekday: .friday, hour: 20, levelDB: nil, label: nil, checkins: 0, samples: 0))
+        func ranking(_ cells: [ConversationCell], hearingLoss: Bool = false) -> String {
+            let venues = cells.enumerated().map { index, cell in
+                VenueRanking.Entry(id: "v\(index)", name: "V\(index)", latitude: 0, longitude: 0, timezone: "UTC", distanceM: 100, cell: cell)
+            }
+            return Terminal(colors: false).ranking(VenueRanking(weekday: .friday, hour: 20, hearingLoss: hearingLoss, venues: venues), unit: "dB(A)", radius: 1000)
+        }
+        let disco = Self.cell(.friday, 20, level: 92, effort: .notPossible, hearingLoss: .notPossible)
+        let pub = Self.cell(.friday, 20, level: 74, effort: .veryLoud, hearingLoss: .notPossible)
+        let nowhere = "\n  At that hour no venue here allows a conversation: --at asks another hour, a larger --radius more venues, and `hearclear loudness ID --effort` a venue's hours."
+        #expect(ranking([disco, empty]).hasSuffix(nowhere))
+        #expect(ranking([pub, disco], hearingLoss: true).hasSuffix(nowhere))
+        #expect(!ranking([pub, disco]).contains("no venue here allows"))
+        #expect(ranking([empty, empty]).hasSuffix("\n  No venue here has been measured at that hour: --at asks another hour, and `hearclear checkin ID` measures one."))
+    }
+
     /// Was: "No venues there.", when the nearest venue was 1.1 km off and the default radius 1 km.
     @Test func noVenuesNearbySaysHowFarItLookedAndHowToLookFurther() {
         let ranking = VenueRanking(weekday: .friday, hour: 20, hearingLoss: false, venues: [])
