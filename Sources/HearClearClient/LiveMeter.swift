@@ -46,8 +46,9 @@ public struct LiveMeter: Sendable {
         return String(format: "Leq %.2f dBFS over %@%@, %d loud event(s)", leq, duration, Self.calibrated(leq, calibrationDB), events)
     }
 
-    /// ` (70.0 dB with the calibration of 110 dB)` after a dBFS level, or nothing without a calibration.
-    public static func calibrated(_ level: Double, _ calibrationDB: Double?) -> String {
-        calibrationDB.map { String(format: " (%.1f dB with the calibration of %g dB)", level + $0, $0) } ?? ""
+    /// ` (70.0 dB with the calibration of 110 dB)` after a dBFS level, or nothing without a calibration;
+    /// `isDefault` says ` (… with the default calibration of 110 dB)`, where no calibration was set.
+    public static func calibrated(_ level: Double, _ calibrationDB: Double?, isDefault: Bool = false) -> String {
+        calibrationDB.map { String(format: " (%.1f dB with the %@calibration of %g dB)", level + $0, isDefault ? "default " : "", $0) } ?? ""
     }
 }

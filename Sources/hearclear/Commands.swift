@@ -524,7 +524,8 @@ extension Hearclear {
                 print(String(format: "Speech in %.0f %% of the intervals, music in %.0f %% (probability 0.5 or more).", speech * 100, music * 100))
             }
             for event in analysis.events {
-                print(String(format: "Loud event at %gs: peak %.2f dBFS, %gs", event.t, event.peak, event.durationS) + (event.sound.map { ", \($0.rawValue)" } ?? ""))
+                let judged = LiveMeter.calibrated(event.peak, analysis.loudCalibrationDB, isDefault: analysis.calibrationDB == nil)
+                print(String(format: "Loud event at %gs: peak %.2f dBFS%@, %gs", event.t, event.peak, judged, event.durationS) + (event.sound.map { ", \($0.rawValue)" } ?? ""))
             }
         }
     }
@@ -555,8 +556,11 @@ struct Analysis: Encodable {
     /// When the recording began, for a file; nil for the microphone (it is now).
     var startedAt: Date? = nil
 
+    /// The calibration loud is judged with: an uncalibrated meter's events are those a check-in of it would send.
+    var loudCalibrationDB: Double { calibrationDB ?? Level.defaultCalibrationDB }
+
     var events: [LoudEvent] {
-        LoudEventDetector.events(in: samples, interval: interval, calibrationDB: calibrationDB ?? Level.defaultCalibrationDB)
+        LoudEventDetector.events(in: samples, interval: interval, calibrationDB: loudCalibrationDB)
     }
 
     /// The seconds measured.

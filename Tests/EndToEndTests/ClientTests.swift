@@ -183,6 +183,17 @@ import Testing
         #expect(result.errors.contains("not an audio file libsndfile can read"), "\(result.errors)")
     }
 
+    /// Was: "Loud event at 0s: peak -19.84 dBFS, 3s", a tone peaking at -20 dBFS called loud for a reason the
+    /// line did not give: loud is 85 dB after calibration, and without one the default's 110 dB.
+    @Test func aLoudEventSaysHowLoudAfterTheCalibrationThatMadeItLoud() async throws {
+        let path = try temporaryFile("tone.wav", WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -20, seconds: 3, sampleRate: 48_000), sampleRate: 48_000, format: .int16))
+        let uncalibrated = try await hearclear("analyze", path, "--no-classes")
+        let event = try #require(uncalibrated.output.split(separator: "\n").first { $0.hasPrefix("Loud event at 0s: peak -19.8") }, "\(uncalibrated.output)")
+        #expect(event.hasSuffix("dBFS (90.2 dB with the default calibration of 110 dB), 3s"), "\(event)")
+        let calibrated = try await hearclear("analyze", path, "--no-classes", "--calibration", "108")
+        #expect(calibrated.output.contains("dBFS (88.2 dB with the calibration of 108 dB), 3s"), "\(calibrated.output)")
+    }
+
     /// Was: a float WAV holding one NaN stopped `analyze` with "Double value cannot be converted to
     /// Int because it is either infinite or NaN" and a backtrace.
     @Test func aFloatFileWithNotANumberIsMeasuredAndSaidSo() async throws {
