@@ -87,14 +87,31 @@ async function design(rate) {
  */
 function refusals(settings) {
   const problems = [];
-  const gainSwitch = navigator.mediaDevices.getSupportedConstraints().autoGainControl === true;
+  const gainSwitch = hasGainSwitch();
   const gainOff = settings.autoGainControl === false || (!gainSwitch && settings.echoCancellation === false);
   if (!gainOff) {
-    problems.push("automatic gain control (it turns quiet rooms up and loud ones down) is " + (settings.autoGainControl ? "on" : "not reported off"));
+    problems.push("automatic gain control (it turns quiet rooms up and loud ones down)" + (gainSwitch
+      ? " is " + (settings.autoGainControl ? "on" : "not reported off")
+      : ", which this browser turns off only with echo cancellation"));
   }
   if (settings.noiseSuppression === true) problems.push("noise suppression (it removes the noise we want to measure) is on");
   if (settings.echoCancellation === true) problems.push("echo cancellation is on");
   return problems;
+}
+
+/** Whether the browser names an automatic gain control switch: WebKit does not. */
+function hasGainSwitch() {
+  return navigator.mediaDevices.getSupportedConstraints().autoGainControl === true;
+}
+
+/**
+ * Where else a refused measurement may be made. On an iPhone every browser is WebKit, whose one
+ * switch this one left on, so another browser there would be refused alike.
+ */
+function elsewhere() {
+  return hasGainSwitch()
+    ? "Another browser on this phone may."
+    : "On an iPhone every browser measures through Safari's engine, so another one there will not; an Android phone's browser or a computer's may.";
 }
 
 async function start() {
@@ -164,7 +181,7 @@ async function start() {
       : `Uncalibrated: shown with ${offset} dB added, this server's default, as no calibration is set for ${applied.model}.`;
   rateText.textContent = `The microphone's sound arrives at ${session.rate} samples a second, through filters the server designed for that rate.`;
   statusText.textContent = problems.length
-    ? `Measuring, but this check-in will not be sent: this browser did not turn off what would change its levels (${problems.join("; ")}).`
+    ? `Measuring, but this check-in will not be sent: this browser did not turn off what would change its levels (${problems.join("; ")}). ${elsewhere()}`
     : `Measuring for ${minutesAndSeconds(duration)} unless you stop. Keep this page open and the phone still, away from your mouth.`;
 }
 
@@ -364,7 +381,7 @@ async function finished() {
     return;
   }
   if (current.problems.length) {
-    statusText.textContent = early + `Not sent: this browser did not turn off what would change its levels (${current.problems.join("; ")}). Another browser on this phone may.`;
+    statusText.textContent = early + `Not sent: this browser did not turn off what would change its levels (${current.problems.join("; ")}). ${elsewhere()}`;
     return;
   }
   const entry = outboxEntry(current);

@@ -34,8 +34,9 @@ Any failure (a wait of more than 120 s, an element missing) prints "error: ..." 
 MICROPHONE is what the browser says of the processing it applies to the microphone: "chromium"
 (the default: the browser's own answers), "webkit" (as Safari and every browser on an iPhone
 answer: echo cancellation is the only switch they name, no automatic gain control or noise
-suppression, whether asked for or in the settings), or "unreported" (a browser that knows the
-gain control switch but does not say how it set it).
+suppression, whether asked for or in the settings), "webkit-echo" (WebKit with echo cancellation
+left on), or "unreported" (a browser that knows the gain control switch but does not say how it
+set it).
 """
 import re
 import sys
@@ -71,10 +72,8 @@ Object.defineProperty(navigator, "wakeLock", { value: { request: async () => {
 """
 
 # Before the page's own scripts: the microphone as WebKit describes it (MediaTrackSupportedConstraints
-# and MediaTrackSettings there name echoCancellation alone), or with the gain control left unsaid.
-MICROPHONES = {
-    "chromium": "",
-    "webkit": """
+# and MediaTrackSettings there name echoCancellation alone).
+WEBKIT = """
 const supported = navigator.mediaDevices.getSupportedConstraints.bind(navigator.mediaDevices);
 navigator.mediaDevices.getSupportedConstraints = () => {
   const names = supported();
@@ -83,11 +82,23 @@ navigator.mediaDevices.getSupportedConstraints = () => {
   return names;
 };
 const granted = MediaStreamTrack.prototype.getSettings;
-MediaStreamTrack.prototype.getSettings = function () {
+const webkitSettings = function () {
   const settings = granted.call(this);
   delete settings.autoGainControl;
   delete settings.noiseSuppression;
   return settings;
+};
+MediaStreamTrack.prototype.getSettings = webkitSettings;
+"""
+
+# Before the page's own scripts: what the browser says of its microphone's processing.
+MICROPHONES = {
+    "chromium": "",
+    "webkit": WEBKIT,
+    # WebKit with its one switch reported on.
+    "webkit-echo": WEBKIT + """
+MediaStreamTrack.prototype.getSettings = function () {
+  return { ...webkitSettings.call(this), echoCancellation: true };
 };
 """,
     "unreported": """
