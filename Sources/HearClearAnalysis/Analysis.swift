@@ -1,4 +1,5 @@
 import Foundation
+import HearClearCore
 
 /// The rules that turn uploaded levels into a venue's loudness; docs/analysis.md explains them.
 /// Every rule is written here once, in code that knows no SQL: the stores fetch what a rule needs,
@@ -16,8 +17,9 @@ public enum Analysis {
     public static let madToSigma = 1.4826
     /// A spike must also stand this far from its neighbours, so a steady room's tiny wobbles are kept.
     public static let minimumSpikeDB = 6.0
-    /// A check-in with fewer kept samples than this is `too_short`.
-    public static let minimumKeptSamples = 15
+    /// A check-in with fewer kept samples than this is `too_short`: a number of the API's
+    /// contract, since clients refuse to measure for less.
+    public static let minimumKeptSamples = CheckIn.fewestCountedIntervals
     /// The outlier rule decides only against at least this many other check-ins.
     public static let minimumReferences = 5
     public static let minimumOutlierDistanceDB = 6.0

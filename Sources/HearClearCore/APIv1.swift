@@ -197,6 +197,10 @@ public struct LoudEvent: Codable, Sendable, Equatable {
 public struct CheckIn: Codable, Sendable, Equatable {
     /// The longest check-in the API takes: an evening, and a night's recording of a venue.
     public static let longestSeconds: Double = 12 * 3600
+    /// The fewest intervals a check-in counts with, once the server has dropped its spikes: one of
+    /// fewer is stored as `too_short` and left out of the venue's levels (the rule is
+    /// `Analysis.minimumKeptSamples`; a client can refuse to measure for less).
+    public static let fewestCountedIntervals = 15
 
     /// Chosen by the client, so that a retry of the same upload is recognised.
     public var id: UUID

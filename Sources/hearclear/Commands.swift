@@ -205,6 +205,16 @@ extension Hearclear {
             if audio.interval < 1 || audio.interval != audio.interval.rounded() {
                 throw ValidationError("--interval must be a whole number of seconds for a check-in (1 to 60): a venue's levels count seconds")
             }
+            // Refused at the end, as too short to count, minutes of measuring would be lost. A
+            // recording shorter than that is sent as it is, and the receipt says so.
+            let intervals = Int((duration.seconds / audio.interval).rounded(.up))
+            if intervals < CheckIn.fewestCountedIntervals {
+                func spoken(_ seconds: Double) -> String {
+                    seconds >= 120 && seconds.truncatingRemainder(dividingBy: 60) == 0 ? "\(Int(seconds / 60)) minutes" : "\(Int(seconds)) s"
+                }
+                throw ValidationError(
+                    "\(spoken(duration.seconds)) at --interval \(Int(audio.interval)) make\(intervals == 1 ? "s" : "") \(intervals) interval\(intervals == 1 ? "" : "s"), and a check-in counts from \(CheckIn.fewestCountedIntervals) intervals (the server keeps fewer as too short): measure \(spoken(Double(CheckIn.fewestCountedIntervals) * audio.interval)) or more (--duration)\(audio.interval > 1 ? ", or give a shorter --interval" : ""); `hearclear meter` measures without uploading")
+            }
         }
 
         func run() async throws {

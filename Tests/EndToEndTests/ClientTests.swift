@@ -54,6 +54,13 @@ import Testing
         let overnight = try await hearclear("checkin", "e2e-bar", "--duration", "13h")
         #expect(overnight.status != 0 && overnight.errors.contains("--duration: a check-in is at most 12 hours"), "\(overnight.errors)")
         #expect(!overnight.errors.contains("Checking in"))
+        // Refused before measuring: five minutes at one interval a minute make five intervals, and
+        // the server counts none of them (was: measured for five minutes, then "too_short").
+        for (options, needed) in [(["--interval", "60"], "15 minutes"), (["--duration", "10s"], "15 s")] {
+            let short = try await hearclear(["checkin", "e2e-bar"] + options)
+            #expect(short.status != 0 && short.errors.contains("a check-in counts from 15 intervals") && short.errors.contains("measure \(needed) or more"), "\(short.errors)")
+            #expect(!short.errors.contains("Checking in"))
+        }
         // Refused before measuring: the server takes whole seconds.
         let tenths = try await hearclear("checkin", "e2e-bar", "--file", try recording(), "--interval", "0.5")
         #expect(tenths.status != 0 && tenths.errors.contains("--interval must be a whole number of seconds for a check-in"), "\(tenths.errors)")
@@ -424,7 +431,9 @@ import Testing
         let server = try await ServerProcess(database: try await ServerDatabase(.sqlite, named: "short", in: folder))
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
         #expect(try await hearclear("venue", "add", "short-bar", "--name", "Short Bar", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
-        let checkIn = try await hearclear("checkin", "short-bar", "--file", try recording(), "--duration", "10s")
+        // A recording is as long as it is: sent, and the server's verdict said.
+        let tenSeconds = try temporaryFile("ten.wav", WAVWriter.data(Signal.sine(frequency: 1000, dBFS: -37, seconds: 10, sampleRate: 48_000), sampleRate: 48_000, format: .int16))
+        let checkIn = try await hearclear("checkin", "short-bar", "--file", tenSeconds)
         #expect(checkIn.status == 0, "\(checkIn.errors)")
         #expect(
             checkIn.output.contains("short-bar: 70.0 dB(A) quiet, 10 samples, 0 dropped, too_short: too short to count towards the venue's levels"),
