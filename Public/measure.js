@@ -149,6 +149,7 @@ async function start() {
     session = {
       stream, context, node, problems, rate: context.sampleRate, details: filters.bands !== null,
       classesModel: detected !== null ? filters.classes.model.version : null, detected, loudEvents: filters.loud_events ?? null,
+      fewestCounted: filters.fewest_counted_intervals ?? null,
       calibration: calibration(), serverCalibration: applied, startedAt: new Date(), intervals: [], wakeLock: null,
     };
     node.port.onmessage = (event) => received(event.data);
@@ -204,7 +205,9 @@ function received(message) {
   const seconds = session.intervals.length;
   const shown = message.avg + offsetOf(session);
   levelText.textContent = shown.toFixed(0);
-  elapsedText.textContent = `${minutesAndSeconds(seconds)} of ${minutesAndSeconds(duration)} measured` + (message.classes && session.detected !== null ? ` · ${heard(message.classes, session.detected)}` : "");
+  // Stopped sooner, a check-in is stored but does not count: said while it would not.
+  const counts = session.fewestCounted !== null && seconds < session.fewestCounted ? `, counts from ${minutesAndSeconds(session.fewestCounted)}` : "";
+  elapsedText.textContent = `${minutesAndSeconds(seconds)} of ${minutesAndSeconds(duration)} measured${counts}` + (message.classes && session.detected !== null ? ` · ${heard(message.classes, session.detected)}` : "");
   drawHistory();
   if (seconds % ANNOUNCE_EVERY === 0) announce.textContent = `${shown.toFixed(0)} decibels A, ${minutesAndSeconds(seconds)} measured`;
   if (seconds >= duration) stop();

@@ -4,6 +4,7 @@ python3-selenium), its microphone fed from a WAV file, as a person with a phone 
 then does what standard input asks, one command a line, and answers each on standard output:
 
     seconds N      waits until the page has measured N seconds; prints "measured N"
+    elapsed        prints the page's line of the time measured
     stop           taps "Stop and send"; prints "stopped"
     wait TEXT      waits until the page's status or outbox line holds TEXT; prints that line
     rate           prints the sample rate the page measures at
@@ -152,6 +153,8 @@ def main():
                     "return document.getElementById('elapsed').textContent.match(/^(\\d+):(\\d+) of/)") is not None
                     and measured(d) >= wanted)
                 answer(f"measured {measured(driver)}")
+            elif command == "elapsed":
+                answer(driver.find_element(By.ID, "elapsed").text)
             elif command == "stop":
                 wait.until(lambda d: d.find_element(By.ID, "stop").is_enabled())
                 driver.find_element(By.ID, "stop").click()

@@ -31,6 +31,9 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
     public var classes: SoundClassesDesign?
     /// How loud events are found in the seconds (`LoudEventDetector`).
     public var loudEvents: LoudEventRule
+    /// The fewest intervals a check-in counts with (`CheckIn.fewestCountedIntervals`), so that a
+    /// meter can say from when a measurement would count.
+    public var fewestCountedIntervals: Int
 
     /// A second whose peak plus the calibration reaches `thresholdDB` is loud; loud seconds that
     /// start less than `mergeWindowS` after an event's first belong to it.
@@ -66,6 +69,7 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         defaultCalibrationDB = Level.defaultCalibrationDB
         self.classes = classes
         self.loudEvents = loudEvents
+        fewestCountedIntervals = CheckIn.fewestCountedIntervals
     }
 
     /// `bands` and `classes` as `null` when there are none, rather than left out: the document says so.
@@ -84,6 +88,7 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         try container.encode(defaultCalibrationDB, forKey: .defaultCalibrationDB)
         try container.encode(classes, forKey: .classes)
         try container.encode(loudEvents, forKey: .loudEvents)
+        try container.encode(fewestCountedIntervals, forKey: .fewestCountedIntervals)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -96,5 +101,6 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         case floorDB = "floor_db"
         case defaultCalibrationDB = "default_calibration_db"
         case loudEvents = "loud_events"
+        case fewestCountedIntervals = "fewest_counted_intervals"
     }
 }

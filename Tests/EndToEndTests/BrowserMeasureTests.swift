@@ -219,7 +219,14 @@ import FoundationNetworking
         try await addVenue("corner", to: server)
 
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
+        // Until a check-in would count, the page says from when it does (was: stopped at 0:09 and
+        // told only afterwards that it was too short to count).
+        _ = try await browser.ask("seconds 2")
+        let early = try await browser.ask("elapsed")
+        #expect(early.contains(" of 5:00 measured, counts from 0:15"), "\(early)")
         _ = try await browser.ask("seconds \(Self.measuredSeconds)")
+        let counted = try await browser.ask("elapsed")
+        #expect(counted.contains(" of 5:00 measured") && !counted.contains("counts from"), "\(counted)")
         _ = try await browser.ask("stop")
         let thanks = try await browser.ask("wait Thank you")
         #expect(thanks.contains("min measured") || thanks.contains(" s measured"), "\(thanks)")

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearAnalysis
 import HearClearCore
 import Hummingbird
 import HummingbirdTesting
@@ -31,6 +32,8 @@ import Testing
                 #expect(classes.model.version == SoundClassifier.shipped.version && classes.fewestFramesJudged == 4)
                 #expect(classes.detected == SoundClasses.detected)
                 #expect(design.loudEvents == .init(thresholdDB: LoudEventDetector.defaultThresholdDB, mergeWindowS: LoudEventDetector.defaultMergeWindow))
+                // What the page tells a person who might stop too soon: the too-short rule's number.
+                #expect(design.fewestCountedIntervals == Analysis.minimumKeptSamples)
             }
             // Below the rate that holds the 4 kHz band, the levels only: no bands to run, said as null.
             let narrow = try await client.execute(uri: "/api/v2/meter-design?rate=8000", method: .get)
