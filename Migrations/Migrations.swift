@@ -37,16 +37,21 @@ public enum Migrations {
         /// intervals longer than a second, analysed and summed again. (A check-in whose samples
         /// retention dropped before keeps its sums: nothing is left to weigh them again from.)
         case secondsWeighed
+        /// After the file that adds `venue.name_folded`: every venue's name folded as a search
+        /// folds what it looks for.
+        case venueNamesFolded
     }
 
     public static let steps: [Store: [String: Step]] = [
         .sqlite: [
             "0008_sample_columns": .samplesIntoColumns, "0010_histograms_as_bytes": .histogramsIntoBytes,
             "0012_histograms_dense": .histogramsDense, "0016_seconds_weighed": .secondsWeighed,
+            "0017_venue_name_folded": .venueNamesFolded,
         ],
         .postgres: [
             "0007_sample_columns": .samplesIntoColumns, "0009_histograms_as_bytes": .histogramsIntoBytes,
             "0011_histograms_dense": .histogramsDense, "0015_seconds_weighed": .secondsWeighed,
+            "0016_venue_name_folded": .venueNamesFolded,
         ],
     ]
 

@@ -3,16 +3,24 @@ import HearClearCore
 
 /// What both stores do around their SQL for a venue search.
 extension VenueQuery {
+    /// A name as a search compares it: without case or accents, so that "cafe muller" finds "Café
+    /// Müller" and "CAFÉ" finds "Cafe". Folded here, by Swift's Unicode rules, and stored beside the
+    /// name (`venue.name_folded`) by both stores: SQLite's LIKE folds ASCII letters only,
+    /// PostgreSQL's follows the database's locale, and neither drops accents.
+    static func folded(_ name: String) -> String {
+        name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    }
+
+    /// The column a search compares its patterns with, in both stores' SQL.
+    static let nameFoldedColumn = "v.name_folded"
+
     /// A LIKE pattern (with `ESCAPE '\'`) matching text that contains `text` literally, so that
-    /// `%` and `_` typed by a person are no wildcards. Nil when there is nothing to match.
-    ///
-    /// The pattern is lower-cased by Swift's Unicode rules, and the stores compare it with the name
-    /// lower-cased by the same rules (`nameFolded`), so "CAFÉ" finds "Café Éclair": SQLite's LIKE
-    /// folds ASCII letters only, and PostgreSQL's ILIKE follows the database's locale.
+    /// `%` and `_` typed by a person are no wildcards. Nil when there is nothing to match. The
+    /// pattern is folded as names are (`folded`).
     static func likePattern(containing text: String?) -> String? {
         guard let text, !text.isEmpty else { return nil }
         var escaped = "%"
-        for character in text.lowercased() {
+        for character in folded(text) {
             if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
             escaped.append(character)
         }
@@ -25,12 +33,6 @@ extension VenueQuery {
     static func likePatterns(eachWordOf text: String?) -> [String] {
         (text ?? "").split(whereSeparator: \.isWhitespace).compactMap { likePattern(containing: String($0)) }
     }
-
-    /// A venue's name lower-cased as `likePattern` lower-cases what is searched for, in each store's
-    /// SQL: GRDB's `swiftLowercaseString` is Swift's `lowercased()`, and PostgreSQL's `lower` under
-    /// the ICU root collation uses Unicode's case mapping whatever the database's locale.
-    static let sqliteNameFolded = "swiftLowercaseString(v.name)"
-    static let postgresNameFolded = #"lower(v.name COLLATE "und-x-icu")"#
 
     /// The candidates a store found inside the bounding box of `near`, cut to the radius, with their
     /// distances, nearest first (by id on a tie), at most `limit`.

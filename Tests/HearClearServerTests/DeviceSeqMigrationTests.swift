@@ -72,6 +72,7 @@ struct DeviceSeqMigrationTests {
                         DROP TABLE device;
                         ALTER TABLE device_old RENAME TO device;
                         ALTER TABLE loudness DROP COLUMN rounding;
+                        ALTER TABLE venue DROP COLUMN name_folded;
                         DELETE FROM grdb_migrations WHERE identifier >= '0013';
                         """)
                 return .commit

@@ -64,6 +64,32 @@ import Testing
         }
     }
 
+    /// Was: "cafe muller" found no "Café Müller", nor "cafe" any café written with its accent: a
+    /// person types a name as their keyboard allows, and the venue was named by someone else's.
+    @Test(arguments: StoreKind.allCases) func searchIgnoresAccents(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
+            let token = try await client.registerDevice()
+            _ = try await client.putVenue("muller", token: token, name: "Café Müller")
+            _ = try await client.putVenue("plain", token: token, name: "Cafe Muller Annex")
+            _ = try await client.putVenue("senor", token: token, name: "El Señor")
+            for (q, expected) in [
+                ("cafe+muller", ["muller", "plain"]), ("CAF%C3%89+M%C3%9CLLER", ["muller", "plain"]), ("senor", ["senor"]), ("se%C3%B1or", ["senor"]),
+                ("annex", ["plain"]),
+            ] {
+                let found = try await client.execute(uri: "/api/v1/venues?q=\(q)", method: .get) { try decode(VenueList.self, $0).venues.map(\.id).sorted() }
+                #expect(found == expected, "q=\(q)")
+                let page = try await client.execute(uri: "/venues?q=\(q)", method: .get) { String(buffer: $0.body) }
+                #expect(expected.allSatisfy { page.contains("href=\"/venues/\($0)\"") }, "page for q=\(q)")
+            }
+            // A venue renamed is found by its new name's letters, not its old one's.
+            _ = try await client.putVenue("senor", token: token, name: "Zoë's")
+            let renamed = try await client.execute(uri: "/api/v1/venues?q=zoe", method: .get) { try decode(VenueList.self, $0).venues.map(\.id) }
+            #expect(renamed == ["senor"])
+            let old = try await client.execute(uri: "/api/v1/venues?q=senor", method: .get) { try decode(VenueList.self, $0).venues.map(\.id) }
+            #expect(old.isEmpty)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func intervalsAreBoundedAndCountedNotOnlyTimed(store: StoreKind) async throws {
         try await withApp(store: store) { client, database in
             let token = try await client.registerDevice()

@@ -98,12 +98,12 @@ public enum DeploymentCopy {
         let venues = try await source.read { db in try VenueRecord.order(Column("id")).fetchAll(db) }
         try await connection.query(
             """
-            INSERT INTO venue (id, name, latitude, longitude, timezone, kind, created_at, updated_at, owner_device_id)
-            SELECT id, name, latitude, longitude, timezone, NULLIF(kind, ''), created_at, updated_at, NULLIF(owner, '')::uuid
-            FROM unnest(\(venues.map(\.id)), \(venues.map(\.name)), \(venues.map(\.latitude)), \(venues.map(\.longitude)),
+            INSERT INTO venue (id, name, name_folded, latitude, longitude, timezone, kind, created_at, updated_at, owner_device_id)
+            SELECT id, name, name_folded, latitude, longitude, timezone, NULLIF(kind, ''), created_at, updated_at, NULLIF(owner, '')::uuid
+            FROM unnest(\(venues.map(\.id)), \(venues.map(\.name)), \(venues.map(\.nameFolded)), \(venues.map(\.latitude)), \(venues.map(\.longitude)),
                 \(venues.map(\.timezone)), \(venues.map { $0.kind?.rawValue ?? "" }), \(venues.map(\.createdAt)), \(venues.map(\.updatedAt)),
                 \(venues.map { $0.ownerDeviceId?.wireString ?? "" }))
-                AS v(id, name, latitude, longitude, timezone, kind, created_at, updated_at, owner)
+                AS v(id, name, name_folded, latitude, longitude, timezone, kind, created_at, updated_at, owner)
             """, logger: logger)
         summary.venues = venues.count
 

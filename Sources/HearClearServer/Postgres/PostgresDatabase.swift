@@ -109,6 +109,7 @@ public enum PostgresMigrator {
                         case .histogramsIntoBytes: try await PostgresRepository.moveHistogramsIntoBytes(on: connection, logger: logger)
                         case .histogramsDense: try await PostgresRepository.makeHistogramsDense(on: connection, logger: logger)
                         case .secondsWeighed: try await PostgresRepository.weighSecondsAgain(on: connection, logger: logger)
+                        case .venueNamesFolded: try await PostgresRepository.foldVenueNames(on: connection, logger: logger)
                         case nil: break
                         }
                         try await connection.query("INSERT INTO hearclear_migration (name, applied_at) VALUES (\(file.name), \(Date()))", logger: logger)

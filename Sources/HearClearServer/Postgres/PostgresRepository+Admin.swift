@@ -60,14 +60,14 @@ extension PostgresRepository: AdminStore {
         let namePatterns = VenueQuery.likePatterns(eachWordOf: search)
         return try await read { [logger] connection in
             let total = try await connection.query(
-                "SELECT COUNT(*) FROM venue v WHERE (\(idPattern)::text IS NULL OR \(unescaped: VenueQuery.postgresNameFolded) LIKE ALL (\(namePatterns)::text[]) OR v.id ILIKE \(idPattern) ESCAPE '\\')",
+                "SELECT COUNT(*) FROM venue v WHERE (\(idPattern)::text IS NULL OR \(unescaped: VenueQuery.nameFoldedColumn) LIKE ALL (\(namePatterns)::text[]) OR v.id ILIKE \(idPattern) ESCAPE '\\')",
                 logger: logger
             ).decode(Int.self).first { _ in true } ?? 0
             let venues = try await Self.venueListings(
                 connection, logger: logger,
                 """
                 \(unescaped: Self.venueListingSelect)
-                WHERE (\(idPattern)::text IS NULL OR \(unescaped: VenueQuery.postgresNameFolded) LIKE ALL (\(namePatterns)::text[]) OR v.id ILIKE \(idPattern) ESCAPE '\\')
+                WHERE (\(idPattern)::text IS NULL OR \(unescaped: VenueQuery.nameFoldedColumn) LIKE ALL (\(namePatterns)::text[]) OR v.id ILIKE \(idPattern) ESCAPE '\\')
                 ORDER BY latest DESC NULLS LAST, v.name, v.id LIMIT \(limit) OFFSET \(offset)
                 """)
             return (venues, total)

@@ -19,6 +19,17 @@ extension PostgresRepository {
         }
     }
 
+    /// Migration 0016: every venue's name folded as a search folds what it looks for, in one statement.
+    static func foldVenueNames(on connection: PostgresConnection, logger: Logger) async throws {
+        let venues = try await connection.query("SELECT id, name FROM venue", logger: logger).decode((String, String).self)
+            .reduce(into: [(id: String, name: String)]()) { $0.append(($1.0, $1.1)) }
+        try await connection.query(
+            """
+            UPDATE venue SET name_folded = folded.name
+            FROM unnest(\(venues.map(\.id)), \(venues.map { VenueQuery.folded($0.name) })) AS folded(id, name) WHERE venue.id = folded.id
+            """, logger: logger)
+    }
+
     /// Migration 0007: each check-in's `sample` rows, dropped flags included, into its
     /// `sample_columns` blob, inside the migration's transaction. Pruned check-ins have no rows
     /// and keep no blob.

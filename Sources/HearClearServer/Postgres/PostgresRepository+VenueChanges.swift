@@ -12,7 +12,7 @@ extension PostgresRepository {
         guard stored.venue != venue else { return }
         try await connection.query(
             """
-            UPDATE venue SET name = \(venue.name), latitude = \(venue.latitude), longitude = \(venue.longitude), timezone = \(venue.timezone),
+            UPDATE venue SET name = \(venue.name), name_folded = \(VenueQuery.folded(venue.name)), latitude = \(venue.latitude), longitude = \(venue.longitude), timezone = \(venue.timezone),
                 kind = \(venue.kind), updated_at = \(now) WHERE id = \(stored.id)
             """, logger: logger)
         if stored.timezone != venue.timezone {

@@ -143,8 +143,8 @@ public struct PostgresRepository: Repository {
             // Two devices creating the same id at once: the second waits, then finds it taken.
             let inserted = try await connection.query(
                 """
-                INSERT INTO venue (id, name, latitude, longitude, timezone, kind, created_at, updated_at, owner_device_id)
-                VALUES (\(id), \(venue.name), \(venue.latitude), \(venue.longitude), \(venue.timezone), \(venue.kind), \(now), \(now), \(device))
+                INSERT INTO venue (id, name, name_folded, latitude, longitude, timezone, kind, created_at, updated_at, owner_device_id)
+                VALUES (\(id), \(venue.name), \(VenueQuery.folded(venue.name)), \(venue.latitude), \(venue.longitude), \(venue.timezone), \(venue.kind), \(now), \(now), \(device))
                 ON CONFLICT (id) DO NOTHING RETURNING id
                 """, logger: logger
             ).decode(String.self).first { _ in true }
@@ -186,7 +186,7 @@ public struct PostgresRepository: Repository {
                     connection, cell: query.cell, logger: logger,
                     """
                     SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.join(query.cell))
-                    WHERE \(unescaped: VenueQuery.postgresNameFolded) LIKE ALL (\(patterns)::text[])
+                    WHERE \(unescaped: VenueQuery.nameFoldedColumn) LIKE ALL (\(patterns)::text[])
                     ORDER BY v.name, v.id LIMIT \(query.limit)
                     """)
             }
@@ -196,7 +196,7 @@ public struct PostgresRepository: Repository {
                 connection, cell: query.cell, logger: logger,
                 """
                 SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.join(query.cell))
-                WHERE \(unescaped: VenueQuery.postgresNameFolded) LIKE ALL (\(patterns)::text[])
+                WHERE \(unescaped: VenueQuery.nameFoldedColumn) LIKE ALL (\(patterns)::text[])
                   AND v.latitude BETWEEN \(box.latitude.lowerBound) AND \(box.latitude.upperBound)
                   AND v.longitude BETWEEN \(longitudes.lowerBound) AND \(longitudes.upperBound)
                 """)

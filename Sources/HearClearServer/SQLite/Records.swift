@@ -56,7 +56,11 @@ struct VenueRecord: SQLiteRecord, PersistableRecord {
     static let databaseTableName = "venue"
 
     var id: String
-    var name: String
+    var name: String {
+        didSet { nameFolded = VenueQuery.folded(name) }
+    }
+    /// What a search compares: `name` as `VenueQuery.folded` makes it.
+    private(set) var nameFolded: String
     var latitude: Double
     var longitude: Double
     var timezone: String
@@ -65,6 +69,22 @@ struct VenueRecord: SQLiteRecord, PersistableRecord {
     var updatedAt: Date
     /// The device that created it; nil when no device may change it (only operators).
     var ownerDeviceId: UUID?
+
+    init(
+        id: String, name: String, latitude: Double, longitude: Double, timezone: String, kind: VenueKind?, createdAt: Date, updatedAt: Date,
+        ownerDeviceId: UUID?
+    ) {
+        self.id = id
+        self.name = name
+        nameFolded = VenueQuery.folded(name)
+        self.latitude = latitude
+        self.longitude = longitude
+        self.timezone = timezone
+        self.kind = kind
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.ownerDeviceId = ownerDeviceId
+    }
 
     var upsert: VenueUpsert {
         VenueUpsert(name: name, latitude: latitude, longitude: longitude, timezone: timezone, kind: kind)

@@ -54,6 +54,7 @@ public enum SQLiteDatabase {
                 case .histogramsIntoBytes: try SQLiteRepository.moveHistogramsIntoBytes(in: db)
                 case .histogramsDense: try SQLiteRepository.makeHistogramsDense(in: db)
                 case .secondsWeighed: try SQLiteRepository.weighSecondsAgain(in: db)
+                case .venueNamesFolded: try SQLiteRepository.foldVenueNames(in: db)
                 case nil: break
                 }
             }

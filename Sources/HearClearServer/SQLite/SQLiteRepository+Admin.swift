@@ -55,7 +55,7 @@ extension SQLiteRepository: AdminStore {
             var filter = SQL("")
             if let idPattern = VenueQuery.likePattern(containing: search) {
                 let name = VenueQuery.likePatterns(eachWordOf: search).map { pattern -> SQL in
-                    "\(sql: VenueQuery.sqliteNameFolded) LIKE \(pattern) ESCAPE '\\'"
+                    "\(sql: VenueQuery.nameFoldedColumn) LIKE \(pattern) ESCAPE '\\'"
                 }
                 filter = "WHERE (" + name.joined(separator: " AND ") + ") OR v.id LIKE \(idPattern) ESCAPE '\\'"
             }

@@ -37,6 +37,14 @@ extension SQLiteRepository {
         }
     }
 
+    /// Migration 0017: every venue's name folded as a search folds what it looks for.
+    static func foldVenueNames(in db: GRDB.Database) throws {
+        let update = try db.makeStatement(sql: "UPDATE venue SET name_folded = ? WHERE id = ?")
+        for row in try Row.fetchAll(db, sql: "SELECT id, name FROM venue") {
+            try update.execute(arguments: [VenueQuery.folded(row["name"]), row["id"] as String])
+        }
+    }
+
     /// Migration 0010: every histogram of `checkin_hour` and `loudness` from its `bin:count` text
     /// into the bytes column that replaces it, as the bytes of that release (`gapped`).
     static func moveHistogramsIntoBytes(in db: GRDB.Database) throws {

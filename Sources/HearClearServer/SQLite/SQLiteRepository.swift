@@ -95,7 +95,7 @@ public struct SQLiteRepository: Repository {
     public func venues(matching query: VenueQuery) async throws -> [VenueSummary] {
         try await pool.read { db in
             var conditions: [SQL] = VenueQuery.likePatterns(eachWordOf: query.nameWords).map { pattern in
-                "\(sql: VenueQuery.sqliteNameFolded) LIKE \(pattern) ESCAPE '\\'"
+                "\(sql: VenueQuery.nameFoldedColumn) LIKE \(pattern) ESCAPE '\\'"
             }
             guard let near = query.near else {
                 let whereClause = conditions.isEmpty ? SQL("") : "WHERE " + conditions.joined(separator: " AND ")
