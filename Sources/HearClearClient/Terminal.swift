@@ -86,6 +86,11 @@ public struct Terminal: Sendable {
         "No venues within \(Int(radius)) m: a larger --radius looks further."
     }
 
+    /// After a list as long as its `--limit`: the server may hold more than it sent.
+    public static func listedAtMost(_ limit: Int) -> String {
+        "At most \(limit) \(limit == 1 ? "is" : "are") listed: --limit lists more"
+    }
+
     public static func clock(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded(.down))
         return whole >= 3600

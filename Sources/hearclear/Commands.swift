@@ -116,7 +116,7 @@ extension Hearclear {
 
         struct Find: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Venues whose name holds every word given, in any order and case: their ids, to check in.")
+                abstract: "Venues whose name holds every word given, in any order, case and accents: their ids, to check in.")
             @Argument(help: "Words of the venue's name, e.g. moon bar (none with --near: every venue there).") var words: [String] = []
             // Unconditional: southern latitudes start with a minus sign.
             @Option(parsing: .unconditional, help: ArgumentHelp("Only venues near this place, nearest first, e.g. -33.87,151.21.", valueName: "latitude,longitude"))
@@ -144,6 +144,7 @@ extension Hearclear {
                 for venue in list.venues {
                     print((venue.distanceM.map { String(format: "%7.0f m  ", $0) } ?? "") + describe(venue))
                 }
+                if list.venues.count == limit { print(Terminal.listedAtMost(limit) + ", or add a word.") }
             }
         }
 
@@ -175,6 +176,7 @@ extension Hearclear {
                 for venue in list.venues {
                     print(String(format: "%7.0f m  ", venue.distanceM ?? 0) + describe(venue))
                 }
+                if list.venues.count == limit { print(Terminal.listedAtMost(limit) + ".") }
             }
         }
     }

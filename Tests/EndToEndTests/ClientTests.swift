@@ -582,6 +582,13 @@ import Testing
         #expect(none.status == 0 && none.output == "No venue has every word of “moon pub” in its name.\n", "\(none.output)")
         let wrong = try await hearclear("venue", "find", "moon", "--near", "south")
         #expect(wrong.status != 0 && wrong.errors.contains("--near must be LATITUDE,LONGITUDE"), "\(wrong.errors)")
+        // Was: two of four bars listed, and nothing said of the others.
+        let cut = try await hearclear("venue", "find", "bar", "--limit", "2")
+        #expect(cut.output.split(separator: "\n").count == 3 && cut.output.hasSuffix("At most 2 are listed: --limit lists more, or add a word.\n"), "\(cut.output)")
+        let whole = try await hearclear("venue", "find", "bar", "--limit", "5")
+        #expect(!whole.output.contains("At most"), "\(whole.output)")
+        let nearby = try await hearclear("venue", "near", "-33.857,151.215", "--limit", "1")
+        #expect(nearby.output.hasSuffix("At most 1 is listed: --limit lists more.\n"), "\(nearby.output)")
     }
 
     /// A recording made on Friday night lands in Friday night's hours, not at upload time.

@@ -119,6 +119,21 @@ import Testing
         }
     }
 
+    /// Was: twenty venues listed and nothing more, when more matched: a person looking for one bar
+    /// among a city's hundred took the twenty for all there were.
+    @Test func aSearchThatFindsMoreThanItShowsSaysSo() async throws {
+        try await withApp { client, _ in
+            let token = try await client.registerDevice()
+            for index in 1...20 { _ = try await client.putVenue("bar-\(index)", token: token, name: "Bar \(index)") }
+            let all = try await page(client, "/venues?q=bar")
+            #expect(all.components(separatedBy: #"<a href="/venues/bar-"#).count == 21 && !all.contains("More venues match"), "\(all)")
+            _ = try await client.putVenue("bar-21", token: token, name: "Bar 21")
+            let more = try await page(client, "/venues?q=bar")
+            #expect(more.components(separatedBy: #"<a href="/venues/bar-"#).count == 21, "\(more)")
+            #expect(more.contains("More venues match than these 20: add a word of the name, or a place nearby."), "\(more)")
+        }
+    }
+
     /// Weekdays that read the same are said once, together; the others each in their own words.
     @Test func weekdaysThatReadTheSameAreSaidTogether() {
         func row(_ weekday: Weekday, _ efforts: [Int: VocalEffort]) -> ConversationLoudness.WeekdayRow {

@@ -30,7 +30,8 @@ struct PublicController {
         let q = parameters["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let near = parameters["near"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let hearingLoss = try Validation.hearingLoss(parameters["hearing_loss"])
-        var query = VenueQuery(near: nil, radiusM: Self.searchRadiusM, nameWords: try Validation.searchText(q), limit: 20)
+        // One more than are shown, to tell a person when there are more.
+        var query = VenueQuery(near: nil, radiusM: Self.searchRadiusM, nameWords: try Validation.searchText(q), limit: VenueSearchPage.shown + 1)
         var problem: String?
         if !near.isEmpty {
             if let place = Coordinate(text: near) { query.near = place } else { problem = "Type the place as latitude,longitude, for example -33.87,151.21." }

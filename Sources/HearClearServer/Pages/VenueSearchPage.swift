@@ -13,11 +13,16 @@ struct VenueSearchPage {
         let tone: String
     }
 
+    /// The most venues a search lists.
+    static let shown = 20
+
     let title = "Find a venue"
     let q: String
     let near: String
     let searched: Bool
     let results: [Result]
+    /// "More venues match than these 20": the search found more than it lists.
+    let more: String?
     let problem: String?
     /// Whether the venues found open with their answers for a listener with hearing loss.
     let hearingLoss: Bool
@@ -29,7 +34,8 @@ struct VenueSearchPage {
         searched = problem == nil && (!q.isEmpty || !near.isEmpty)
         self.problem = problem
         self.hearingLoss = hearingLoss
-        results = found.map { summary in
+        more = found.count > Self.shown ? "More venues match than these \(Self.shown): add a word of the name, or a place nearby." : nil
+        results = found.prefix(Self.shown).map { summary in
             let level = summary.aggregate?.levelDB
             let distance = summary.distanceM.map { $0 >= 1000 ? String(format: "%.1f km away", $0 / 1000) : String(format: "%.0f m away", $0) }
             return Result(
