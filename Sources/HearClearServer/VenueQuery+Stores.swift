@@ -4,12 +4,21 @@ import HearClearCore
 /// What both stores do around their SQL for a venue search.
 extension VenueQuery {
     /// A name as a search compares it: without case or accents, so that "cafe muller" finds "Café
-    /// Müller" and "CAFÉ" finds "Cafe". Folded here, by Swift's Unicode rules, and stored beside the
-    /// name (`venue.name_folded`) by both stores: SQLite's LIKE folds ASCII letters only,
-    /// PostgreSQL's follows the database's locale, and neither drops accents.
+    /// Müller" and "CAFÉ" finds "Cafe", and with one apostrophe and one dash, as a phone's keyboard
+    /// types "Joe’s" for "Joe's". Folded here, by Swift's Unicode rules, and stored beside the name
+    /// (`venue.name_folded`) by both stores: SQLite's LIKE folds ASCII letters only, PostgreSQL's
+    /// follows the database's locale, and neither drops accents. A change here needs a migration
+    /// that folds the stored names again.
     static func folded(_ name: String) -> String {
-        name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        String(
+            name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).map { character in
+                apostrophes.contains(character) ? "'" : dashes.contains(character) ? "-" : character
+            })
     }
+
+    /// Typographers' apostrophes and the marks typed for them; and the dashes beside the hyphen-minus.
+    private static let apostrophes: Set<Character> = ["\u{2019}", "\u{2018}", "\u{02BC}", "\u{2032}", "`", "\u{00B4}"]
+    private static let dashes: Set<Character> = ["\u{2010}", "\u{2011}", "\u{2012}", "\u{2013}", "\u{2014}", "\u{2212}"]
 
     /// The column a search compares its patterns with, in both stores' SQL.
     static let nameFoldedColumn = "v.name_folded"

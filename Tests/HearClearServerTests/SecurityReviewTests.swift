@@ -72,9 +72,12 @@ import Testing
             _ = try await client.putVenue("muller", token: token, name: "Café Müller")
             _ = try await client.putVenue("plain", token: token, name: "Cafe Muller Annex")
             _ = try await client.putVenue("senor", token: token, name: "El Señor")
+            // A phone's keyboard types a typographer's apostrophe (’) where a name was given a plain one, and the other way round.
+            _ = try await client.putVenue("joes", token: token, name: "Joe's Bar")
+            _ = try await client.putVenue("annes", token: token, name: "Anne’s Kitchen")
             for (q, expected) in [
                 ("cafe+muller", ["muller", "plain"]), ("CAF%C3%89+M%C3%9CLLER", ["muller", "plain"]), ("senor", ["senor"]), ("se%C3%B1or", ["senor"]),
-                ("annex", ["plain"]),
+                ("annex", ["plain"]), ("joe%E2%80%99s", ["joes"]), ("anne's", ["annes"]),
             ] {
                 let found = try await client.execute(uri: "/api/v1/venues?q=\(q)", method: .get) { try decode(VenueList.self, $0).venues.map(\.id).sorted() }
                 #expect(found == expected, "q=\(q)")
