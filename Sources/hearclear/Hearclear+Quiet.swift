@@ -39,6 +39,7 @@ extension Hearclear {
                 hearingLoss: Listener.hearingLoss(listener, saved: setup.config), radius: radius, limit: limit)
             if json { return print(String(decoding: answer.json, as: UTF8.self)) }
             print(Terminal.standardOutput.ranking(answer.ranking, unit: "dB(A)", radius: radius))
+            if answer.ranking.venues.count == limit { print(Terminal.listedAtMost(limit) + ".") }
         }
     }
 }

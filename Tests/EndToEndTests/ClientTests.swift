@@ -357,7 +357,9 @@ import Testing
 
         let quiet = try await hearclear("quiet", "--near", "-0.001,0.001", "--at", "fri-20")
         #expect(quiet.status == 0, "\(quiet.errors)")
-        #expect(quiet.output.contains("1. Music Hall (hall), 157 m: "), "\(quiet.output)")
+        #expect(quiet.output.contains("1. Music Hall (hall), 157 m: ") && !quiet.output.contains("At most"), "\(quiet.output)")
+        let cut = try await hearclear("quiet", "--near", "-0.001,0.001", "--at", "fri-20", "--limit", "1")
+        #expect(cut.output.hasSuffix("\nAt most 1 is listed: --limit lists more.\n"), "\(cut.output)")
         let ranking = try JSONDecoder().decode(VenueRanking.self, from: Data(try await hearclear("quiet", "--near", "0,0", "--at", "friday-20", "--json").output.utf8))
         #expect(ranking.venues.map(\.id) == ["hall"] && ranking.venues[0].cell.effort == document.grid[4].hours[20].effort)
 
