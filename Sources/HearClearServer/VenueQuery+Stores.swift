@@ -16,6 +16,13 @@ extension VenueQuery {
             })
     }
 
+    /// `verify`'s line for a venue whose stored folding is not its name's (a name changed outside
+    /// the server, in the sqlite3 shell or psql): nil where they agree. `rebuild` folds it again.
+    static func difference(venue: String, name: String, storedFolded: String) -> String? {
+        let expected = folded(name)
+        return storedFolded == expected ? nil : "venue \(venue): searched as “\(storedFolded)”, where its name “\(name)” folds to “\(expected)”"
+    }
+
     /// Typographers' apostrophes and the marks typed for them; and the dashes beside the hyphen-minus.
     private static let apostrophes: Set<Character> = ["\u{2019}", "\u{2018}", "\u{02BC}", "\u{2032}", "`", "\u{00B4}"]
     private static let dashes: Set<Character> = ["\u{2010}", "\u{2011}", "\u{2012}", "\u{2013}", "\u{2014}", "\u{2212}"]

@@ -19,7 +19,7 @@ extension PostgresRepository {
         }
     }
 
-    /// Migration 0016: every venue's name folded as a search folds what it looks for, in one statement.
+    /// Migration 0016, and `rebuild`: every venue's name folded as a search folds what it looks for, in one statement.
     static func foldVenueNames(on connection: PostgresConnection, logger: Logger) async throws {
         let venues = try await connection.query("SELECT id, name FROM venue", logger: logger).decode((String, String).self)
             .reduce(into: [(id: String, name: String)]()) { $0.append(($1.0, $1.1)) }

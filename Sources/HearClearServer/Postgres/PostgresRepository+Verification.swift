@@ -11,9 +11,10 @@ extension PostgresRepository {
     public func verify() async throws -> [String] {
         try await snapshot { [logger] connection in
             var differences: [String] = []
-            let venues = try await connection.query("SELECT id, timezone FROM venue ORDER BY id", logger: logger)
-                .decode((String, String).self).reduce(into: [(String, String)]()) { $0.append($1) }
-            for (venue, timezone) in venues {
+            let venues = try await connection.query("SELECT id, timezone, name, name_folded FROM venue ORDER BY id", logger: logger)
+                .decode((String, String, String, String).self).reduce(into: [(String, String, String, String)]()) { $0.append($1) }
+            for (venue, timezone, name, storedFolded) in venues {
+                if let folding = VenueQuery.difference(venue: venue, name: name, storedFolded: storedFolded) { differences.append(folding) }
                 if let clock = VenueClock(timeZoneIdentifier: timezone) {
                     // One check-in at a time: each holds its samples.
                     let checkIns = try await connection.query(
@@ -57,6 +58,7 @@ extension PostgresRepository {
 
     /// What `rebuild` does, inside a transaction of the caller's (also after a migration that adds a derived column).
     static func deriveAgain(on connection: PostgresConnection, logger: Logger) async throws {
+        try await foldVenueNames(on: connection, logger: logger)
         let venues = try await connection.query("SELECT id, timezone FROM venue ORDER BY id FOR UPDATE", logger: logger)
             .decode((String, String).self).reduce(into: [(String, String)]()) { $0.append($1) }
         for (venue, timezone) in venues {

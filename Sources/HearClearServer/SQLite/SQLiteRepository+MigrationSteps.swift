@@ -37,7 +37,7 @@ extension SQLiteRepository {
         }
     }
 
-    /// Migration 0017: every venue's name folded as a search folds what it looks for.
+    /// Migration 0017, and `rebuild`: every venue's name folded as a search folds what it looks for.
     static func foldVenueNames(in db: GRDB.Database) throws {
         let update = try db.makeStatement(sql: "UPDATE venue SET name_folded = ? WHERE id = ?")
         for row in try Row.fetchAll(db, sql: "SELECT id, name FROM venue") {

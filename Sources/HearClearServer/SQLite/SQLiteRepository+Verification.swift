@@ -13,6 +13,7 @@ extension SQLiteRepository {
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             var differences = integrity == ["ok"] ? [] : integrity.map { "integrity: \($0)" }
             for venue in try VenueRecord.order(Column("id")).fetchAll(db) {
+                if let folding = VenueQuery.difference(venue: venue.id, name: venue.name, storedFolded: venue.nameFolded) { differences.append(folding) }
                 if let clock = VenueClock(timeZoneIdentifier: venue.timezone) {
                     // One check-in at a time: each holds its samples.
                     let checkIns = try Int64.fetchAll(
@@ -46,6 +47,7 @@ extension SQLiteRepository {
 
     /// What `rebuild` does, inside a transaction of the caller's (also a migration's that adds a derived column).
     static func deriveAgain(in db: GRDB.Database) throws {
+        try foldVenueNames(in: db)
         // Check-ins whose samples retention dropped keep what was derived from them.
         for venue in try VenueRecord.fetchAll(db) {
             // One at a time: each holds its samples.

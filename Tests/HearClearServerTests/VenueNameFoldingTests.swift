@@ -28,3 +28,20 @@ struct VenueNameFoldedMigrationTests {
         }
     }
 }
+
+/// A venue renamed outside the server (the sqlite3 shell, psql) keeps its old folding: `verify`
+/// says so, and `rebuild` folds it again.
+struct VenueNameFoldingVerificationTests {
+    @Test(arguments: StoreKind.allCases) func aNameChangedOutsideTheServerIsFoundByVerifyAndFoldedByRebuild(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
+        let device = try await database.registerDevice()
+        _ = try await database.repository.saveVenue(id: "muller", VenueUpsert(name: "Café Müller", latitude: 0, longitude: 0, timezone: "UTC"), by: device, at: Date())
+        #expect(try await database.repository.verify() == [])
+        try await database.execute("UPDATE venue SET name = 'Müller Bräu' WHERE id = 'muller'")
+        #expect(try await database.repository.verify() == ["venue muller: searched as “cafe muller”, where its name “Müller Bräu” folds to “muller brau”"])
+        try await database.repository.rebuild()
+        #expect(try await database.repository.verify() == [])
+        let found = try await database.repository.venues(matching: VenueQuery(near: nil, radiusM: 1000, nameWords: "brau", limit: 10)).map(\.id)
+        #expect(found == ["muller"])
+    }
+}
