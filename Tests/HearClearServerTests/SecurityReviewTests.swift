@@ -93,6 +93,20 @@ import Testing
         }
     }
 
+    /// Was: "Bar" before "apple bar" and "Éclair Bar" after "zoo bar" on SQLite (its bytes' order), and
+    /// another order on PostgreSQL (the database's locale): the first 20 a search lists differed
+    /// between the stores, and neither was the alphabet's.
+    @Test(arguments: StoreKind.allCases) func aSearchListsNamesInTheAlphabetsOrderWhateverTheirCaseAndAccents(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
+            let token = try await client.registerDevice()
+            for (id, name) in [("zoo", "zoo bar"), ("eclair", "Éclair Bar"), ("apple", "apple bar"), ("bar", "Bar"), ("dock", "Dock Bar")] {
+                _ = try await client.putVenue(id, token: token, name: name)
+            }
+            let found = try await client.execute(uri: "/api/v1/venues?q=bar", method: .get) { try decode(VenueList.self, $0).venues.map(\.id) }
+            #expect(found == ["apple", "bar", "dock", "eclair", "zoo"])
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func intervalsAreBoundedAndCountedNotOnlyTimed(store: StoreKind) async throws {
         try await withApp(store: store) { client, database in
             let token = try await client.registerDevice()

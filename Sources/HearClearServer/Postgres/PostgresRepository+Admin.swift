@@ -68,7 +68,7 @@ extension PostgresRepository: AdminStore {
                 """
                 \(unescaped: Self.venueListingSelect)
                 WHERE (\(idPattern)::text IS NULL OR \(unescaped: VenueQuery.nameFoldedColumn) LIKE ALL (\(namePatterns)::text[]) OR v.id ILIKE \(idPattern) ESCAPE '\\')
-                ORDER BY latest DESC NULLS LAST, v.name, v.id LIMIT \(limit) OFFSET \(offset)
+                ORDER BY latest DESC NULLS LAST, v.name_folded COLLATE "C", v.id LIMIT \(limit) OFFSET \(offset)
                 """)
             return (venues, total)
         }

@@ -187,7 +187,7 @@ public struct PostgresRepository: Repository {
                     """
                     SELECT \(unescaped: Self.summaryColumns) FROM venue v LEFT JOIN loudness l ON \(unescaped: Self.join(query.cell))
                     WHERE \(unescaped: VenueQuery.nameFoldedColumn) LIKE ALL (\(patterns)::text[])
-                    ORDER BY v.name, v.id LIMIT \(query.limit)
+                    ORDER BY v.name_folded COLLATE "C", v.id LIMIT \(query.limit)
                     """)
             }
             let box = near.boundingBox(radius: query.radiusM)

@@ -61,7 +61,7 @@ extension SQLiteRepository: AdminStore {
             }
             let total = try SQLRequest<Int>("SELECT COUNT(*) FROM venue v \(filter)").fetchOne(db) ?? 0
             let venues = try Self.venueListings(
-                db, literal: filter + " ORDER BY latest IS NULL, latest DESC, v.name, v.id LIMIT \(limit) OFFSET \(offset)")
+                db, literal: filter + " ORDER BY latest IS NULL, latest DESC, v.name_folded, v.id LIMIT \(limit) OFFSET \(offset)")
             return (venues, total)
         }
     }

@@ -99,7 +99,7 @@ public struct SQLiteRepository: Repository {
             }
             guard let near = query.near else {
                 let whereClause = conditions.isEmpty ? SQL("") : "WHERE " + conditions.joined(separator: " AND ")
-                return try Self.venueSummaries(db, cell: query.cell, literal: whereClause + " ORDER BY v.name, v.id LIMIT \(query.limit)")
+                return try Self.venueSummaries(db, cell: query.cell, literal: whereClause + " ORDER BY v.name_folded, v.id LIMIT \(query.limit)")
             }
             let box = near.boundingBox(radius: query.radiusM)
             conditions.append("v.latitude BETWEEN \(box.latitude.lowerBound) AND \(box.latitude.upperBound)")
