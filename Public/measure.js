@@ -37,6 +37,16 @@ function calibration() {
   return Number.isFinite(value) && value >= 0 && value <= 200 ? value : null;
 }
 
+/**
+ * Why the calibration field cannot be used, or null. A number field holding what the browser
+ * cannot read as one ("105,5" where numbers take a point) reports its value as empty, as if
+ * nothing had been typed: its validity says otherwise.
+ */
+function calibrationProblem() {
+  const typed = calibrationField.validity.badInput || calibrationField.value.trim() !== "";
+  return typed && calibration() === null ? "the calibration offset must be a number of dB between 0 and 200" : null;
+}
+
 /** What a session's levels are shown and judged with: the person's offset, else the server's for this browser. */
 function offsetOf(session) {
   return session.calibration ?? session.serverCalibration.calibration_db;
@@ -115,6 +125,13 @@ function elsewhere() {
 }
 
 async function start() {
+  const problem = calibrationProblem();
+  if (problem) {
+    // Measured with another calibration than the one typed, the levels shown would not be the person's.
+    statusText.textContent = `Not started: ${problem} (or leave the field empty for the server's).`;
+    calibrationField.focus();
+    return;
+  }
   startButton.disabled = true;
   // A measurement again: nothing of the last one's may read as this one's.
   levelText.textContent = "–";
@@ -519,10 +536,12 @@ async function keepForOffline() {
 
 calibrationField.value = localStorage.getItem(CALIBRATION_KEY) ?? "";
 calibrationField.addEventListener("change", () => {
-  if (calibration() === null && calibrationField.value.trim() !== "") {
-    calibrationNote.textContent = "The calibration offset must be a number of dB between 0 and 200.";
+  const problem = calibrationProblem();
+  if (problem) {
+    calibrationNote.textContent = problem[0].toUpperCase() + problem.slice(1) + ".";
     return;
   }
+  calibrationNote.textContent = "";
   localStorage.setItem(CALIBRATION_KEY, calibrationField.value.trim());
 });
 startButton.addEventListener("click", start);

@@ -9,6 +9,8 @@ then does what standard input asks, one command a line, and answers each on stan
     wait TEXT      waits until the page's status or outbox line holds TEXT; prints that line
     rate           prints the sample rate the page measures at
     calibration    prints what the page says of the calibration its levels are shown with
+    offset TEXT    types TEXT into the calibration field, as a person does, and leaves the field;
+                   prints what the page then says of the calibration
     pause          pauses the page's audio as a phone does when a call comes in or another app
                    takes the microphone (AudioContext.suspend()); prints "paused N", the seconds
                    the page had measured then
@@ -162,6 +164,12 @@ def main():
             elif command == "wait":
                 wait.until(lambda d: argument in status(d))
                 answer(status(driver))
+            elif command == "offset":
+                field = driver.find_element(By.ID, "calibration")
+                field.clear()
+                field.send_keys(argument)
+                driver.execute_script("arguments[0].blur(); arguments[0].dispatchEvent(new Event('change'))", field)
+                answer(driver.find_element(By.ID, "calibration-note").text)
             elif command == "calibration":
                 answer(driver.find_element(By.ID, "calibration-note").text)
             elif command == "rate":

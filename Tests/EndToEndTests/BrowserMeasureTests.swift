@@ -519,6 +519,29 @@ import FoundationNetworking
         }
     }
 
+    /// Was: "105,5" typed as a calibration where the browser reads numbers with a point was no
+    /// number to the page, which measured on with the server's calibration and said nothing of
+    /// what the person had typed. A calibration the page cannot read is said, and stops the start.
+    @Test func aCalibrationThePageCannotReadIsSaidAndNothingIsMeasuredWithoutIt() async throws {
+        let (server, database, file) = try await corner("offset")
+        let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
+        _ = try await browser.ask("seconds 1")
+        _ = try await browser.ask("stop")
+        _ = try await browser.ask("wait Thank you")
+        for typed in ["105,5", "250"] {
+            let note = try await browser.ask("offset \(typed)")
+            #expect(note.contains("must be a number of dB between 0 and 200"), "\(typed): \(note)")
+            _ = try await browser.ask("start")
+            let said = try await browser.ask("wait Not started")
+            #expect(said.contains("the calibration offset must be a number of dB between 0 and 200"), "\(typed): \(said)")
+        }
+        let fine = try await browser.ask("offset 105.5")
+        #expect(!fine.contains("must be a number"), "\(fine)")
+        await browser.quit()
+        await server.stop()
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "1")
+    }
+
     /// Was: a measuring page opened only while the server could be reached, so in a basement bar
     /// without signal (where measuring happens) a phone could not even start. A page that was open
     /// once opens again from the browser, measures, keeps the check-in and sends it once the
