@@ -451,9 +451,7 @@ import FoundationNetworking
 
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
         for _ in 1...2 {
-            _ = try await browser.ask("seconds 2")
-            _ = try await browser.ask("stop")
-            _ = try await browser.ask("wait Thank you")
+            try await browser.measureAndSend(seconds: 2)
             _ = try await browser.ask("start")
         }
         let measured = try await browser.ask("seconds 3")
@@ -480,9 +478,7 @@ import FoundationNetworking
         let (server, database, file) = try await corner("left-full")
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
         // A first check-in registers the browser: a request that outlives the page needs its key.
-        _ = try await browser.ask("seconds 2")
-        _ = try await browser.ask("stop")
-        _ = try await browser.ask("wait Thank you")
+        try await browser.measureAndSend(seconds: 2)
         _ = try await browser.ask("start")
         _ = try await browser.ask("seconds 2")
         _ = try await browser.ask("storage-full")
@@ -525,9 +521,7 @@ import FoundationNetworking
     @Test func aCalibrationThePageCannotReadIsSaidAndNothingIsMeasuredWithoutIt() async throws {
         let (server, database, file) = try await corner("offset")
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
-        _ = try await browser.ask("seconds 1")
-        _ = try await browser.ask("stop")
-        _ = try await browser.ask("wait Thank you")
+        try await browser.measureAndSend(seconds: 1)
         for typed in ["105,5", "250"] {
             let note = try await browser.ask("offset \(typed)")
             #expect(note.contains("must be a number of dB between 0 and 200"), "\(typed): \(note)")
@@ -557,9 +551,7 @@ import FoundationNetworking
         let browser = try MeasuringBrowser(server: address, venue: "corner", audio: file, home: folder)
         let kept = try await browser.ask("kept")
         #expect(kept.contains("opens and measures without a connection"), "\(kept)")
-        _ = try await browser.ask("seconds 1")
-        _ = try await browser.ask("stop")
-        _ = try await browser.ask("wait Thank you")
+        try await browser.measureAndSend(seconds: 1)
         await server.kill()
         // The venue's page, the way a person comes to measure, leads to the measuring page kept.
         _ = try await browser.ask("leave")
@@ -656,6 +648,15 @@ final class MeasuringBrowser: @unchecked Sendable {
             throw Failure(description: "\(command): \(line ?? "the browser script ended")")
         }
         return line
+    }
+
+    /// Measures `seconds`, taps "Stop and send" and waits for the page's thanks, which it returns:
+    /// a check-in sent (and, the first time, the browser registered as a device).
+    @discardableResult
+    func measureAndSend(seconds: Int) async throws -> String {
+        _ = try await ask("seconds \(seconds)")
+        _ = try await ask("stop")
+        return try await ask("wait Thank you")
     }
 
     private func readLine() -> String? {
