@@ -45,10 +45,17 @@ extension VenueQuery {
 
     /// One LIKE pattern for each word of `text`, all of which a name must match: a search box is
     /// expected to find "The Blue Moon Bar" from "moon bar" or "bar moon", as from "blue moon".
-    /// Empty when there is nothing to match.
+    /// "and", "&" and "+" are left out beside other words, since a name said with one is written
+    /// with another ("crown and anchor" finds "The Crown & Anchor"); alone, they are what is looked
+    /// for. Empty when there is nothing to match.
     static func likePatterns(eachWordOf text: String?) -> [String] {
-        (text ?? "").split(whereSeparator: \.isWhitespace).compactMap { likePattern(containing: String($0)) }
+        let words = (text ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
+        let named = words.filter { !joiningWords.contains(folded($0)) }
+        return (named.isEmpty ? words : named).compactMap { likePattern(containing: $0) }
     }
+
+    /// The ways a name joins two of its parts.
+    private static let joiningWords: Set<String> = ["and", "&", "+"]
 
     /// The candidates a store found inside the bounding box of `near`, cut to the radius, with their
     /// distances, nearest first (by id on a tie), at most `limit`.

@@ -93,6 +93,27 @@ import Testing
         }
     }
 
+    /// Was: "crown and anchor" found no "The Crown & Anchor", nor "rock & roll" any "Rock and Roll
+    /// Diner": a name is said with "and" and written with "&", or the other way round, and a search
+    /// that wants every word found none.
+    @Test(arguments: StoreKind.allCases) func searchReadsAndAsAnAmpersand(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
+            let token = try await client.registerDevice()
+            _ = try await client.putVenue("crown", token: token, name: "The Crown & Anchor")
+            _ = try await client.putVenue("rock", token: token, name: "Rock and Roll Diner")
+            _ = try await client.putVenue("fish", token: token, name: "Fish+Chips")
+            for (q, expected) in [
+                ("crown+and+anchor", ["crown"]), ("crown+%26+anchor", ["crown"]), ("rock+%26+roll", ["rock"]), ("ROCK+AND+ROLL", ["rock"]),
+                ("fish+and+chips", ["fish"]), ("fish+%2B+chips", ["fish"]),
+                // Alone, "and" is what the person looks for.
+                ("and", ["rock"]),
+            ] {
+                let found = try await client.execute(uri: "/api/v1/venues?q=\(q)", method: .get) { try decode(VenueList.self, $0).venues.map(\.id).sorted() }
+                #expect(found == expected, "q=\(q)")
+            }
+        }
+    }
+
     /// Was: "Bar" before "apple bar" and "Éclair Bar" after "zoo bar" on SQLite (its bytes' order), and
     /// another order on PostgreSQL (the database's locale): the first 20 a search lists differed
     /// between the stores, and neither was the alphabet's.
