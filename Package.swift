@@ -89,7 +89,7 @@ let package = Package(
         // libsndfile's C API (libsndfile1-dev): WAV in all its forms, FLAC, Ogg Vorbis, Opus, MP3.
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         // Where audio comes from: the microphone through ALSA, or an audio file.
-        .target(name: "AudioInput", dependencies: ["CALSA", "CSndFile"]),
+        .target(name: "AudioInput", dependencies: ["HearClearCore", "CALSA", "CSndFile"]),
         // The sampler's plumbing: config, the offline outbox, the API client, terminal drawing.
         .target(
             name: "HearClearClient",

@@ -1,3 +1,5 @@
+import HearClearCore
+
 /// Samples a float file can hold that a meter of full-scale audio cannot take: not a number (NaN,
 /// infinity), and beyond full scale (a float file's overs, a lossy decoder's overshoot, or 1e30).
 /// Either reached the meter's filters as it was: one NaN or one 1e30 (whose square is infinite in
@@ -29,8 +31,8 @@ struct SampleRepairs {
     func description(path: String, sampleRate: Int) -> String? {
         guard let first else { return nil }
         var mended: [String] = []
-        if notNumbers > 0 { mended.append("\(notNumbers) sample(s) that are not numbers (NaN or infinity) read as silence") }
-        if beyondFullScale > 0 { mended.append("\(beyondFullScale) sample(s) beyond full scale read as full scale") }
+        if notNumbers > 0 { mended.append("\(notNumbers.counted("sample")) that \(notNumbers == 1 ? "is not a number" : "are not numbers") (NaN or infinity) read as silence") }
+        if beyondFullScale > 0 { mended.append("\(beyondFullScale.counted("sample")) beyond full scale read as full scale") }
         let at = WAVFile.duration(Double(first) / Double(sampleRate))
         return "\(path): \(mended.joined(separator: " and ")), the first at \(at)"
     }

@@ -1,5 +1,6 @@
 import CSndFile
 import Foundation
+import HearClearCore
 
 /// An audio file read through libsndfile as a stream of mono samples in [−1, 1]: WAV in all its
 /// forms (8 to 32-bit integer, float, µ-law, A-law, WAVE_FORMAT_EXTENSIBLE, RF64), FLAC, Ogg
@@ -37,7 +38,7 @@ public final class SoundFile: AudioSource {
         }
         guard info.samplerate >= 1000, info.channels >= 1 else {
             sf_close(handle)
-            throw WAVFile.Invalid(description: "\(path): \(info.channels) channel(s) at \(info.samplerate) Hz is not usable audio")
+            throw WAVFile.Invalid(description: "\(path): \(Int(info.channels).counted("channel")) at \(info.samplerate) Hz is not usable audio")
         }
         self.handle = handle
         self.path = path
@@ -100,11 +101,11 @@ public final class SoundFile: AudioSource {
                 "the file ends after \(WAVFile.duration(seconds)) of the \(WAVFile.duration(Double(data.declared / frameBytes) / Double(info.samplerate))) (\(WAVFile.size(Double(data.declared)))) its header declares"
             ]
             if data.actual % frameBytes != 0 {
-                problems.append("it ends in the middle of a sample frame (the last \(data.actual % frameBytes) byte(s) are ignored)")
+                problems.append("it ends in the middle of a sample frame (the last \((data.actual % frameBytes).counted("byte")) \(data.actual % frameBytes == 1 ? "is" : "are") ignored)")
             }
             return problems.joined(separator: ", and ")
         }
-        return "the file is \(first.declared - first.actual) byte(s) shorter than its header declares"
+        return "the file is \((first.declared - first.actual).counted("byte")) shorter than its header declares"
     }
 
     /// Bytes per frame of uncompressed formats; nil for compressed ones.

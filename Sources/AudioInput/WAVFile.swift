@@ -1,4 +1,5 @@
 import Foundation
+import HearClearCore
 
 /// A WAV file read as a stream of mono samples in [−1, 1]: PCM 16, 24 or 32-bit integer or 32-bit
 /// float (also in WAVE_FORMAT_EXTENSIBLE), any number of channels mixed down, any sample rate.
@@ -105,7 +106,7 @@ public final class WAVFile: AudioSource {
                 "the file ends after \(Self.duration(Double(framesRead) / Double(sampleRate))) of the \(Self.duration(Double(declaredFrames) / Double(sampleRate))) (\(Self.size(declaredBytes))) its header declares")
         }
         if leftoverBytes > 0 {
-            problems.append("it ends in the middle of a sample frame (the last \(leftoverBytes) byte(s) are ignored)")
+            problems.append("it ends in the middle of a sample frame (the last \(leftoverBytes.counted("byte")) \(leftoverBytes == 1 ? "is" : "are") ignored)")
         }
         if !problems.isEmpty {
             shortfall = "\(path): \(problems.joined(separator: ", and ")); measured what is there"

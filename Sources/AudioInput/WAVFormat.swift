@@ -1,4 +1,5 @@
 import Foundation
+import HearClearCore
 
 /// What a WAV file's header declares about its samples (the fmt chunk), and whether that is
 /// plausible. Checked before any reading: libsndfile meets a 0 Hz rate with "Internal error :
@@ -30,7 +31,7 @@ struct WAVFormat: Equatable {
             return "the header declares \(bits)-bit samples, which its encoding does not have (\(sizes.map { "\($0)" }.joined(separator: ", ")) bits)"
         }
         guard blockAlign == channels * bits / 8 else {
-            return "the header declares a block align of \(blockAlign) bytes, but \(channels) channel(s) of \(bits) bits take \(channels * bits / 8)"
+            return "the header declares a block align of \(blockAlign) bytes, but \(channels.counted("channel")) of \(bits) bits take \(channels * bits / 8)"
         }
         return nil
     }

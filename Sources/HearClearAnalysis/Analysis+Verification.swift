@@ -91,7 +91,7 @@ extension Analysis {
     /// The stored statuses of a venue's check-ins against the status rule's.
     public static func differences<Key>(venue: String, candidates: [StatusCandidate<Key>]) -> [String] {
         let wrong = statusChanges(among: candidates)
-        return wrong.isEmpty ? [] : ["venue \(venue): \(wrong.count) check-in(s) have a status the rules do not give"]
+        return wrong.isEmpty ? [] : ["venue \(venue): \(wrong.count.counted("check-in")) \(wrong.count == 1 ? "has" : "have") a status the rules do not give"]
     }
 
     /// A venue's stored cells against their sums from scratch.

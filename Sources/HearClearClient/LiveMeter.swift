@@ -43,7 +43,7 @@ public struct LiveMeter: Sendable {
         guard seconds > 0 else { return nil }
         let leq = Level.level(energy: energySeconds / seconds)
         let duration = Terminal.clock(seconds)
-        return String(format: "Leq %.2f dBFS over %@%@, %d loud event(s)", leq, duration, Self.calibrated(leq, calibrationDB), events)
+        return String(format: "Leq %.2f dBFS over %@%@, ", leq, duration, Self.calibrated(leq, calibrationDB)) + events.counted("loud event")
     }
 
     /// ` (70.0 dB with the calibration of 110 dB)` after a dBFS level, or nothing without a calibration;

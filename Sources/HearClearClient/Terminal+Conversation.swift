@@ -21,7 +21,7 @@ extension Terminal {
         var lines: [String] = []
         let overall = effort(loudness.overall).map { "overall \($0.words)" } ?? "no data"
         let listener = hearingLoss ? "a listener with hearing loss" : "a listener"
-        lines.append("\(venueName ?? loudness.venueID): the voice \(listener) understands across a table; \(overall), \(loudness.overall.cell.checkins) check-ins")
+        lines.append("\(venueName ?? loudness.venueID): the voice \(listener) understands across a table; \(overall), \(loudness.overall.cell.checkins.counted("check-in"))")
         // An estimated hour (nobody measured it) is its mark after a tilde, unpainted: it must not
         // read as a measurement at a glance.
         lines += rows(of: loudness) { cell in effort(cell).map { cell.estimated ? " ~" + $0.mark : painted("  " + $0.mark, background: Self.color(for: $0)) } }
@@ -51,7 +51,7 @@ extension Terminal {
         func color(_ share: Double) -> Int { Self.shareColors[min(Self.shareColors.count - 1, Int(share * Double(Self.shareColors.count)))] }
         var lines: [String] = []
         let overall = share(loudness.overall).map { "\(kind.rawValue) in \(Int(($0 * 100).rounded())) % of the classified seconds" } ?? "nothing classified"
-        lines.append("\(venueName ?? loudness.venueID): how often \(kind.rawValue) is heard; \(overall), \(loudness.overall.cell.checkins) check-ins")
+        lines.append("\(venueName ?? loudness.venueID): how often \(kind.rawValue) is heard; \(overall), \(loudness.overall.cell.checkins.counted("check-in"))")
         lines += rows(of: loudness) { cell in share(cell).map { painted(String(format: "%3d", Int(($0 * 100).rounded())), background: color($0)) } }
         let legend = Self.shareColors.indices.map { index in
             let quarter = 100 / Self.shareColors.count
@@ -92,9 +92,9 @@ extension Terminal {
         if let speech = cell.speechShare, let music = cell.musicShare {
             lines.append("  Heard: music in \(Int((music * 100).rounded())) % of the seconds, speech in \(Int((speech * 100).rounded())) %")
         }
-        var evidence = "\(cell.cell.checkins) check-ins"
+        var evidence = cell.cell.checkins.counted("check-in")
         if let devices = cell.devices, let days = cell.days {
-            evidence += " from \(devices) device\(devices == 1 ? "" : "s") on \(days) day\(days == 1 ? "" : "s")"
+            evidence += " from \(devices.counted("device")) on \(days.counted("day"))"
         }
         if let last = cell.lastMeasured { evidence += ", last on \(last)" }
         lines.append("  Confidence: \(cell.cell.confidence.rawValue), \(evidence)")

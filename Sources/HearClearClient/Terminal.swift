@@ -34,7 +34,7 @@ public struct Terminal: Sendable {
         let labels = scale.bands.map(\.label)
         var lines: [String] = []
         let overall = loudness.overall.levelDB.map { String(format: "%.1f %@", $0, loudness.unit) } ?? "no data"
-        lines.append("\(venueName ?? loudness.venueID): \(overall)\(loudness.overall.label.map { " (\($0))" } ?? ""), \(loudness.overall.checkins) check-ins")
+        lines.append("\(venueName ?? loudness.venueID): \(overall)\(loudness.overall.label.map { " (\($0))" } ?? ""), \(loudness.overall.checkins.counted("check-in"))")
         lines.append("      " + (0..<24).map { String(format: "%3d", $0) }.joined())
         for (day, row) in loudness.grid.enumerated() {
             var line = String(row.weekday.rawValue.prefix(3)).capitalized.padding(toLength: 6, withPad: " ", startingAt: 0)

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearCore
 import Logging
 import ServiceLifecycle
 
@@ -12,7 +13,7 @@ struct RetentionService: Service {
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let pruned = try await repository.pruneSamples(startedBefore: Self.cutoff(days: days, now: Date()), at: Date())
-            if pruned > 0 { logger.notice("Retention: dropped the samples of \(pruned) check-in(s) older than \(days) days") }
+            if pruned > 0 { logger.notice("Retention: dropped the samples of \(pruned.counted("check-in")) older than \(days) days") }
             // Ends at once on shutdown instead of after a day.
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(86_400)) }
         }

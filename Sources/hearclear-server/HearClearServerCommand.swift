@@ -209,8 +209,8 @@ extension HearClearServerCommand {
             print(
                 differences.isEmpty ? "\(name): ok"
                     : lost > 0
-                        ? "\(name): \(differences.count) difference(s); the samples of \(lost) check-in(s) are damaged or missing: restore the database from a backup (rebuild stops at them)"
-                        : "\(name): \(differences.count) difference(s); `hearclear-server rebuild` repairs derived data")
+                        ? "\(name): \(differences.count.counted("difference")); the samples of \(lost.counted("check-in")) are damaged or missing: restore the database from a backup (rebuild stops at them)"
+                        : "\(name): \(differences.count.counted("difference")); `hearclear-server rebuild` repairs derived data")
             if !differences.isEmpty { throw ExitCode.failure }
         }
     }
@@ -251,7 +251,7 @@ extension HearClearServerCommand {
             let pruned = try await database.withStore { store in
                 try await store.pruneSamples(startedBefore: Date().addingTimeInterval(-Double(days) * 86_400), at: Date())
             }
-            print("\(try database.location): dropped the samples of \(pruned) check-in(s) older than \(days) days")
+            print("\(try database.location): dropped the samples of \(pruned.counted("check-in")) older than \(days) days")
         }
     }
 
@@ -342,7 +342,7 @@ extension HearClearServerCommand {
             print("\(from) → \(address): \(summary.venues) venues, \(summary.devices) devices, \(summary.checkIns) check-ins, \(summary.samples) samples")
             let differences = try await target.repository.verify()
             for difference in differences { print(difference) }
-            print(differences.isEmpty ? "\(address): verify ok" : "\(address): \(differences.count) difference(s) after the copy")
+            print(differences.isEmpty ? "\(address): verify ok" : "\(address): \(differences.count.counted("difference")) after the copy")
             if !differences.isEmpty { throw ExitCode.failure }
         }
     }
@@ -394,7 +394,7 @@ extension HearClearServerCommand {
             }
             let evaluation = EstimateEvaluation(observations: observations, parameters: parameters, folds: folds)
             guard evaluation.predicted > 0 else {
-                print("\(source): \(evaluation.checkIns) counting check-in(s): too few to evaluate (each needs others at its venue, and at venues of its kind at its hour)")
+                print("\(source): \(evaluation.checkIns.counted("counting check-in")): too few to evaluate (each needs others at its venue, and at venues of its kind at its hour)")
                 throw ExitCode.failure
             }
             let percent = Int((HourEstimates.coverage * 100).rounded())

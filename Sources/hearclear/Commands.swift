@@ -245,7 +245,7 @@ extension Hearclear {
             progress.end()
             noteFileProblems(of: source)
             if outcome.stoppedBySignal { note("Stopped early: uploading what was measured.") }
-            if outcome.overruns > 0 { note("\(outcome.overruns) capture overrun(s): the system dropped some audio.") }
+            if outcome.overruns > 0 { note("\(outcome.overruns.counted("capture overrun")): the system dropped some audio.") }
             guard let checkIn = try recording.seal() else {
                 note("Nothing was measured; no check-in.")
                 throw ExitCode.failure
@@ -275,7 +275,7 @@ extension Hearclear {
                 print("Saved \(checkIn.samples.count) intervals; \(reason). The check-in waits in \(outbox.folder.path).")
             }
             let waiting = try outbox.pending().count
-            if waiting > 0 { print("\(waiting) check-in(s) wait: `hearclear sync` uploads them.") }
+            if waiting > 0 { print("\(waiting.counted("check-in")) \(waiting == 1 ? "waits" : "wait"): `hearclear sync` uploads \(waiting == 1 ? "it" : "them").") }
         }
 
         /// Before minutes of measuring: is the venue known? Offline, measure anyway.
@@ -508,7 +508,7 @@ extension Hearclear {
                 }
                 let sessions = analysis.sessions(of: detect, threshold: threshold)
                 if json { return try printJSON(DetectionReport(detect: detect, threshold: threshold ?? detect.defaultThreshold, startedAt: startedAt?.date, sessions: sessions)) }
-                print("\(path): \(sessions.count) \(detect.rawValue) session\(sessions.count == 1 ? "" : "s")")
+                print("\(path): \(sessions.count.counted("\(detect.rawValue) session"))")
                 for session in sessions {
                     let mean = detect == .loud ? String(format: "mean peak %.1f dB", session.meanValue) : String(format: "mean confidence %.2f", session.meanValue)
                     print("  \(session.span(startedAt: startedAt?.date, timeZone: startedAt?.timeZone ?? .current)), \(mean)")
@@ -521,7 +521,7 @@ extension Hearclear {
                 for sample in samples { print(IntervalRecord(sample).csvLine) }
                 return
             }
-            let intervals = samples.count == 1 ? "1 interval" : "\(samples.count) intervals"
+            let intervals = samples.count.counted("interval")
             let partial = lastSeconds < interval ? String(format: " (the last %.3g s)", lastSeconds) : ""
             print("\(path): \(file.sampleRate) Hz, \(intervals) of \(interval) s\(partial), dBFS (avg, peak and fast: \(weighting.rawValue)-weighted; C; octave bands unweighted)")
             print(IntervalRecord.tableHeader)
@@ -611,7 +611,7 @@ struct Analysis: Encodable {
 
 func describe(_ venue: Venue) -> String {
     let level = venue.levelDB.map { String(format: "%.1f dB(A) %@", $0, venue.label ?? "") } ?? "no data yet"
-    return "\(venue.id)  \(venue.name)  (\(venue.kind.map { "\($0.rawValue), " } ?? "")\(venue.timezone))  \(level), \(venue.checkins) check-ins"
+    return "\(venue.id)  \(venue.name)  (\(venue.kind.map { "\($0.rawValue), " } ?? "")\(venue.timezone))  \(level), \(venue.checkins.counted("check-in"))"
 }
 
 /// A receipt of `sync`, saying when the server had the check-in already (a retry whose first

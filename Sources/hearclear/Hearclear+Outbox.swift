@@ -30,7 +30,7 @@ extension Hearclear {
                 for id in ids {
                     guard try outbox.retry(id) else { throw CommandFailure("no refused check-in has the id \(id): `hearclear outbox` lists them") }
                 }
-                print("\(ids.count) check-in(s) back in the queue: `hearclear sync` sends them.")
+                print("\(ids.count.counted("check-in")) back in the queue: `hearclear sync` sends \(ids.count == 1 ? "it" : "them").")
                 return
             }
             // One file decoded at a time, for its count of intervals.

@@ -55,7 +55,7 @@ import FoundationNetworking
         _ = try await sqlite(path, "UPDATE checkin SET sample_columns = x'01c80100' WHERE seq = (SELECT min(seq) FROM checkin WHERE sample_columns IS NOT NULL)")
         let verified = try await Executable.run("hearclear-server", ["verify", "--database", path])
         #expect(verified.status != 0)
-        #expect(verified.output.contains("1 difference(s); the samples of 1 check-in(s) are damaged or missing: restore the database from a backup"), "\(verified.output)")
+        #expect(verified.output.contains("1 difference; the samples of 1 check-in are damaged or missing: restore the database from a backup"), "\(verified.output)")
         #expect(!verified.output.contains("rebuild` repairs"), "\(verified.output)")
     }
 

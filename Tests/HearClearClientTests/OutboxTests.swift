@@ -299,6 +299,8 @@ func temporaryPaths() throws -> ClientPaths {
         let lines = plain.split(separator: "\n")
         #expect(lines.count == 1 + 1 + 7 + 1)
         #expect(lines[0] == "The Bar: 72.0 dBA (moderate), 3 check-ins")
+        loudness.overall.checkins = 1
+        #expect(Terminal(colors: false).heatmap(loudness, scale: .standard, venueName: "The Bar").hasPrefix("The Bar: 72.0 dBA (moderate), 1 check-in\n"))
         #expect(lines[6].hasPrefix("Fri") && lines[6].contains("  V"))
         #expect(lines[2].hasPrefix("Mon") && !lines[2].contains("V"))
         #expect(lines[9].contains("V very loud above") && lines[9].contains("Q quiet ≤70"))
@@ -342,7 +344,7 @@ func temporaryPaths() throws -> ClientPaths {
         }
         #expect(meter.events == 2)
         #expect(last.hasSuffix("events 2"))
-        #expect(meter.summary == "Leq -50.00 dBFS over 00:45 (60.0 dB with the calibration of 110 dB), 2 loud event(s)")
+        #expect(meter.summary == "Leq -50.00 dBFS over 00:45 (60.0 dB with the calibration of 110 dB), 2 loud events")
     }
 
     /// Was: a last, partial interval (the audio ended, or Ctrl-C, part-way through it) counted in
@@ -352,6 +354,6 @@ func temporaryPaths() throws -> ClientPaths {
         for second in 0..<10 { _ = meter.line(after: Sample(t: Double(second), avg: -40, peak: -37), seconds: 1) }
         _ = meter.line(after: Sample(t: 10, avg: -10, peak: -7), seconds: 0.5)
         let expected = 10 * log10((10 * pow(10, -4.0) + 0.5 * pow(10, -1.0)) / 10.5)
-        #expect(meter.summary == String(format: "Leq %.2f dBFS over 00:10, 1 loud event(s)", expected))
+        #expect(meter.summary == String(format: "Leq %.2f dBFS over 00:10, 1 loud event", expected))
     }
 }

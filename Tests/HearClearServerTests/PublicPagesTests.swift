@@ -64,6 +64,19 @@ import Testing
         }
     }
 
+    /// Was: "Overall 60.0 dB(A) · 1 check-ins ·" on the page of a venue measured once, as every
+    /// venue's first check-in from the measuring page leaves it.
+    @Test(arguments: StoreKind.allCases) func aVenueMeasuredOnceSaysOneCheckIn(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
+            let token = try await client.registerDevice()
+            _ = try await client.putVenue("once", token: token, timezone: "UTC", name: "Once")
+            let checkIn = makeCheckIn(venue: "once", start: "2026-11-20T18:00:00Z", level: -50)
+            #expect(try await client.execute(uri: "/api/v2/checkins", method: .post, headers: bearer(token), body: try json(CheckInV2(checkIn))).status == .created)
+            let html = try await page(client, "/venues/once")
+            #expect(html.contains(" · 1 check-in · "), "\(html)")
+        }
+    }
+
     /// Was: the public pages answered for typical hearing only, though the answers carry the
     /// effort with hearing loss (the API's `effort_hearing_loss`, `hearclear loudness --effort
     /// --hearing-loss`): the people the service is for most could not read theirs without a terminal.

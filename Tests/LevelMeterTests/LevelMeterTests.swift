@@ -226,7 +226,7 @@ import Testing
                 #expect(abs(samples[0].avg - -23.01) <= 0.01, "\(name) \(channels): \(samples[0].avg)")
                 let said = AudioFile.problems(of: reader).joined()
                 #expect(
-                    said.contains("2 sample(s) that are not numbers (NaN or infinity) read as silence and 2 sample(s) beyond full scale read as full scale, the first at 0.50 s"),
+                    said.contains("2 samples that are not numbers (NaN or infinity) read as silence and 2 samples beyond full scale read as full scale, the first at 0.50 s"),
                     "\(name) \(channels): \(said)")
             }
         }

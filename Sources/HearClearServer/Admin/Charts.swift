@@ -42,7 +42,7 @@ enum Charts {
                 let x = left + Double(hour) * cell
                 let place = "\(row.weekday.rawValue.capitalized) \(String(format: "%02d", hour)):00"
                 if let level = value.levelDB, let label = value.label {
-                    let title = "\(place): \(format(level)) dB(A), \(label), \(value.checkins) check-in\(value.checkins == 1 ? "" : "s")"
+                    let title = "\(place): \(format(level)) dB(A), \(label), \(value.checkins.counted("check-in"))"
                     let swatch = Palette.swatch(forLabel: label, scale: scale)
                     svg += "<g><rect class=\"cell\" x=\(attribute(x)) y=\(attribute(y)) width=\(attribute(cell - 2)) height=\(attribute(height - 2)) rx=\"3\" fill=\"\(swatch.background)\"><title>\(escape(title))</title></rect>"
                     svg += "<text class=\"level\" x=\(attribute(x + cell / 2 - 1)) y=\(attribute(y + height * 0.62)) text-anchor=\"middle\" fill=\"\(swatch.text)\">\(Level.whole(level))</text></g>"

@@ -45,7 +45,7 @@ enum CheckInPage {
             calibration: String(format: "%.1f dB (%@)", calibration, detail.calibrationSource == .checkIn ? "from the device" : "server side"),
             reason: reason(detail.listing, verdict: verdict),
             droppedReason: detail.listing.droppedSamples == 0 ? nil
-                : "\(detail.listing.droppedSamples) spike sample(s) dropped: each stood more than \(String(format: "%g × %g", Analysis.spikeSigmas, Analysis.madToSigma)) × MAD and \(String(format: "%g", Analysis.minimumSpikeDB)) dB away from the median of the \(2 * Analysis.spikeHalfWindow + 1) samples around it.",
+                : "\(detail.listing.droppedSamples.counted("spike sample")) dropped: each stood more than \(String(format: "%g × %g", Analysis.spikeSigmas, Analysis.madToSigma)) × MAD and \(String(format: "%g", Analysis.minimumSpikeDB)) dB away from the median of the \(2 * Analysis.spikeHalfWindow + 1) samples around it.",
             chart: Charts.session(detail),
             samples: detail.samples.map {
                 SampleRow(t: Charts.format($0.sample.t), avg: Charts.format($0.sample.avg + calibration), peak: Charts.format($0.sample.peak + calibration), dropped: $0.dropped)
@@ -69,7 +69,7 @@ extension CheckInPage {
         case .tooFewToDecide: ""
         }
         guard let median = verdict.median, let allowed = verdict.allowedDistance else {
-            return "Counted: with \(verdict.references) comparable check-in(s) at this hour (fewer than \(Analysis.minimumReferences)), no outlier decision is made."
+            return "Counted: with \(verdict.references.counted("comparable check-in")) at this hour (fewer than \(Analysis.minimumReferences)), no outlier decision is made."
         }
         let comparison = "the median \(Formatting.level(median)) of \(verdict.references) \(scope)"
         let level = Formatting.level(checkIn.levelDB)

@@ -50,7 +50,8 @@ struct PublicVenuePage {
     /// What sort of place it is, when its owner or an operator said one that reads ("A pub"; not `other`).
     let kind: String?
     let overall: String
-    let checkins: Int
+    /// "16 check-ins".
+    let checkins: String
     let confidence: String
     let hasData: Bool
     let distance: String
@@ -89,7 +90,7 @@ struct PublicVenuePage {
         let overallCell = loudness.overall
         hasData = overallCell.cell.levelDB != nil
         overall = overallCell.cell.levelDB.map { "\(Self.level($0)), \(overallCell.cell.label ?? "")" } ?? "no measurements yet"
-        checkins = overallCell.cell.checkins
+        checkins = overallCell.cell.checkins.counted("check-in")
         confidence = overallCell.cell.confidence.rawValue
         distance = Self.metres(context.rules.listenerDistanceM)
 
