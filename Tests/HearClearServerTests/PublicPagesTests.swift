@@ -162,6 +162,32 @@ import Testing
         #expect(summary == [
             "On Mondays, Tuesdays and Sundays, expect to raise your voice at every hour measured; at the loudest, a very loud voice.",
             "On Fridays, at normal voice you will be understood at 1 m before 21:00; after that, expect to raise your voice (not possible at 21:00).",
+            "Nobody has measured on Wednesdays yet.",
         ])
+    }
+
+    /// Was: a weekday nobody measured was left out of the sentences without a word, so a person
+    /// planning a Sunday read six weekdays and could not tell whether Sunday was forgotten.
+    @Test func weekdaysNobodyMeasuredAreSaidAndWhetherTheGridsEstimateThem() {
+        func row(_ weekday: Weekday, measured: Bool, estimated: Bool = false) -> ConversationLoudness.WeekdayRow {
+            .init(
+                weekday: weekday,
+                hours: (0..<24).map { hour in
+                    var cell = ConversationCell(
+                        cell: LoudnessCell(weekday: weekday, hour: hour, levelDB: measured || estimated ? 70 : nil, label: nil, checkins: measured ? 1 : 0, samples: 60),
+                        effort: measured || estimated ? .raised : nil)
+                    cell.estimated = estimated
+                    return cell
+                })
+        }
+        let week = Weekday.allCases
+        let oneUnmeasured = PublicVenuePage.summary(week.map { row($0, measured: $0 != .sunday, estimated: $0 == .sunday) }, distance: "1 m")
+        #expect(oneUnmeasured.last == "Nobody has measured on Sundays yet; the grids below estimate its hours (~).", "\(oneUnmeasured)")
+        let fridaysOnly = PublicVenuePage.summary(week.map { row($0, measured: $0 == .friday, estimated: $0 == .monday) }, distance: "1 m")
+        #expect(fridaysOnly.last == "Nobody has measured on the other 6 weekdays yet; the grids below estimate some of their hours (~).", "\(fridaysOnly)")
+        let unestimated = PublicVenuePage.summary(week.map { row($0, measured: $0 != .saturday && $0 != .sunday) }, distance: "1 m")
+        #expect(unestimated.last == "Nobody has measured on Saturdays and Sundays yet.", "\(unestimated)")
+        let everyDay = PublicVenuePage.summary(week.map { row($0, measured: true) }, distance: "1 m")
+        #expect(everyDay.count == 1 && !everyDay[0].contains("Nobody"))
     }
 }

@@ -171,9 +171,21 @@ struct PublicVenuePage {
     }
 
     /// The week in plain words: a sentence per weekday with data, weekdays that read the same said
-    /// together ("On Mondays, Tuesdays and Sundays, …") so a loud bar is not the same line seven times.
+    /// together ("On Mondays, Tuesdays and Sundays, …") so a loud bar is not the same line seven times,
+    /// then the weekdays nobody measured, so that a person planning one does not take it for forgotten.
     static func summary(_ rows: [ConversationLoudness.WeekdayRow], distance: String, listener: Listener = .typical) -> [String] {
-        sameWeekdays(rows.map { ($0.weekday, saying(for: $0, distance: distance, listener: listener)) }).map { "On \($0.days), \($0.saying)" }
+        let sayings = rows.map { (weekday: $0.weekday, saying: saying(for: $0, distance: distance, listener: listener)) }
+        var sentences = sameWeekdays(sayings).map { "On \($0.days), \($0.saying)" }
+        let unmeasured = rows.filter { row in sayings.contains { $0.weekday == row.weekday && $0.saying == nil } }
+        if !sentences.isEmpty, !unmeasured.isEmpty {
+            // Past three, the days measured are the shorter list, and the sentences above name them.
+            let days = unmeasured.count <= 3 ? list(unmeasured.map { $0.weekday.rawValue.capitalized + "s" }) : "the other \(unmeasured.count) weekdays"
+            let estimated = unmeasured.map { $0.hours.contains(where: \.estimated) }
+            let estimate =
+                !estimated.contains(true) ? "" : "; the grids below estimate \(estimated.contains(false) ? "some of " : "")\(unmeasured.count == 1 ? "its" : "their") hours (~)"
+            sentences.append("Nobody has measured on \(days) yet\(estimate).")
+        }
+        return sentences
     }
 
     /// Weekdays whose sayings read the same, together, in the order of their first weekday:
