@@ -129,4 +129,12 @@ public enum DurationText {
         guard number.isEmpty, total > 0 else { throw Invalid(description: "\"\(text)\" is not a duration like 90s, 5m or 2h") }
         return total
     }
+
+    /// `seconds` as `seconds(_:)` reads it: "5m", "1h30m", "90s" (under two minutes in seconds).
+    public static func text(_ seconds: Double) -> String {
+        guard seconds >= 120, seconds == seconds.rounded() else { return String(format: "%gs", seconds) }
+        let whole = Int(seconds)
+        let parts = [(whole / 3600, "h"), (whole % 3600 / 60, "m"), (whole % 60, "s")].filter { $0.0 > 0 }
+        return parts.map { "\($0.0)\($0.1)" }.joined()
+    }
 }

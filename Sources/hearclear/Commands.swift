@@ -215,7 +215,7 @@ extension Hearclear {
                     seconds >= 120 && seconds.truncatingRemainder(dividingBy: 60) == 0 ? "\(Int(seconds / 60)) minutes" : "\(Int(seconds)) s"
                 }
                 throw ValidationError(
-                    "\(spoken(duration.seconds)) at --interval \(Int(audio.interval)) make\(intervals == 1 ? "s" : "") \(intervals) interval\(intervals == 1 ? "" : "s"), and a check-in counts from \(CheckIn.fewestCountedIntervals) intervals (the server keeps fewer as too short): measure \(spoken(Double(CheckIn.fewestCountedIntervals) * audio.interval)) or more (--duration)\(audio.interval > 1 ? ", or give a shorter --interval" : ""); `hearclear meter` measures without uploading")
+                    "\(spoken(duration.seconds)) at --interval \(Int(audio.interval)) make\(intervals == 1 ? "s" : "") \(intervals.counted("interval")), and a check-in counts from \(CheckIn.fewestCountedIntervals) intervals (the server keeps fewer as too short): measure \(spoken(Double(CheckIn.fewestCountedIntervals) * audio.interval)) or more (--duration)\(audio.interval > 1 ? ", or give a shorter --interval" : ""); `hearclear meter` measures without uploading")
             }
         }
 

@@ -132,7 +132,7 @@ struct DurationArgument: ExpressibleByArgument {
         self.seconds = seconds
     }
 
-    var defaultValueDescription: String { Terminal.clock(seconds) }
+    var defaultValueDescription: String { DurationText.text(seconds) }
 }
 
 /// The saved config and the paths, as every command that talks to the server needs them.

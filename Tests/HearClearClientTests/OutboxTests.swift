@@ -282,6 +282,14 @@ func temporaryPaths() throws -> ClientPaths {
         #expect(try DurationText.seconds(text) == seconds)
     }
 
+    /// Was: `checkin --help` said "(default: 05:00)", a form the option does not take and which
+    /// reads as five hours as well as five minutes.
+    @Test(arguments: [(300.0, "5m"), (90, "90s"), (7200, "2h"), (5400, "1h30m"), (3661, "1h1m1s"), (0.5, "0.5s")])
+    func aDurationIsWrittenAsItIsTyped(seconds: Double, text: String) throws {
+        #expect(DurationText.text(seconds) == text)
+        #expect(try DurationText.seconds(text) == seconds)
+    }
+
     @Test(arguments: ["", "5x", "m", "-3", "5m3", "0"])
     func badDurations(text: String) {
         #expect(throws: DurationText.Invalid.self) { try DurationText.seconds(text) }
