@@ -86,7 +86,7 @@ import Testing
             let html = try await page(client, "/venues/bistro?hearing_loss=true")
             #expect(html.contains("Answered for a listener with hearing loss, who needs speech 7 dB further above the noise than typical hearing does."))
             #expect(html.contains(#"<a href="/venues/bistro">Answer for typical hearing</a>"#))
-            #expect(html.contains("On Fridays, expect to raise your voice at every hour measured; at the loudest, a very loud voice."), "\(html)")
+            #expect(html.contains("On Fridays, expect to raise your voice at every hour measured: a raised voice at best, a very loud voice at the loudest."), "\(html)")
             #expect(html.contains(#"<span class="visually-hidden">Friday 20:00: very loud voice</span>"#))
             #expect(html.contains(#"<span class="visually-hidden">Friday 17:00: raised voice</span>"#))
             #expect(html.contains("Voice a listener with hearing loss at 1 m understands"))
@@ -160,9 +160,35 @@ import Testing
         let summary = PublicVenuePage.summary(
             [row(.monday, loud), row(.tuesday, loud), row(.wednesday, [:]), row(.friday, [18: .normal, 21: .notPossible]), row(.sunday, loud)], distance: "1 m")
         #expect(summary == [
-            "On Mondays, Tuesdays and Sundays, expect to raise your voice at every hour measured; at the loudest, a very loud voice.",
+            "On Mondays, Tuesdays and Sundays, expect to raise your voice at every hour measured: a loud voice at best, a very loud voice at the loudest.",
             "On Fridays, at normal voice you will be understood at 1 m before 21:00; after that, expect to raise your voice (not possible at 21:00).",
             "Nobody has measured on Wednesdays yet.",
+        ])
+    }
+
+    /// Was: "expect to raise your voice at every hour measured; at the loudest, a very loud voice"
+    /// where every hour measured needed a very loud voice: "at the loudest" told a reader that
+    /// quieter hours needed less, and the quietest times listed below said otherwise.
+    @Test func aWeekdayWhoseHoursAllNeedOneVoiceSaysThatVoice() {
+        func row(_ weekday: Weekday, _ efforts: [Int: VocalEffort]) -> ConversationLoudness.WeekdayRow {
+            .init(
+                weekday: weekday,
+                hours: (0..<24).map { hour in
+                    ConversationCell(cell: LoudnessCell(weekday: weekday, hour: hour, levelDB: efforts[hour] == nil ? nil : 75, label: nil, checkins: 1, samples: 60), effort: efforts[hour])
+                })
+        }
+        let summary = PublicVenuePage.summary(
+            Weekday.allCases.map { day in
+                switch day {
+                case .monday: row(day, [19: .veryLoud, 20: .veryLoud, 21: .veryLoud])
+                case .friday: row(day, [22: .notPossible, 23: .notPossible])
+                default: row(day, [20: .raised, 22: .notPossible])
+                }
+            }, distance: "1 m")
+        #expect(summary == [
+            "On Mondays, expect a very loud voice at every hour measured.",
+            "On Tuesdays, Wednesdays, Thursdays, Saturdays and Sundays, expect to raise your voice at every hour measured: a raised voice at best, conversation not possible at the loudest.",
+            "On Fridays, conversation is not possible at any hour measured.",
         ])
     }
 

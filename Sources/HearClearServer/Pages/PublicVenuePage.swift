@@ -220,8 +220,12 @@ struct PublicVenuePage {
             return "at normal voice you will be understood at \(distance) at every hour measured (\(clock(first.hour))–\(clock(last.hour + 1)))."
         }
         if easy.isEmpty {
-            return "expect to raise your voice at every hour measured; at the loudest, "
-                + (hardest.effort == .notPossible ? "conversation is not possible." : "a \(hardest.effort.words).")
+            let easiest = measured.min { $0.effort < $1.effort }!
+            if easiest.effort == hardest.effort {
+                return hardest.effort == .notPossible ? "conversation is not possible at any hour measured." : "expect a \(hardest.effort.words) at every hour measured."
+            }
+            let loudest = hardest.effort == .notPossible ? "conversation not possible" : "a \(hardest.effort.words)"
+            return "expect to raise your voice at every hour measured: a \(easiest.effort.words) at best, \(loudest) at the loudest."
         }
         let firstHard = measured.first { $0.effort > .normal }!
         if measured.allSatisfy({ $0.hour < firstHard.hour || $0.effort > .normal }) {
