@@ -341,12 +341,12 @@ extension Hearclear {
         @Flag(help: "A grid of how often music is heard (% of the classified seconds) instead of levels.") var music = false
         @Flag(help: "The same for speech.") var speech = false
         @Flag var listener: Listener?
-        @Option(help: ArgumentHelp("One local weekday and hour in words, e.g. friday-20.", valueName: "weekday-hour"), transform: Self.weekdayHour)
+        @Option(help: ArgumentHelp("One local weekday and hour, e.g. friday-20 or \"fri 8pm\".", valueName: "weekday-hour"), transform: Self.weekdayHour)
         var at: WeekdayHour?
         @Flag(help: "Print the server's JSON document.") var json = false
 
         static func weekdayHour(_ text: String) throws -> WeekdayHour {
-            guard let value = WeekdayHour(text) else { throw ValidationError("--at must be \(WeekdayHour.rule)") }
+            guard let value = WeekdayHour(typed: text) else { throw ValidationError("--at must be \(WeekdayHour.typedRule)") }
             return value
         }
 

@@ -12,7 +12,7 @@ extension Hearclear {
         // Unconditional: "-33.87,151.21" starts with a minus sign, like an option.
         @Option(parsing: .unconditional, help: ArgumentHelp("The place, e.g. -33.87,151.21.", valueName: "latitude,longitude")) var near: String
         @Option(
-            help: ArgumentHelp("Local weekday and hour, e.g. friday-20; now, by this computer's clock, if left out.", valueName: "weekday-hour"),
+            help: ArgumentHelp("Local weekday and hour, e.g. friday-20 or \"saturday 20:00\"; now, by this computer's clock, if left out.", valueName: "weekday-hour"),
             transform: LoudnessCommand.weekdayHour)
         var at: WeekdayHour?
         @Flag var listener: Listener?

@@ -377,7 +377,10 @@ import Testing
         #expect(nowhere.errors.contains("--near must be") && nowhere.errors.contains("Usage: hearclear quiet"), "\(nowhere.errors)")
 
         let wrong = try await hearclear("quiet", "--near", "0,0", "--at", "someday")
-        #expect(wrong.status != 0 && wrong.errors.contains("--at must be a weekday and an hour from 0 to 23, like friday-20"), "\(wrong.errors)")
+        #expect(wrong.status != 0 && wrong.errors.contains(#"--at must be a weekday and an hour, like friday-20, "friday 20:00" or "fri 8pm""#), "\(wrong.errors)")
+        // As people write an hour (WeekdayHourTypedTests has the forms).
+        let typed = try await hearclear("quiet", "--near", "0,0", "--at", "saturday 20:00")
+        #expect(typed.status == 0 && typed.output.hasPrefix("Easiest conversation on Saturday at 20:00"), "\(typed.output)\(typed.errors)")
     }
 
     /// Was: a listener with hearing loss typed --hearing-loss on every `loudness --effort` and
