@@ -91,7 +91,7 @@ public struct APIClient: Sendable {
 
     /// Venues whose names hold each of `words`, by name; or near `place` within `radius` metres,
     /// nearest first; or both.
-    public func venues(named words: String? = nil, near place: TypedPlace? = nil, radius: Double = 1000, limit: Int = 20) async throws -> VenueList {
+    public func venues(named words: String? = nil, near place: Coordinate? = nil, radius: Double = 1000, limit: Int = 20) async throws -> VenueList {
         var query = [URLQueryItem(name: "limit", value: "\(limit)")]
         if let words { query.append(URLQueryItem(name: "q", value: words)) }
         if let place {

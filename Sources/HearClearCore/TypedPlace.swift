@@ -12,6 +12,8 @@ public struct TypedPlace: Sendable, Equatable {
         (self.latitude, self.longitude) = (latitude, longitude)
     }
 
+    public var coordinate: Coordinate { Coordinate(latitude: latitude, longitude: longitude) }
+
     /// What a bad value is told, wherever one is read.
     public static let rule = "LATITUDE,LONGITUDE in degrees, like -33.87,151.21"
 }

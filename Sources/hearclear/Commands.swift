@@ -119,7 +119,9 @@ extension Hearclear {
                 abstract: "Venues whose name holds every word given, in any order, case and accents: their ids, to check in.")
             @Argument(help: "Words of the venue's name, e.g. moon bar (none with --near: every venue there).") var words: [String] = []
             // Unconditional: southern latitudes start with a minus sign.
-            @Option(parsing: .unconditional, help: ArgumentHelp("Only venues near this place, nearest first, e.g. -33.87,151.21.", valueName: "latitude,longitude"))
+            @Option(
+                parsing: .unconditional,
+                help: ArgumentHelp("Only venues near this place, nearest first, e.g. -33.87,151.21, or near a venue (its id).", valueName: "latitude,longitude|venue-id"))
             var near: String?
             @Option(help: "Metres around the place of --near.") var radius: Double = 1000
             @Option(help: "At most this many venues.") var limit: Int = 20
@@ -127,14 +129,15 @@ extension Hearclear {
 
             func validate() throws {
                 if words.joined().allSatisfy(\.isWhitespace) && near == nil { throw ValidationError("give a word of the venue's name, or --near a place") }
-                if let near, TypedPlace(near) == nil { throw ValidationError("--near must be \(TypedPlace.rule)") }
+                if let near, NearPlace(near) == nil { throw ValidationError("--near must be \(NearPlace.rule)") }
             }
 
             func run() async throws {
                 let name = words.joined(separator: " ")
-                let place = near.flatMap { TypedPlace($0) }
+                let client = try Setup().client()
+                let place = try await near.flatMap { NearPlace($0) }?.coordinate(client)
                 let named = name.allSatisfy(\.isWhitespace) ? nil : name
-                let list = try await Setup().client().venues(named: named, near: place, radius: radius, limit: limit)
+                let list = try await client.venues(named: named, near: place, radius: radius, limit: limit)
                 if json { return try printJSON(list) }
                 if list.venues.isEmpty {
                     guard let named else { return print(Terminal.noVenues(within: radius)) }
@@ -152,14 +155,14 @@ extension Hearclear {
             static let configuration = CommandConfiguration(abstract: "Venues near a place, nearest first.")
             // All unrecognised input: "-33.87,151.21" starts with a minus sign, like an option.
             // Several words too: "-33.87, 151.21" pasted with a space arrives as two.
-            @Argument(parsing: .allUnrecognized, help: "LATITUDE,LONGITUDE") var location: [String]
+            @Argument(parsing: .allUnrecognized, help: "LATITUDE,LONGITUDE, or a venue's id (near it)") var location: [String]
             @Option(help: "Metres around the place.") var radius: Double = 1000
             @Option(help: "At most this many venues.") var limit: Int = 20
             @Flag(help: "Print the server's JSON.") var json = false
 
-            private var place: TypedPlace {
+            private var place: NearPlace {
                 get throws {
-                    guard let place = TypedPlace(location.joined()) else { throw ValidationError("give the place as \(TypedPlace.rule)") }
+                    guard let place = NearPlace(location.joined()) else { throw ValidationError("give the place as \(NearPlace.rule)") }
                     return place
                 }
             }
@@ -169,8 +172,8 @@ extension Hearclear {
             }
 
             func run() async throws {
-                let place = try place
-                let list = try await Setup().client().venues(near: place, radius: radius, limit: limit)
+                let client = try Setup().client()
+                let list = try await client.venues(near: try await place.coordinate(client), radius: radius, limit: limit)
                 if json { return try printJSON(list) }
                 if list.venues.isEmpty { print(Terminal.noVenues(within: radius)) }
                 for venue in list.venues {

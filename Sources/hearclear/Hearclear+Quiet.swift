@@ -10,7 +10,8 @@ extension Hearclear {
             discussion: "Each venue is asked at that hour in its own time zone; venues without data then are listed last.")
 
         // Unconditional: "-33.87,151.21" starts with a minus sign, like an option.
-        @Option(parsing: .unconditional, help: ArgumentHelp("The place, e.g. -33.87,151.21.", valueName: "latitude,longitude")) var near: String
+        @Option(parsing: .unconditional, help: ArgumentHelp("The place, e.g. -33.87,151.21, or a venue's id.", valueName: "latitude,longitude|venue-id"))
+        var near: String
         @Option(
             help: ArgumentHelp("Local weekday and hour, e.g. friday-20 or \"saturday 20:00\"; now, by this computer's clock, if left out.", valueName: "weekday-hour"),
             transform: LoudnessCommand.weekdayHour)
@@ -20,9 +21,9 @@ extension Hearclear {
         @Option(help: "At most this many venues.") var limit: Int = 20
         @Flag(help: "Print the server's JSON.") var json = false
 
-        private var place: TypedPlace {
+        private var place: NearPlace {
             get throws {
-                guard let place = TypedPlace(near) else { throw ValidationError("--near must be \(TypedPlace.rule)") }
+                guard let place = NearPlace(near) else { throw ValidationError("--near must be \(NearPlace.rule)") }
                 return place
             }
         }
@@ -32,9 +33,10 @@ extension Hearclear {
         }
 
         func run() async throws {
-            let place = try place
             let setup = try Setup()
-            let answer = try await setup.client().ranking(
+            let client = try setup.client()
+            let place = try await place.coordinate(client)
+            let answer = try await client.ranking(
                 near: place.latitude, place.longitude, at: at ?? WeekdayHour(Date(), in: .current),
                 hearingLoss: Listener.hearingLoss(listener, saved: setup.config), radius: radius, limit: limit)
             if json { return print(String(decoding: answer.json, as: UTF8.self)) }
