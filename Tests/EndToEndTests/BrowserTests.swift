@@ -172,6 +172,10 @@ import FoundationNetworking
         #expect(search.components(separatedBy: #"<a href="/venues/sydney-"#).count - 1 == 12)
         // The script offered the browser's location: the button is there for those who have one.
         #expect(search.contains(#"id="locate""#))
+        var ranked = near
+        ranked.queryItems! += [URLQueryItem(name: "day", value: "friday"), URLQueryItem(name: "hour", value: "20")]
+        let rankedSearch = try await render(ranked.url!, name: "public-search-ranked")
+        #expect(rankedSearch.contains("<h2>Easiest conversation on Fridays at 20:00</h2>") && rankedSearch.contains(" voice, "), "\(rankedSearch)")
 
         let venue = try await render(venues.appendingPathComponent("london-3"), name: "public-venue")
         #expect(venue.contains("<title>The Crown &amp; Anchor · HearClear</title>"))
@@ -191,13 +195,16 @@ import FoundationNetworking
         #expect(missing.contains("<h1>Not Found</h1>") && missing.contains("There is no venue with the id “nowhere”"))
         #expect(!server.log.contains(" 404 ") || server.log.split(separator: "\n").filter { $0.contains(" 404 ") }.allSatisfy { $0.contains("/venues/nowhere") })
 
-        for (url, name) in [(near.url!, "search"), (venues.appendingPathComponent("london-3"), "venue"), (venues.appendingPathComponent("london-3/measure"), "measure")] {
+        for (url, name) in [
+            (near.url!, "search"), (ranked.url!, "ranked search"), (venues.appendingPathComponent("london-3"), "venue"),
+            (venues.appendingPathComponent("london-3/measure"), "measure"),
+        ] {
             let width = try await contentWidth(of: url)
             #expect(width.viewport > 300 && width.content <= width.viewport, "the \(name) page is \(width.content) px wide in \(width.viewport)")
             // Was: the search's hearing-loss checkbox as wide as the name field, its words wrapped under it.
             #expect(width.widestCheckbox <= 44, "the \(name) page has a checkbox \(width.widestCheckbox) px wide")
         }
-        for name in ["public-search", "public-venue", "public-measure"] {
+        for name in ["public-search", "public-search-ranked", "public-venue", "public-measure"] {
             for width in [375, 1280] {
                 #expect(FileManager.default.fileExists(atPath: Self.screenshots.appendingPathComponent("\(name)-\(width).png").path))
             }

@@ -147,6 +147,59 @@ import Testing
         }
     }
 
+    /// Was: the public search listed venues near a place by distance and overall level only, while
+    /// what a person choosing where to meet asks — where can we talk on Friday at 20:00 — was
+    /// answered by `hearclear quiet` and the API alone, not on a phone.
+    @Test(arguments: StoreKind.allCases) func aPlaceAndAnHourRankTheVenuesByTheVoiceTheyNeed(store: StoreKind) async throws {
+        try await withApp(store: store) { client, _ in
+            let token = try await client.registerDevice()
+            for (id, latitude, sil) in [("loud", 0.001, 60.0), ("calm", 0.005, 45.0), ("calmer", 0.01, 45.0)] {
+                _ = try await client.putVenue(id, token: token, timezone: "UTC", name: "Venue \(id)", latitude: latitude, longitude: 0)
+                let checkIn = ConversationTests.withBands(makeCheckIn(venue: id, start: "2026-11-20T20:00:00Z", level: -50), sil: sil)
+                #expect(try await client.execute(uri: "/api/v2/checkins", method: .post, headers: bearer(token), body: try json(CheckInV2(checkIn))).status == .created)
+            }
+            func order(_ html: String) -> [String] {
+                html.components(separatedBy: #"<li><a href="/venues/"#).dropFirst().map { String($0.prefix { $0 != "\"" && $0 != "?" }) }
+            }
+            // Without an hour, nearest first, as before.
+            let nearest = try await page(client, "/venues?near=0,0")
+            #expect(order(nearest) == ["loud", "calm", "calmer"], "\(nearest)")
+            let ranked = try await page(client, "/venues?near=0,0&day=friday&hour=20")
+            #expect(order(ranked) == ["calm", "calmer", "loud"], "\(ranked)")
+            #expect(ranked.contains("Easiest conversation on Fridays at 20:00"), "\(ranked)")
+            #expect(ranked.contains("normal voice, 60.0 dB(A)") && ranked.contains("loud voice, 60.0 dB(A)"), "\(ranked)")
+            #expect(ranked.contains(#"<option value="friday" selected>"#) && ranked.contains(#"<option value="20" selected>"#), "\(ranked)")
+            let hearingLoss = try await page(client, "/venues?near=0,0&day=friday&hour=20&hearing_loss=true")
+            #expect(order(hearingLoss) == ["calm", "calmer", "loud"] && hearingLoss.contains("raised voice, 60.0 dB(A)"), "\(hearingLoss)")
+            #expect(hearingLoss.contains(#"<a href="/venues/calm?hearing_loss=true">"#))
+            // An hour nobody measured anywhere here: nothing to rank by, said on each venue.
+            let night = try await page(client, "/venues?near=0,0&day=monday&hour=4")
+            #expect(order(night) == ["loud", "calm", "calmer"] && night.contains("no data at that hour"), "\(night)")
+
+            for (uri, problem) in [
+                ("/venues?near=0,0&day=friday", "Choose a weekday and an hour, or neither."),
+                ("/venues?near=0,0&hour=20", "Choose a weekday and an hour, or neither."),
+                ("/venues?day=friday&hour=20", "A weekday and an hour rank the venues near a place: give the place too."),
+                ("/venues?near=0,0&day=someday&hour=20", "Choose a weekday and an hour from the lists."),
+                ("/venues?near=0,0&day=friday&hour=24", "Choose a weekday and an hour from the lists."),
+            ] {
+                let html = try await page(client, uri, status: .badRequest)
+                #expect(html.contains(problem), "\(uri): \(html)")
+            }
+        }
+    }
+
+    /// Was: a venue's page led to another search and nowhere near: a person who finds it too loud
+    /// asks where nearby they could talk.
+    @Test func aVenuePageLeadsToTheVenuesNearIt() async throws {
+        try await withApp { client, _ in
+            let token = try await client.registerDevice()
+            _ = try await client.putVenue("here", token: token, name: "Here", latitude: -33.8688, longitude: 151.2093)
+            #expect(try await page(client, "/venues/here").contains(#"<a href="/venues?near=-33.8688,151.2093">Venues near this one</a>"#))
+            #expect(try await page(client, "/venues/here?hearing_loss=true").contains(#"<a href="/venues?near=-33.8688,151.2093&amp;hearing_loss=true">Venues near this one</a>"#))
+        }
+    }
+
     /// Weekdays that read the same are said once, together; the others each in their own words.
     @Test func weekdaysThatReadTheSameAreSaidTogether() {
         func row(_ weekday: Weekday, _ efforts: [Int: VocalEffort]) -> ConversationLoudness.WeekdayRow {

@@ -132,6 +132,23 @@ extension ConversationLoudness {
 }
 
 extension VenueRanking {
+    /// How many venues around a place are ranked at most, nearest first, before the best are kept.
+    static let candidates = 1000
+
+    /// The venues of `query` (around its place) ranked at `at`, at most `query.limit`: API v2's
+    /// `GET /venues?near&at`, and the public search given a weekday and an hour.
+    init(_ query: VenueQuery, at: WeekdayHour, hearingLoss: Bool, repository: any Repository, settings: ServerSettings, estimates: HourEstimates) async throws {
+        var candidates = query
+        candidates.limit = Self.candidates
+        candidates.cell = LocalHour(weekday: at.weekday.index, hour: at.hour)
+        let ranked = Self.ranked(
+            try await repository.venues(matching: candidates), at: candidates.cell, hearingLoss: hearingLoss, limit: query.limit,
+            rules: settings.conversation, estimates: estimates)
+        self.init(
+            ranked, at: at, hearingLoss: hearingLoss, evidence: try await repository.evidence(venueIDs: ranked.map(\.id)), scale: settings.scale,
+            rules: settings.conversation, estimates: estimates)
+    }
+
     /// Venues found around a place, by their cell at one weekday and hour, measured or else
     /// estimated: those with either first, easiest conversation first (the one order of
     /// `Conversation.isEasier`, an estimate after a measured cell of equal effort), then the nearer;

@@ -79,26 +79,15 @@ struct VenueController {
         return VenueList(venues: try await repository.venues(matching: query).map(present))
     }
 
-    /// How many venues around a place are ranked at most, nearest first, before the best are kept.
-    static let rankingCandidates = 1000
-
     @Sendable func ranking(_ request: Request, context: APIRequestContext) async throws -> VenueRanking {
         let parameters = try request.formQuery(allowing: ["near", "radius", "limit", "at", "hearing_loss"])
-        var query = try venueQuery(parameters)
+        let query = try venueQuery(parameters)
         guard query.near != nil else { throw APIError.badRequest("near is required: \(TypedPlace.rule)") }
         guard let text = parameters["at"] else { throw APIError.badRequest("at is required: \(WeekdayHour.rule), the venues' local time") }
         guard let at = WeekdayHour(text) else { throw APIError.badRequest("at must be \(WeekdayHour.rule)") }
-        let hearingLoss = try Validation.hearingLoss(parameters["hearing_loss"])
-        let limit = query.limit
-        query.limit = Self.rankingCandidates
-        query.cell = LocalHour(weekday: at.weekday.index, hour: at.hour)
-        let estimates = try await self.estimates.current()
-        let ranked = VenueRanking.ranked(
-            try await repository.venues(matching: query), at: query.cell, hearingLoss: hearingLoss, limit: limit, rules: settings.conversation,
-            estimates: estimates)
-        return VenueRanking(
-            ranked, at: at, hearingLoss: hearingLoss, evidence: try await repository.evidence(venueIDs: ranked.map(\.id)), scale: settings.scale,
-            rules: settings.conversation, estimates: estimates)
+        return try await VenueRanking(
+            query, at: at, hearingLoss: try Validation.hearingLoss(parameters["hearing_loss"]), repository: repository, settings: settings,
+            estimates: try await estimates.current())
     }
 
     /// The search of `parameters`.

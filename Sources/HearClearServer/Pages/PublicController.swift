@@ -36,8 +36,29 @@ struct PublicController {
         if !near.isEmpty {
             if let place = Coordinate(text: near) { query.near = place } else { problem = "Type the place as latitude,longitude, for example -33.87,151.21." }
         }
-        let found = problem == nil && (!q.isEmpty || !near.isEmpty) ? try await repository.venues(matching: query) : []
-        let page = VenueSearchPage(q: q, near: near, found: found, problem: problem, scale: settings.scale, hearingLoss: hearingLoss)
+        var at: WeekdayHour?
+        let (day, hour) = (parameters["day"] ?? "", parameters["hour"] ?? "")
+        if !day.isEmpty || !hour.isEmpty {
+            if day.isEmpty || hour.isEmpty {
+                problem = problem ?? "Choose a weekday and an hour, or neither."
+            } else if let weekday = Weekday(rawValue: day), let hour = Int(hour), (0..<24).contains(hour) {
+                at = WeekdayHour(weekday: weekday, hour: hour)
+                if near.isEmpty { problem = problem ?? "A weekday and an hour rank the venues near a place: give the place too." }
+            } else {
+                problem = problem ?? "Choose a weekday and an hour from the lists."
+            }
+        }
+        let found: VenueSearchPage.Found =
+            if problem != nil || (q.isEmpty && near.isEmpty) {
+                .listed([])
+            } else if let at {
+                .ranked(
+                    try await VenueRanking(
+                        query, at: at, hearingLoss: hearingLoss, repository: repository, settings: settings, estimates: try await estimates.current()))
+            } else {
+                .listed(try await repository.venues(matching: query))
+            }
+        let page = VenueSearchPage(q: q, near: near, at: at, found: found, problem: problem, scale: settings.scale, hearingLoss: hearingLoss)
         guard problem == nil else { return try templates.render("public_search", page, status: .badRequest, scripts: .own) }
         return try await templates.renderPublic("public_search", page, scripts: .own, request: request, context: context)
     }

@@ -47,6 +47,8 @@ struct PublicVenuePage {
     let title: String
     let venueID: String
     let timezone: String
+    /// The search around this venue's place, where a person who finds it too loud looks next.
+    let nearby: String
     /// What sort of place it is, when its owner or an operator said one that reads ("A pub"; not `other`).
     let kind: String?
     let overall: String
@@ -85,6 +87,7 @@ struct PublicVenuePage {
         title = venue.venue.name
         venueID = venue.id
         timezone = venue.venue.timezone
+        nearby = "/venues?near=\(venue.venue.latitude),\(venue.venue.longitude)" + (hearingLoss ? "&hearing_loss=true" : "")
         kind = venue.venue.kind.flatMap { $0 == .other ? nil : $0.rawValue }
         weekdays = Weekday.allCases.map { WeekdayName(short: String($0.rawValue.prefix(3)).capitalized, full: $0.rawValue.capitalized) }
         let overallCell = loudness.overall

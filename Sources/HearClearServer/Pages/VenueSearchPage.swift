@@ -3,7 +3,9 @@ import HearClearAnalysis
 import HearClearCore
 
 /// The public search page (`/venues`): venues by name, or near coordinates typed or taken from the
-/// browser's location. Built from one search of the store; rendered by `public_search.mustache`.
+/// browser's location, nearest first — or, given a weekday and an hour, easiest conversation
+/// first then, as `hearclear quiet` ranks them. Built from one search of the store; rendered by
+/// `public_search.mustache`.
 struct VenueSearchPage {
     struct Result {
         let id: String
@@ -13,13 +15,30 @@ struct VenueSearchPage {
         let tone: String
     }
 
+    /// An option of the weekday or hour list, as the form shows it.
+    struct Choice {
+        let value: String
+        let text: String
+        let selected: Bool
+    }
+
+    /// What the store found: venues nearest first (or by name), or ranked at a weekday and hour.
+    enum Found {
+        case listed([VenueSummary])
+        case ranked(VenueRanking)
+    }
+
     /// The most venues a search lists.
     static let shown = 20
 
     let title = "Find a venue"
     let q: String
     let near: String
+    let days: [Choice]
+    let hours: [Choice]
     let searched: Bool
+    /// "Venues found", or the weekday and hour they are ranked at.
+    let heading: String
     let results: [Result]
     /// "More venues match than these 20": the search found more than it lists.
     let more: String?
@@ -27,21 +46,42 @@ struct VenueSearchPage {
     /// Whether the venues found open with their answers for a listener with hearing loss.
     let hearingLoss: Bool
 
-    init(q: String, near: String, found: [VenueSummary], problem: String?, scale: LabelScale, hearingLoss: Bool) {
+    init(q: String, near: String, at: WeekdayHour?, found: Found, problem: String?, scale: LabelScale, hearingLoss: Bool) {
         self.q = q
         self.near = near
+        days = [Choice(value: "", text: "Any day", selected: at == nil)]
+            + Weekday.allCases.map { Choice(value: $0.rawValue, text: $0.rawValue.capitalized, selected: at?.weekday == $0) }
+        hours = [Choice(value: "", text: "Any hour", selected: at == nil)]
+            + (0..<24).map { Choice(value: "\($0)", text: PublicVenuePage.clock($0), selected: at?.hour == $0) }
         // A search that could not be made found nothing to say "no venue found" of.
         searched = problem == nil && (!q.isEmpty || !near.isEmpty)
         self.problem = problem
         self.hearingLoss = hearingLoss
-        more = found.count > Self.shown ? "More venues match than these \(Self.shown): add a word of the name, or a place nearby." : nil
-        results = found.prefix(Self.shown).map { summary in
-            let level = summary.aggregate?.levelDB
-            let distance = summary.distanceM.map { $0 >= 1000 ? String(format: "%.1f km away", $0 / 1000) : String(format: "%.0f m away", $0) }
-            return Result(
-                id: summary.id, name: summary.venue.name, place: [distance, summary.venue.timezone].compactMap { $0 }.joined(separator: " · "),
-                level: level.map { "\(PublicVenuePage.level($0)), \(scale.label(for: $0))" } ?? "no measurements yet",
-                tone: Palette.className(ofTone: level.map { Palette.tone(forLabel: scale.label(for: $0), scale: scale) }))
+        func distance(_ metres: Double) -> String {
+            metres >= 1000 ? String(format: "%.1f km away", metres / 1000) : String(format: "%.0f m away", metres)
+        }
+        switch found {
+        case .listed(let found):
+            heading = "Venues found"
+            more = found.count > Self.shown ? "More venues match than these \(Self.shown): add a word of the name, or a place nearby." : nil
+            results = found.prefix(Self.shown).map { summary in
+                let level = summary.aggregate?.levelDB
+                return Result(
+                    id: summary.id, name: summary.venue.name, place: [summary.distanceM.map(distance), summary.venue.timezone].compactMap { $0 }.joined(separator: " · "),
+                    level: level.map { "\(PublicVenuePage.level($0)), \(scale.label(for: $0))" } ?? "no measurements yet",
+                    tone: Palette.className(ofTone: level.map { Palette.tone(forLabel: scale.label(for: $0), scale: scale) }))
+            }
+        case .ranked(let ranking):
+            heading = "Easiest conversation on \(ranking.weekday.rawValue.capitalized)s at \(PublicVenuePage.clock(ranking.hour))"
+            more = ranking.venues.count > Self.shown ? "More venues are near than these \(Self.shown), none easier to talk in." : nil
+            results = ranking.venues.prefix(Self.shown).map { venue in
+                let effort = hearingLoss ? venue.cell.effortHearingLoss : venue.cell.effort
+                let level = venue.cell.cell.levelDB.map(PublicVenuePage.level) ?? ""
+                return Result(
+                    id: venue.id, name: venue.name, place: "\(distance(venue.distanceM)) · \(venue.timezone)",
+                    level: effort.map { venue.cell.estimated ? "~\($0.words), about \(level) (estimated)" : "\($0.words), \(level)" } ?? "no data at that hour",
+                    tone: Palette.className(ofTone: effort.map(Palette.tone(for:))))
+            }
         }
     }
 }
