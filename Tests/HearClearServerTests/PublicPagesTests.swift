@@ -172,6 +172,15 @@ import Testing
             let hearingLoss = try await page(client, "/venues?near=0,0&day=friday&hour=20&hearing_loss=true")
             #expect(order(hearingLoss) == ["calm", "calmer", "loud"] && hearingLoss.contains("raised voice, 60.0 dB(A)"), "\(hearingLoss)")
             #expect(hearingLoss.contains(#"<a href="/venues/calm?hearing_loss=true">"#))
+            // Now: this hour on the clock of the venue nearest the place (UTC here), read before and after.
+            let utc = try #require(TimeZone(identifier: "UTC"))
+            let before = WeekdayHour(Date(), in: utc)
+            let now = try await page(client, "/venues?near=0,0&day=now")
+            let after = WeekdayHour(Date(), in: utc)
+            #expect(
+                [before, after].contains { now.contains("Easiest conversation now, \($0.weekday.rawValue.capitalized) at \(String(format: "%02d:00", $0.hour))") },
+                "\(now)")
+            #expect(now.contains(#"<option value="now" selected>"#) && now.contains(#"<option value="" selected>Any hour"#), "\(now)")
             // An hour nobody measured anywhere here: nothing to rank by, said on each venue.
             let night = try await page(client, "/venues?near=0,0&day=monday&hour=4")
             #expect(order(night) == ["loud", "calm", "calmer"] && night.contains("no data at that hour"), "\(night)")
@@ -182,6 +191,8 @@ import Testing
                 ("/venues?day=friday&hour=20", "A weekday and an hour rank the venues near a place: give the place too."),
                 ("/venues?near=0,0&day=someday&hour=20", "Choose a weekday and an hour from the lists."),
                 ("/venues?near=0,0&day=friday&hour=24", "Choose a weekday and an hour from the lists."),
+                ("/venues?near=0,0&day=now&hour=20", "“Now” is this hour already: leave the hour at “Any hour”, or choose a weekday."),
+                ("/venues?day=now", "A weekday and an hour rank the venues near a place: give the place too."),
             ] {
                 let html = try await page(client, uri, status: .badRequest)
                 #expect(html.contains(problem), "\(uri): \(html)")

@@ -36,31 +36,40 @@ struct PublicController {
         if !near.isEmpty {
             if let place = Coordinate(text: near) { query.near = place } else { problem = "Type the place as latitude,longitude, for example -33.87,151.21." }
         }
-        var at: WeekdayHour?
-        let (day, hour) = (parameters["day"] ?? "", parameters["hour"] ?? "")
-        if !day.isEmpty || !hour.isEmpty {
-            if day.isEmpty || hour.isEmpty {
-                problem = problem ?? "Choose a weekday and an hour, or neither."
-            } else if let weekday = Weekday(rawValue: day), let hour = Int(hour), (0..<24).contains(hour) {
-                at = WeekdayHour(weekday: weekday, hour: hour)
-                if near.isEmpty { problem = problem ?? "A weekday and an hour rank the venues near a place: give the place too." }
+        var when: VenueSearchPage.When?
+        do {
+            when = try VenueSearchPage.When.chosen(day: parameters["day"] ?? "", hour: parameters["hour"] ?? "")
+        } catch {
+            problem = problem ?? error.words
+        }
+        if when != nil, near.isEmpty { problem = problem ?? "A weekday and an hour rank the venues near a place: give the place too." }
+        var found = VenueSearchPage.Found.listed([])
+        if problem == nil, !q.isEmpty || !near.isEmpty {
+            if let when, let place = query.near {
+                if let at = try await hour(when, near: place) {
+                    let ranking = try await VenueRanking(
+                        query, at: at, hearingLoss: hearingLoss, repository: repository, settings: settings, estimates: try await estimates.current())
+                    found = .ranked(ranking, now: when == .now)
+                }
             } else {
-                problem = problem ?? "Choose a weekday and an hour from the lists."
+                found = .listed(try await repository.venues(matching: query))
             }
         }
-        let found: VenueSearchPage.Found =
-            if problem != nil || (q.isEmpty && near.isEmpty) {
-                .listed([])
-            } else if let at {
-                .ranked(
-                    try await VenueRanking(
-                        query, at: at, hearingLoss: hearingLoss, repository: repository, settings: settings, estimates: try await estimates.current()))
-            } else {
-                .listed(try await repository.venues(matching: query))
-            }
-        let page = VenueSearchPage(q: q, near: near, at: at, found: found, problem: problem, scale: settings.scale, hearingLoss: hearingLoss)
+        let page = VenueSearchPage(q: q, near: near, when: when, found: found, problem: problem, scale: settings.scale, hearingLoss: hearingLoss)
         guard problem == nil else { return try templates.render("public_search", page, status: .badRequest, scripts: .own) }
         return try await templates.renderPublic("public_search", page, scripts: .own, request: request, context: context)
+    }
+
+    /// The weekday and hour a search near `place` ranks at: now, on the clock of the venue nearest
+    /// it (`nil` without a venue within the search's radius).
+    private func hour(_ when: VenueSearchPage.When, near place: Coordinate) async throws -> WeekdayHour? {
+        switch when {
+        case .at(let at):
+            return at
+        case .now:
+            let nearest = try await repository.venues(matching: VenueQuery(near: place, radiusM: Self.searchRadiusM, nameWords: nil, limit: 1))
+            return nearest.first.flatMap { TimeZone(identifier: $0.venue.timezone) }.map { WeekdayHour(Date(), in: $0) }
+        }
     }
 
     /// "Measure here": the venue must exist (a merged one sends the browser to where it went).

@@ -22,10 +22,39 @@ struct VenueSearchPage {
         let selected: Bool
     }
 
-    /// What the store found: venues nearest first (or by name), or ranked at a weekday and hour.
+    /// What the store found: venues nearest first (or by name), or ranked at a weekday and hour
+    /// (now, or one chosen).
     enum Found {
         case listed([VenueSummary])
-        case ranked(VenueRanking)
+        case ranked(VenueRanking, now: Bool)
+    }
+
+    /// When a search near a place ranks its venues, as the form's two lists choose it.
+    enum When: Equatable {
+        case at(WeekdayHour)
+        /// This hour on the clock of the venue nearest the place: the venues near one another
+        /// keep one time, which the server does not otherwise know for a place.
+        case now
+
+        /// What to do instead, for a half or unknown choice.
+        struct Problem: Error {
+            let words: String
+        }
+
+        /// `nil` when neither list was chosen.
+        static func chosen(day: String, hour: String) throws(Problem) -> When? {
+            switch (day, hour) {
+            case ("", ""): return nil
+            case ("now", ""): return .now
+            case ("now", _): throw Problem(words: "“Now” is this hour already: leave the hour at “Any hour”, or choose a weekday.")
+            case ("", _), (_, ""): throw Problem(words: "Choose a weekday and an hour, or neither.")
+            default:
+                guard let weekday = Weekday(rawValue: day), let hour = Int(hour), (0..<24).contains(hour) else {
+                    throw Problem(words: "Choose a weekday and an hour from the lists.")
+                }
+                return .at(WeekdayHour(weekday: weekday, hour: hour))
+            }
+        }
     }
 
     /// The most venues a search lists.
@@ -46,10 +75,11 @@ struct VenueSearchPage {
     /// Whether the venues found open with their answers for a listener with hearing loss.
     let hearingLoss: Bool
 
-    init(q: String, near: String, at: WeekdayHour?, found: Found, problem: String?, scale: LabelScale, hearingLoss: Bool) {
+    init(q: String, near: String, when: When?, found: Found, problem: String?, scale: LabelScale, hearingLoss: Bool) {
         self.q = q
         self.near = near
-        days = [Choice(value: "", text: "Any day", selected: at == nil)]
+        let at: WeekdayHour? = if case .at(let at) = when { at } else { nil }
+        days = [Choice(value: "", text: "Any day", selected: when == nil), Choice(value: "now", text: "Now", selected: when == .now)]
             + Weekday.allCases.map { Choice(value: $0.rawValue, text: $0.rawValue.capitalized, selected: at?.weekday == $0) }
         hours = [Choice(value: "", text: "Any hour", selected: at == nil)]
             + (0..<24).map { Choice(value: "\($0)", text: PublicVenuePage.clock($0), selected: at?.hour == $0) }
@@ -71,8 +101,11 @@ struct VenueSearchPage {
                     level: level.map { "\(PublicVenuePage.level($0)), \(scale.label(for: $0))" } ?? "no measurements yet",
                     tone: Palette.className(ofTone: level.map { Palette.tone(forLabel: scale.label(for: $0), scale: scale) }))
             }
-        case .ranked(let ranking):
-            heading = "Easiest conversation on \(ranking.weekday.rawValue.capitalized)s at \(PublicVenuePage.clock(ranking.hour))"
+        case .ranked(let ranking, let now):
+            let hour = PublicVenuePage.clock(ranking.hour)
+            heading = now
+                ? "Easiest conversation now, \(ranking.weekday.rawValue.capitalized) at \(hour)"
+                : "Easiest conversation on \(ranking.weekday.rawValue.capitalized)s at \(hour)"
             more = ranking.venues.count > Self.shown ? "More venues are near than these \(Self.shown), none easier to talk in." : nil
             results = ranking.venues.prefix(Self.shown).map { venue in
                 let effort = hearingLoss ? venue.cell.effortHearingLoss : venue.cell.effort
