@@ -591,6 +591,7 @@ struct Analysis: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case sampleRate = "sample_rate", weighting, interval = "interval_s", duration = "duration_s", calibrationDB = "calibration_db", leq, samples, events
+        case loudCalibrationDB = "events_calibration_db"
         case startedAt = "started_at", speechShare = "speech_share", musicShare = "music_share", classesModel = "classes_model"
     }
 
@@ -609,6 +610,7 @@ struct Analysis: Encodable {
         try container.encode(SoundClassifier.shippedVersion(classifying: samples), forKey: .classesModel)
         try container.encode(samples.map(IntervalRecord.init), forKey: .samples)
         try container.encode(events, forKey: .events)
+        try container.encode(loudCalibrationDB, forKey: .loudCalibrationDB)
     }
 }
 

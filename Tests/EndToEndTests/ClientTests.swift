@@ -199,6 +199,13 @@ import Testing
         #expect(event.hasSuffix("dBFS (90.2 dB with the default calibration of 110 dB), 3s"), "\(event)")
         let calibrated = try await hearclear("analyze", path, "--no-classes", "--calibration", "108")
         #expect(calibrated.output.contains("dBFS (88.2 dB with the calibration of 108 dB), 3s"), "\(calibrated.output)")
+        // Was: --json said "calibration_db": null beside the event, and not which calibration made it loud.
+        for (options, calibration, judged) in [([String](), nil as Double?, 110.0), (["--calibration", "108"], 108, 108)] {
+            let json = try await hearclear(["analyze", path, "--no-classes", "--json"] + options)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+            #expect(document["calibration_db"] as? Double == calibration && document["events_calibration_db"] as? Double == judged, "\(document)")
+            #expect((document["events"] as? [Any])?.count == 1)
+        }
     }
 
     /// Was: a float WAV holding one NaN stopped `analyze` with "Double value cannot be converted to
