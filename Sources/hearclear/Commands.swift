@@ -69,14 +69,15 @@ extension Hearclear {
             commandName: "venue", abstract: "Add, show and find venues.", subcommands: [Add.self, Show.self, Find.self, Near.self])
 
         struct Add: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Create or update a venue.")
+            static let configuration = CommandConfiguration(
+                abstract: "Create or update a venue.", discussion: "A new venue needs --name, --lat and --lng; an update changes what it is given.")
 
             @Argument(help: "The venue's id: 1–64 of A-Z a-z 0-9 _ - (e.g. a Foursquare id).")
             var venueID: String
-            @Option(help: "The venue's name.") var name: String
+            @Option(help: "The venue's name (default: unchanged).") var name: String?
             // Unconditional: southern latitudes and western longitudes start with a minus sign.
-            @Option(parsing: .unconditional, help: "Latitude in degrees.") var lat: Double
-            @Option(parsing: .unconditional, help: "Longitude in degrees.") var lng: Double
+            @Option(parsing: .unconditional, help: "Latitude in degrees (default: unchanged).") var lat: Double?
+            @Option(parsing: .unconditional, help: "Longitude in degrees (default: unchanged).") var lng: Double?
             @Option(help: "IANA time zone, e.g. Europe/Paris (default: the venue's own; for a new venue, this computer's if its clock is the venue's).")
             var timezone: String?
             @Option(help: "What sort of place it is; estimates for unmeasured hours lean on venues of the same kind (default: unchanged).")
@@ -85,21 +86,26 @@ extension Hearclear {
 
             func run() async throws {
                 let client = try Setup().client(needsToken: true)
-                let venue = try await client.saveVenue(
-                    id: venueID, VenueUpsert(name: name, latitude: lat, longitude: lng, timezone: try await timeZone(client), kind: kind))
+                let stored = try await storedVenue(client)
+                // What is not given stays as stored: saying a venue's kind does not mean typing its name and place again.
+                guard let name = name ?? stored?.name, let lat = lat ?? stored?.latitude, let lng = lng ?? stored?.longitude else {
+                    throw ValidationError("\(venueID) is a new venue: give its --name, --lat and --lng")
+                }
+                // The venue's own time zone unless told, as a change of its name must not move its hours;
+                // for a new venue, this computer's where it can be the venue's.
+                let timeZone = try timezone ?? stored?.timezone ?? VenueTimeZone.forNewVenue(at: Coordinate(latitude: lat, longitude: lng))
+                let venue = try await client.saveVenue(id: venueID, VenueUpsert(name: name, latitude: lat, longitude: lng, timezone: timeZone, kind: kind))
                 if json { try printJSON(venue) } else { print(describe(venue)) }
             }
 
-            /// `--timezone`; else the venue's own, as a change of its name must not move its hours;
-            /// else, for a new venue, this computer's where it can be the venue's.
-            func timeZone(_ client: APIClient) async throws -> String {
-                if let timezone { return timezone }
+            /// The venue as the server keeps it; `nil` for a new one.
+            func storedVenue(_ client: APIClient) async throws -> Venue? {
                 do {
-                    return try await client.venue(id: venueID).timezone
+                    return try await client.venue(id: venueID)
                 } catch let failure as APIClient.Failure {
                     guard case .server(404, _, _) = failure else { throw failure }
+                    return nil
                 }
-                return try VenueTimeZone.forNewVenue(at: Coordinate(latitude: lat, longitude: lng))
             }
         }
 

@@ -338,6 +338,12 @@ import Testing
         let added = try await hearclear("venue", "add", "hall", "--name", "Music Hall", "--lat", "0", "--lng", "0", "--timezone", "UTC", "--kind", "bar")
         #expect(added.output.contains("hall  Music Hall  (bar, UTC)"), "\(added.output)")
         #expect(try await hearclear("venue", "add", "hall", "--name", "Music Hall", "--lat", "0", "--lng", "0", "--kind", "disco").errors.contains("bar"))
+        // Was: saying a venue's kind meant typing its name and place again.
+        let kind = try await hearclear("venue", "add", "hall", "--kind", "pub")
+        #expect(kind.status == 0 && kind.output.contains("hall  Music Hall  (pub, UTC)"), "\(kind.output)\(kind.errors)")
+        #expect(try await hearclear("venue", "add", "hall", "--kind", "bar").status == 0)
+        let new = try await hearclear("venue", "add", "new-hall", "--name", "New Hall", "--kind", "pub")
+        #expect(new.status != 0 && new.errors.contains("new-hall is a new venue: give its --name, --lat and --lng"), "\(new.errors)")
         let checkIn = try await hearclear(
             "checkin", "hall", "--file", "/usr/share/planetblupi/music/music000.ogg", "--duration", "30s", "--started-at", "2026-11-20T20:00:00Z")
         #expect(checkIn.status == 0, "\(checkIn.errors)")
