@@ -37,7 +37,7 @@ extension Hearclear {
             abstract: "Save this microphone's calibration: dB added to dBFS to estimate dB SPL.",
             discussion: "Play a steady sound, read a sound level meter (dB A) and `hearclear meter` (dBFS) side by side; the calibration is their difference.")
 
-        @Argument(help: "Calibration in dB (e.g. 112.5); without one, shows the saved calibration.")
+        @Argument(help: "Calibration in dB (e.g. 112.5); without one, shows the saved calibration.", transform: AudioOptions.decibels)
         var db: Double?
 
         @Flag(help: "Forget the saved calibration (the server's default applies).")
@@ -447,7 +447,7 @@ extension Hearclear {
 
         @Argument(help: "The audio file: WAV, FLAC, Ogg Vorbis, Opus or MP3 (a pipe or FIFO: WAV).") var path: String
         @Option(help: "Frequency weighting: A or Z.") var weighting: Weighting = .a
-        @Option(help: "dB added to dBFS to estimate dB SPL, for loud events.") var calibration: Double?
+        @Option(help: "dB added to dBFS to estimate dB SPL, for loud events.", transform: AudioOptions.decibels) var calibration: Double?
         @Option(help: "Seconds per interval.") var interval: Double = 1
         @Flag(help: "Print JSON.") var json = false
         @Flag(help: "Print CSV: t,avg,peak,fast_max,c_avg,oct_500,oct_1000,oct_2000,oct_4000,sil (dBFS),speech,music (0 to 1).") var csv = false

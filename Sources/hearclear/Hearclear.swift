@@ -27,7 +27,7 @@ struct AudioOptions: ParsableArguments {
     @Option(help: "Capture sample rate in Hz (default: 48000, else 44100).")
     var rate: Int?
 
-    @Option(help: "dB added to dBFS to estimate dB SPL (default: the one saved with `hearclear calibrate`).")
+    @Option(help: "dB added to dBFS to estimate dB SPL (default: the one saved with `hearclear calibrate`).", transform: Self.decibels)
     var calibration: Double?
 
     @Option(help: "Seconds per measurement interval.")
@@ -37,6 +37,16 @@ struct AudioOptions: ParsableArguments {
         if device != nil && file != nil { throw ValidationError("use either --device or --file, not both") }
         try Self.validate(interval: interval, calibration: calibration)
         if let rate, !(8000...192_000).contains(rate) { throw ValidationError("--rate must be between 8000 and 192000") }
+    }
+
+    /// A calibration as typed. A decimal comma, as many keyboards write it, is told how it is read
+    /// rather than refused as "invalid".
+    static func decibels(_ text: String) throws -> Double {
+        guard let value = Double(text) else {
+            let pointed = text.replacingOccurrences(of: ",", with: ".")
+            throw ValidationError(Double(pointed) == nil ? "a calibration is a number of dB, like 112.5" : "write the decimals after a point: \(pointed)")
+        }
+        return value
     }
 
     /// The interval's and the calibration's rules, which `analyze` shares.

@@ -316,6 +316,11 @@ import Testing
         #expect(try await hearclear("calibrate", "112.5").status == 0)
         #expect(try await hearclear("calibrate").output.hasPrefix("Calibration: 112.5 dB"))
         #expect(try await hearclear("calibrate", "--clear").output.contains("Calibration cleared."))
+        // Was: "The value '105,5' is invalid", to a person whose keyboard writes decimals with a comma.
+        for arguments in [["calibrate", "105,5"], ["meter", "--calibration", "105,5"], ["analyze", "x.wav", "--calibration", "105,5"]] {
+            let comma = try await hearclear(arguments)
+            #expect(comma.status != 0 && comma.errors.contains("write the decimals after a point: 105.5"), "\(arguments): \(comma.errors)")
+        }
     }
 
     /// The calibration steps of docs/client.md read the Leq `meter` ends with; uncalibrated it is dBFS.
