@@ -40,6 +40,7 @@ extension Hearclear {
                 return Entry(id: entry.id, venueID: pending?.venueID, startedAt: pending?.startedAt, intervals: try? pending?.checkIn().samples.count, reason: entry.reason)
             }
             if json { return try printJSON(Listing(waiting: waiting, rejected: rejected)) }
+            if waiting.isEmpty && rejected.isEmpty { return print("Nothing waits to go up, and the server refused nothing.") }
             print("Waiting to go up (\(waiting.count)):")
             for entry in waiting { print("  " + entry.line) }
             print("Refused by the server (\(rejected.count)):")
