@@ -53,7 +53,7 @@ public struct ClientConfig: Codable, Sendable, Equatable {
         case hearingLoss = "hearing_loss"
     }
 
-    public struct Invalid: Error, CustomStringConvertible {
+    public struct Invalid: Error, CustomStringConvertible, Equatable {
         public let description: String
     }
 
@@ -87,9 +87,17 @@ public struct ClientConfig: Codable, Sendable, Equatable {
             throw Invalid(description: "no server configured: run `hearclear register --server URL` or set HEARCLEAR_SERVER")
         }
         guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
-            throw Invalid(description: "\(text) is not an http(s) URL")
+            throw Invalid(description: "\(text) is not an http(s) URL" + (Self.withScheme(text).map { ": did you mean \($0)?" } ?? ""))
         }
         return url
+    }
+
+    /// A server typed without its scheme, as an address bar takes it: http:// for this machine or
+    /// a bare address (a local server), https:// for a name; `nil` when a scheme would not mend it.
+    static func withScheme(_ text: String) -> String? {
+        guard !text.contains("://"), let host = URL(string: "http://\(text)")?.host, !host.isEmpty else { return nil }
+        let local = host == "localhost" || host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" || $0 == "[" || $0 == "]" }
+        return (local ? "http://" : "https://") + text
     }
 }
 

@@ -263,6 +263,13 @@ func temporaryPaths() throws -> ClientPaths {
         #expect(try config.serverURL(environment: [:]).host == "a.example")
         #expect(throws: ClientConfig.Invalid.self) { try ClientConfig().serverURL(environment: [:]) }
         #expect(throws: ClientConfig.Invalid.self) { try ClientConfig(server: "ftp://x").serverURL(environment: [:]) }
+        // Was: "127.0.0.1:8080 is not an http(s) URL", and nothing of the scheme it lacked.
+        #expect(throws: ClientConfig.Invalid(description: "127.0.0.1:8080 is not an http(s) URL: did you mean http://127.0.0.1:8080?")) {
+            try ClientConfig(server: "127.0.0.1:8080").serverURL(environment: [:])
+        }
+        #expect(throws: ClientConfig.Invalid(description: "hearclear.example.org is not an http(s) URL: did you mean https://hearclear.example.org?")) {
+            try ClientConfig(server: "hearclear.example.org").serverURL(environment: [:])
+        }
         let paths = ClientPaths(environment: ["HOME": "/home/ann", "XDG_DATA_HOME": "/data", "HEARCLEAR_CONFIG": "/etc/hc.json"])
         #expect(paths.configFile.path == "/etc/hc.json" && paths.outbox.path == "/data/hearclear/outbox")
         #expect(ClientPaths(environment: ["HOME": "/home/ann"]).configFile.path == "/home/ann/.config/hearclear/config.json")
