@@ -212,14 +212,17 @@ import Testing
     }
 
     /// Weekdays that read the same are said once, together; the others each in their own words.
+    /// A weekday whose hours measured need these voices.
+    static func row(_ weekday: Weekday, _ efforts: [Int: VocalEffort]) -> ConversationLoudness.WeekdayRow {
+        .init(
+            weekday: weekday,
+            hours: (0..<24).map { hour in
+                ConversationCell(cell: LoudnessCell(weekday: weekday, hour: hour, levelDB: efforts[hour] == nil ? nil : 70, label: nil, checkins: 1, samples: 60), effort: efforts[hour])
+            })
+    }
+
     @Test func weekdaysThatReadTheSameAreSaidTogether() {
-        func row(_ weekday: Weekday, _ efforts: [Int: VocalEffort]) -> ConversationLoudness.WeekdayRow {
-            .init(
-                weekday: weekday,
-                hours: (0..<24).map { hour in
-                    ConversationCell(cell: LoudnessCell(weekday: weekday, hour: hour, levelDB: efforts[hour] == nil ? nil : 70, label: nil, checkins: 1, samples: 60), effort: efforts[hour])
-                })
-        }
+        let row = Self.row
         let loud: [Int: VocalEffort] = [20: .loud, 21: .veryLoud]
         let summary = PublicVenuePage.summary(
             [row(.monday, loud), row(.tuesday, loud), row(.wednesday, [:]), row(.friday, [18: .normal, 21: .notPossible]), row(.sunday, loud)], distance: "1 m")
@@ -234,13 +237,7 @@ import Testing
     /// where every hour measured needed a very loud voice: "at the loudest" told a reader that
     /// quieter hours needed less, and the quietest times listed below said otherwise.
     @Test func aWeekdayWhoseHoursAllNeedOneVoiceSaysThatVoice() {
-        func row(_ weekday: Weekday, _ efforts: [Int: VocalEffort]) -> ConversationLoudness.WeekdayRow {
-            .init(
-                weekday: weekday,
-                hours: (0..<24).map { hour in
-                    ConversationCell(cell: LoudnessCell(weekday: weekday, hour: hour, levelDB: efforts[hour] == nil ? nil : 75, label: nil, checkins: 1, samples: 60), effort: efforts[hour])
-                })
-        }
+        let row = Self.row
         let summary = PublicVenuePage.summary(
             Weekday.allCases.map { day in
                 switch day {

@@ -11,6 +11,11 @@ import Testing
 /// The findings of the security review and of a careful user (issue 25), each reproduced through
 /// the router on both stores: each of these failed on the code before its fix.
 @Suite struct SecurityReviewTests {
+    /// The ids of the venues `GET /api/v1/venues?q=` finds, in the order it lists them.
+    func venuesFound(_ client: any TestClientProtocol, q: String) async throws -> [String] {
+        try await client.execute(uri: "/api/v1/venues?q=\(q)", method: .get) { try decode(VenueList.self, $0).venues.map(\.id) }
+    }
+
     @Test(arguments: StoreKind.allCases) func anEmptyOrSemicolonContentTypeIsA415NotACrash(store: StoreKind) async throws {
         try await withApp(store: store) { client, database in
             for value in ["", ";", " ; ", ";charset=utf-8", ";;;"] {
@@ -31,13 +36,13 @@ import Testing
             _ = try await client.putVenue("other", token: token, name: "Bloomsbury+Annex")
             // As a browser's form sends it, and as a program percent-encodes it: the same answer.
             for q in ["Bloomsbury+Cafe", "Bloomsbury%20Cafe", "bloomsbury+cafe"] {
-                let found = try await client.execute(uri: "/api/v1/venues?q=\(q)", method: .get) { try decode(VenueList.self, $0).venues.map(\.id) }
+                let found = try await venuesFound(client, q: q)
                 #expect(found == ["bloomsbury"], "q=\(q)")
                 let page = try await client.execute(uri: "/venues?q=\(q)", method: .get) { String(buffer: $0.body) }
                 #expect(page.contains("href=\"/venues/bloomsbury\"") && !page.contains("href=\"/venues/other\""), "page for q=\(q)")
             }
             // A plus meant as a plus is percent-encoded, as browsers do.
-            let plus = try await client.execute(uri: "/api/v1/venues?q=Bloomsbury%2BAnnex", method: .get) { try decode(VenueList.self, $0).venues.map(\.id) }
+            let plus = try await venuesFound(client, q: "Bloomsbury%2BAnnex")
             #expect(plus == ["other"])
             let twice = try await client.execute(uri: "/api/v1/venues?q=a&q=b", method: .get)
             #expect(twice.status == .badRequest)
@@ -51,7 +56,7 @@ import Testing
             _ = try await client.putVenue("eclair", token: token, name: "Café Éclair")
             _ = try await client.putVenue("strasse", token: token, name: "Bar Ödön")
             for (q, expected) in [("CAF%C3%89", ["eclair"]), ("%C3%A9CLAIR", ["eclair"]), ("%C3%96D%C3%96N", ["strasse"]), ("caf%C3%A9", ["eclair"])] {
-                let found = try await client.execute(uri: "/api/v1/venues?q=\(q)", method: .get) { try decode(VenueList.self, $0).venues.map(\.id) }
+                let found = try await venuesFound(client, q: q)
                 #expect(found == expected, "q=\(q)")
             }
             // A NUL ended the text where the database read it, and every venue matched.
@@ -79,16 +84,16 @@ import Testing
                 ("cafe+muller", ["muller", "plain"]), ("CAF%C3%89+M%C3%9CLLER", ["muller", "plain"]), ("senor", ["senor"]), ("se%C3%B1or", ["senor"]),
                 ("annex", ["plain"]), ("joe%E2%80%99s", ["joes"]), ("anne's", ["annes"]),
             ] {
-                let found = try await client.execute(uri: "/api/v1/venues?q=\(q)", method: .get) { try decode(VenueList.self, $0).venues.map(\.id).sorted() }
+                let found = try await venuesFound(client, q: q).sorted()
                 #expect(found == expected, "q=\(q)")
                 let page = try await client.execute(uri: "/venues?q=\(q)", method: .get) { String(buffer: $0.body) }
                 #expect(expected.allSatisfy { page.contains("href=\"/venues/\($0)\"") }, "page for q=\(q)")
             }
             // A venue renamed is found by its new name's letters, not its old one's.
             _ = try await client.putVenue("senor", token: token, name: "Zoë's")
-            let renamed = try await client.execute(uri: "/api/v1/venues?q=zoe", method: .get) { try decode(VenueList.self, $0).venues.map(\.id) }
+            let renamed = try await venuesFound(client, q: "zoe")
             #expect(renamed == ["senor"])
-            let old = try await client.execute(uri: "/api/v1/venues?q=senor", method: .get) { try decode(VenueList.self, $0).venues.map(\.id) }
+            let old = try await venuesFound(client, q: "senor")
             #expect(old.isEmpty)
         }
     }
@@ -108,7 +113,7 @@ import Testing
                 // Alone, "and" is what the person looks for.
                 ("and", ["rock"]),
             ] {
-                let found = try await client.execute(uri: "/api/v1/venues?q=\(q)", method: .get) { try decode(VenueList.self, $0).venues.map(\.id).sorted() }
+                let found = try await venuesFound(client, q: q).sorted()
                 #expect(found == expected, "q=\(q)")
             }
         }
@@ -123,7 +128,7 @@ import Testing
             for (id, name) in [("zoo", "zoo bar"), ("eclair", "Éclair Bar"), ("apple", "apple bar"), ("bar", "Bar"), ("dock", "Dock Bar")] {
                 _ = try await client.putVenue(id, token: token, name: name)
             }
-            let found = try await client.execute(uri: "/api/v1/venues?q=bar", method: .get) { try decode(VenueList.self, $0).venues.map(\.id) }
+            let found = try await venuesFound(client, q: "bar")
             #expect(found == ["apple", "bar", "dock", "eclair", "zoo"])
         }
     }
