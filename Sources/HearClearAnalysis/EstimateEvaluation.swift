@@ -33,6 +33,15 @@ public struct EstimateEvaluation: Sendable, Equatable {
         1 - model.meanAbsoluteError / min(venueLevel.meanAbsoluteError, kindHour.meanAbsoluteError)
     }
 
+    /// `improvement` in a sentence, whichever way it goes: "… 40 % below the better baseline's (the
+    /// kind's hour)."; an estimate worse than a baseline is said to be above it.
+    public var comparison: String {
+        let baseline = venueLevel.meanAbsoluteError <= kindHour.meanAbsoluteError ? "the venue's level" : "the kind's hour"
+        let percent = Int((abs(improvement) * 100).rounded())
+        let relation = percent == 0 ? "" : "\(percent) % \(improvement > 0 ? "below" : "above") "
+        return "The estimate's error is \(relation)the better baseline's (\(baseline))."
+    }
+
     /// Check-ins go to folds in turn, in the order they first appear: deterministic for a store's ordered rows.
     public init<Key>(observations: [HourObservation<Key>], parameters: EstimateParameters = .standard, folds: Int = 10) {
         var foldOf: [Key: Int] = [:]

@@ -406,7 +406,7 @@ extension HearClearServerCommand {
                 print("  " + name.padding(toLength: 18, withPad: " ", startingAt: 0) + String(format: " %6.2f dB     %5.1f %%", score.meanAbsoluteError, score.coverage * 100))
             }
             print("")
-            print(String(format: "The estimate's error is %.0f %% below the better baseline's.", evaluation.improvement * 100))
+            print(evaluation.comparison)
             if let truthError {
                 print(String(format: "The truth itself, against the noisy check-ins, errs by %.2f dB.", truthError))
             }
