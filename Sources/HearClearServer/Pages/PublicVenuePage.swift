@@ -179,7 +179,7 @@ struct PublicVenuePage {
     static func summary(_ rows: [ConversationLoudness.WeekdayRow], distance: String, listener: Listener = .typical) -> [String] {
         let sayings = rows.map { (weekday: $0.weekday, saying: saying(for: $0, distance: distance, listener: listener)) }
         var sentences = sameWeekdays(sayings).map { "On \($0.days), \($0.saying)" }
-        let unmeasured = rows.filter { row in sayings.contains { $0.weekday == row.weekday && $0.saying == nil } }
+        let unmeasured = zip(rows, sayings).filter { $0.1.saying == nil }.map(\.0)
         if !sentences.isEmpty, !unmeasured.isEmpty {
             // Past three, the days measured are the shorter list, and the sentences above name them.
             let days = unmeasured.count <= 3 ? list(unmeasured.map { $0.weekday.rawValue.capitalized + "s" }) : "the other \(unmeasured.count) weekdays"
