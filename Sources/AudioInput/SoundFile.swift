@@ -98,11 +98,10 @@ public final class SoundFile: AudioSource {
         let seconds = Double(info.frames) / Double(info.samplerate)
         if let data = claims.first(where: { $0.name == "data" }), let frameBytes = bytesPerFrame(info), frameBytes > 0 {
             var problems = [
-                "the file ends after \(WAVFile.duration(seconds)) of the \(WAVFile.duration(Double(data.declared / frameBytes) / Double(info.samplerate))) (\(WAVFile.size(Double(data.declared)))) its header declares"
+                WAVFile.endsEarly(
+                    after: seconds, of: Double(data.declared / frameBytes) / Double(info.samplerate), declaredBytes: Double(data.declared))
             ]
-            if data.actual % frameBytes != 0 {
-                problems.append("it ends in the middle of a sample frame (the last \((data.actual % frameBytes).counted("byte")) \(data.actual % frameBytes == 1 ? "is" : "are") ignored)")
-            }
+            if data.actual % frameBytes != 0 { problems.append(WAVFile.cutFrame(data.actual % frameBytes)) }
             return problems.joined(separator: ", and ")
         }
         return "the file is \((first.declared - first.actual).counted("byte")) shorter than its header declares"

@@ -101,16 +101,25 @@ public final class WAVFile: AudioSource {
     private func noteShortfall(leftoverBytes: Int, framesRead: Int) {
         var problems: [String] = []
         if let declaredFrames, framesRead < declaredFrames {
-            let declaredBytes = Double(declaredFrames * bytesPerFrame)
             problems.append(
-                "the file ends after \(Self.duration(Double(framesRead) / Double(sampleRate))) of the \(Self.duration(Double(declaredFrames) / Double(sampleRate))) (\(Self.size(declaredBytes))) its header declares")
+                Self.endsEarly(
+                    after: Double(framesRead) / Double(sampleRate), of: Double(declaredFrames) / Double(sampleRate),
+                    declaredBytes: Double(declaredFrames * bytesPerFrame)))
         }
-        if leftoverBytes > 0 {
-            problems.append("it ends in the middle of a sample frame (the last \(leftoverBytes.counted("byte")) \(leftoverBytes == 1 ? "is" : "are") ignored)")
-        }
+        if leftoverBytes > 0 { problems.append(Self.cutFrame(leftoverBytes)) }
         if !problems.isEmpty {
             shortfall = "\(path): \(problems.joined(separator: ", and ")); measured what is there"
         }
+    }
+
+    /// A file shorter than its header says, in the words of both readers (this one and SoundFile's).
+    static func endsEarly(after seconds: Double, of declaredSeconds: Double, declaredBytes: Double) -> String {
+        "the file ends after \(duration(seconds)) of the \(duration(declaredSeconds)) (\(size(declaredBytes))) its header declares"
+    }
+
+    /// A file whose last frame is cut short, in the words of both readers.
+    static func cutFrame(_ leftoverBytes: Int) -> String {
+        "it ends in the middle of a sample frame (the last \(leftoverBytes.counted("byte")) \(leftoverBytes == 1 ? "is" : "are") ignored)"
     }
 
     static func duration(_ seconds: Double) -> String {
