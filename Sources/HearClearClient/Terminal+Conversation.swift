@@ -111,11 +111,11 @@ extension Terminal {
             : "At that hour no venue here allows a conversation: --at asks another hour, a larger --radius more venues, and `hearclear loudness ID --effort` a venue's hours."
     }
 
-    /// Venues within `radius` metres, easiest conversation first.
-    public func ranking(_ ranking: VenueRanking, unit: String, radius: Double) -> String {
+    /// Venues within `radius` metres (of the venue `around`, when asked near one), easiest
+    /// conversation first.
+    public func ranking(_ ranking: VenueRanking, unit: String, radius: Double, around venueID: String? = nil) -> String {
         let listener = ranking.hearingLoss ? " (for a listener with hearing loss)" : ""
         var lines = ["Easiest conversation on \(ranking.weekday.rawValue.capitalized) at \(String(format: "%02d:00", ranking.hour)), each venue's local time\(listener):"]
-        if ranking.venues.isEmpty { lines.append("  " + Self.noVenues(within: radius)) }
         for (index, venue) in ranking.venues.enumerated() {
             let effort = ranking.hearingLoss ? venue.cell.effortHearingLoss : venue.cell.effort
             let distance = venue.distanceM >= 1000 ? String(format: "%.1f km", venue.distanceM / 1000) : String(format: "%.0f m", venue.distanceM)
@@ -126,7 +126,11 @@ extension Terminal {
             } ?? "    no data for that hour"
             lines.append(String(format: "%3d. ", index + 1) + "\(venue.name) (\(venue.id)), \(distance): \(answer)")
         }
-        if let next = Self.whatToAskNext(ranking) { lines.append("  " + next) }
+        if let nothing = Self.nothingNear(ranking.venues.map(\.id), around: venueID, within: radius) {
+            lines.append("  " + nothing)
+        } else if let next = Self.whatToAskNext(ranking) {
+            lines.append("  " + next)
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -80,10 +80,14 @@ public struct Terminal: Sendable {
             + (classes.map { "  \($0.words)" } ?? "")
     }
 
-    /// A search near a place that found nothing, and what to try: most places are more than the
-    /// default kilometre from a venue someone has added.
-    public static func noVenues(within radius: Double) -> String {
-        "No venues within \(Int(radius)) m: a larger --radius looks further."
+    /// A search near a place that found nothing, or nothing but the venue it was asked near, and
+    /// what to try; nil when it found another venue. Most places are more than the default
+    /// kilometre from a venue someone has added, and a person asking near the venue they are in
+    /// wants somewhere else.
+    public static func nothingNear(_ found: [String], around venueID: String?, within radius: Double) -> String? {
+        if found.isEmpty { return "No venues within \(Int(radius)) m: a larger --radius looks further." }
+        guard let venueID, found.allSatisfy({ $0 == venueID }) else { return nil }
+        return "No other venue within \(Int(radius)) m of \(venueID): a larger --radius looks further."
     }
 
     /// After a list as long as its `--limit`: the server may hold more than it sent.

@@ -141,18 +141,19 @@ extension Hearclear {
             func run() async throws {
                 let name = words.joined(separator: " ")
                 let client = try Setup().client()
-                let place = try await near.flatMap { NearPlace($0) }?.coordinate(client)
+                let nearPlace = near.flatMap { NearPlace($0) }
+                let place = try await nearPlace?.coordinate(client)
                 let named = name.allSatisfy(\.isWhitespace) ? nil : name
                 let list = try await client.venues(named: named, near: place, radius: radius, limit: limit)
                 if json { return try printJSON(list) }
-                if list.venues.isEmpty {
-                    guard let named else { return print(Terminal.noVenues(within: radius)) }
+                if list.venues.isEmpty, let named {
                     let within = place == nil ? "" : " within \(Int(radius)) m"
                     print("No venue\(within) has \(named.split(whereSeparator: \.isWhitespace).count == 1 ? "“\(named)”" : "every word of “\(named)”") in its name.")
                 }
                 for venue in list.venues {
                     print((venue.distanceM.map { String(format: "%7.0f m  ", $0) } ?? "") + describe(venue))
                 }
+                if named == nil, let nothing = Terminal.nothingNear(list.venues.map(\.id), around: nearPlace?.venueID, within: radius) { print(nothing) }
                 if list.venues.count == limit { print(Terminal.listedAtMost(limit) + ", or add a word.") }
             }
         }
@@ -179,12 +180,13 @@ extension Hearclear {
 
             func run() async throws {
                 let client = try Setup().client()
-                let list = try await client.venues(near: try await place.coordinate(client), radius: radius, limit: limit)
+                let asked = try place
+                let list = try await client.venues(near: try await asked.coordinate(client), radius: radius, limit: limit)
                 if json { return try printJSON(list) }
-                if list.venues.isEmpty { print(Terminal.noVenues(within: radius)) }
                 for venue in list.venues {
                     print(String(format: "%7.0f m  ", venue.distanceM ?? 0) + describe(venue))
                 }
+                if let nothing = Terminal.nothingNear(list.venues.map(\.id), around: asked.venueID, within: radius) { print(nothing) }
                 if list.venues.count == limit { print(Terminal.listedAtMost(limit) + ".") }
             }
         }

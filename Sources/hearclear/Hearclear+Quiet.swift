@@ -35,12 +35,13 @@ extension Hearclear {
         func run() async throws {
             let setup = try Setup()
             let client = try setup.client()
-            let place = try await place.coordinate(client)
+            let asked = try place
+            let place = try await asked.coordinate(client)
             let answer = try await client.ranking(
                 near: place.latitude, place.longitude, at: at ?? WeekdayHour(Date(), in: .current),
                 hearingLoss: Listener.hearingLoss(listener, saved: setup.config), radius: radius, limit: limit)
             if json { return print(String(decoding: answer.json, as: UTF8.self)) }
-            print(Terminal.standardOutput.ranking(answer.ranking, unit: "dB(A)", radius: radius))
+            print(Terminal.standardOutput.ranking(answer.ranking, unit: "dB(A)", radius: radius, around: asked.venueID))
             if answer.ranking.venues.count == limit { print(Terminal.listedAtMost(limit) + ".") }
         }
     }

@@ -22,6 +22,11 @@ enum NearPlace {
 
     static let rule = "\(TypedPlace.rule), or a venue's id"
 
+    /// The venue asked near, which a list of what is near it holds too.
+    var venueID: String? {
+        if case .venue(let id) = self { id } else { nil }
+    }
+
     /// The place's coordinates; a venue's are asked of the server.
     func coordinate(_ client: APIClient) async throws -> Coordinate {
         switch self {

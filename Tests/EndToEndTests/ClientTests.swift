@@ -383,6 +383,10 @@ import Testing
         #expect(listed.status == 0 && listed.output.contains("0 m  hall  Music Hall"), "\(listed.output)\(listed.errors)")
         let found = try await hearclear("venue", "find", "music", "--near", "hall")
         #expect(found.status == 0 && found.output.contains("0 m  hall  Music Hall"), "\(found.output)\(found.errors)")
+        // Was: the venue itself and nothing after it, to a person asking for somewhere else.
+        let alone = "No other venue within 1000 m of hall: a larger --radius looks further."
+        #expect(nearVenue.output.hasSuffix("\n  \(alone)\n") && listed.output.hasSuffix("\n\(alone)\n"), "\(nearVenue.output)\(listed.output)")
+        #expect(try await hearclear("venue", "find", "--near", "hall").output.hasSuffix("\n\(alone)\n") && !found.output.contains(alone))
         let unknown = try await hearclear("quiet", "--near", "nowhere-bar")
         #expect(unknown.status != 0 && unknown.errors.contains("no venue has the id “nowhere-bar”"), "\(unknown.errors)")
         let cut = try await hearclear("quiet", "--near", "-0.001,0.001", "--at", "fri-20", "--limit", "1")
@@ -408,6 +412,11 @@ import Testing
         // As people write an hour (WeekdayHourTypedTests has the forms).
         let typed = try await hearclear("quiet", "--near", "0,0", "--at", "saturday 20:00")
         #expect(typed.status == 0 && typed.output.hasPrefix("Easiest conversation on Saturday at 20:00"), "\(typed.output)\(typed.errors)")
+
+        #expect(try await hearclear("venue", "add", "cafe", "--name", "Corner Cafe", "--lat", "0.001", "--lng", "0", "--timezone", "UTC").status == 0)
+        let company = try await hearclear("quiet", "--near", "hall", "--at", "fri-20")
+        #expect(company.output.contains("(cafe), 111 m: ") && !company.output.contains(alone), "\(company.output)")
+        #expect(!(try await hearclear("venue", "near", "hall").output.contains(alone)))
     }
 
     /// Was: a listener with hearing loss typed --hearing-loss on every `loudness --effort` and

@@ -133,6 +133,19 @@ import Testing
         #expect(text.hasSuffix("\n  No venues within 1000 m: a larger --radius looks further."), "\(text)")
     }
 
+    /// Was: asked near the venue one is in, a list of that venue alone, and nothing after it.
+    @Test func aVenueAskedNearAloneSaysNoOtherVenueIsThere() {
+        let hall = VenueRanking.Entry(
+            id: "hall", name: "Hall", latitude: 0, longitude: 0, timezone: "UTC", distanceM: 0,
+            cell: Self.cell(.friday, 20, level: 55, effort: .normal, hearingLoss: .raised))
+        let alone = Terminal(colors: false).ranking(
+            VenueRanking(weekday: .friday, hour: 20, hearingLoss: false, venues: [hall]), unit: "dB(A)", radius: 500, around: "hall")
+        #expect(alone.hasSuffix("\n  No other venue within 500 m of hall: a larger --radius looks further."), "\(alone)")
+        #expect(Terminal.nothingNear(["hall", "cafe"], around: "hall", within: 500) == nil)
+        #expect(Terminal.nothingNear(["hall"], around: nil, within: 500) == nil)
+        #expect(Terminal.nothingNear([], around: "hall", within: 500) == "No venues within 500 m: a larger --radius looks further.")
+    }
+
     /// Was: a 64.5 dB cell read 64 in the terminal (printf rounds halves to even) and 65 on the
     /// admin pages (Swift rounds them away from zero).
     @Test func aHalfDecibelRoundsUpInTheTerminalAsOnThePages() {
