@@ -116,7 +116,7 @@ import Testing
             #expect(venue.components(separatedBy: "<rect class=\"cell").count - 1 == 168)
             #expect(venue.components(separatedBy: "<rect class=\"cell empty\"").count - 1 == 167)
             #expect(venue.contains("Monday 20:00: 60.0 dB(A), quiet, 6 check-ins"))
-            #expect(venue.contains(#"<span class="number">1</span> outliers"#))
+            #expect(venue.contains(#"<span class="number">1</span> outlier</div>"#))
             let checkIn = String(buffer: try await get(client, "/admin/checkins/\(ids[0].wireString)").body)
             #expect(checkIn.contains(#"<svg class="chart session""#))
             #expect(checkIn.components(separatedBy: "<tr><td>").count - 1 >= 60)

@@ -27,6 +27,18 @@ struct PageChrome {
     }
 }
 
+/// A count shown with its noun apart, the number styled: grouped in threes, the noun agreeing
+/// with it ("1 venue", "147,940 samples").
+struct Count {
+    let number: String
+    let noun: String
+
+    init(_ count: Int, _ noun: String) {
+        number = count.grouped
+        self.noun = count.form(of: noun)
+    }
+}
+
 enum Formatting {
     static func utc(_ date: Date) -> String {
         local(date, timeZone: TimeZone(identifier: "UTC")!) + " UTC"
@@ -52,7 +64,7 @@ struct VenueRow {
     let id: String
     let name: String
     let timezone: String
-    let checkins: Int
+    let checkins: String
     let latest: String
     /// In the "loudest" listing: the level over the chosen hours, and its label.
     let level: String?
@@ -62,7 +74,7 @@ struct VenueRow {
         id = listing.id
         name = listing.name
         timezone = listing.timezone
-        checkins = listing.checkIns
+        checkins = listing.checkIns.grouped
         latest = listing.latestCheckIn.map(Formatting.utc) ?? "never"
         self.level = level.map(Formatting.level)
         label = level.flatMap { level in scale?.label(for: level) }
@@ -80,7 +92,7 @@ struct DeviceRow {
     let platform: String
     let firstSeen: String
     let lastSeen: String
-    let checkins: Int
+    let checkins: String
     let outlierShare: String
     let banned: Bool
     /// A quarter or more of at least 4 check-ins were outliers: worth a look.
@@ -92,7 +104,7 @@ struct DeviceRow {
         platform = listing.platform
         firstSeen = Formatting.utc(listing.firstSeen)
         lastSeen = Formatting.utc(listing.lastSeen)
-        checkins = listing.checkIns
+        checkins = listing.checkIns.grouped
         outlierShare = Formatting.share(listing.outliers, of: listing.checkIns)
         banned = listing.banned
         suspicious = listing.checkIns >= 4 && listing.outliers * 4 >= listing.checkIns
@@ -108,8 +120,8 @@ struct CheckInRow {
     let started: String
     let level: String
     let label: String
-    let samples: Int
-    let dropped: Int
+    let samples: Count
+    let dropped: String
     let status: String
     let marked: Bool
 
@@ -122,8 +134,8 @@ struct CheckInRow {
         started = Formatting.utc(listing.startedAt)
         level = Formatting.level(listing.levelDB)
         label = listing.levelDB.map(scale.label(for:)) ?? ""
-        samples = listing.samples
-        dropped = listing.droppedSamples
+        samples = Count(listing.samples, "sample")
+        dropped = listing.droppedSamples.grouped
         status = listing.status.rawValue
         marked = listing.markedOutlier
     }

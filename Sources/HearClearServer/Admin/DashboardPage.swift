@@ -5,10 +5,7 @@ import HearClearCore
 enum DashboardPage {
     struct Model {
         let chrome: PageChrome
-        let venues: Int
-        let devices: Int
-        let checkins: Int
-        let samples: Int
+        let totals: [Count]
         let droppedShare: String
         let outlierShare: String
         let tooShortShare: String
@@ -24,7 +21,9 @@ enum DashboardPage {
         let totals = read.totals
         return Model(
             chrome: PageChrome(title: "Dashboard", csrf: session.csrfToken, section: "dashboard"),
-            venues: totals.venues, devices: totals.devices, checkins: totals.checkIns, samples: totals.samples,
+            totals: [
+                Count(totals.venues, "venue"), Count(totals.devices, "device"), Count(totals.checkIns, "check-in"), Count(totals.samples, "sample"),
+            ],
             droppedShare: Formatting.share(totals.droppedSamples, of: totals.samples),
             outlierShare: Formatting.share(totals.outlierCheckIns, of: totals.checkIns),
             tooShortShare: Formatting.share(totals.tooShortCheckIns, of: totals.checkIns),

@@ -14,10 +14,10 @@ enum VenuePage {
         let kind: String
         let kinds: [KindChoice]
         let heatmap: String
-        let checkins: Int
-        let usable: Int
-        let outliers: Int
-        let tooShort: Int
+        let checkins: Count
+        let usable: String
+        let outliers: Count
+        let tooShort: String
         let overall: String
         let overallLabel: String
         let spread: String
@@ -59,9 +59,9 @@ enum VenuePage {
             kind: detail.venue.kind?.rawValue ?? "kind not said",
             kinds: VenueKind.allCases.map { KindChoice(value: $0.rawValue, selected: $0 == detail.venue.kind) },
             heatmap: Charts.heatmap(loudness, scale: scale),
-            checkins: detail.checkIns.count, usable: usableLevels.count,
-            outliers: detail.checkIns.filter { $0.status == .outlier }.count,
-            tooShort: detail.checkIns.filter { $0.status == .tooShort }.count,
+            checkins: Count(detail.checkIns.count, "check-in"), usable: usableLevels.count.grouped,
+            outliers: Count(detail.checkIns.filter { $0.status == .outlier }.count, "outlier"),
+            tooShort: detail.checkIns.filter { $0.status == .tooShort }.count.grouped,
             overall: Formatting.level(loudness.overall.levelDB), overallLabel: loudness.overall.label ?? "",
             spread: spread(usableLevels), conversation: conversation(overall, rules: rules), music: MusicHours.sayings(detail.aggregates),
             // The check-ins are listed below: the hours go without the public pages' confidence.

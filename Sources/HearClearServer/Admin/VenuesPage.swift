@@ -20,7 +20,8 @@ enum VenuesPage {
         let fromHours: [Option]
         let toHours: [Option]
         let venues: [VenueRow]
-        let total: Int
+        /// How many venues the listing holds, in words.
+        let total: String
         let page: Int
         let pages: Int
         let previousLink: String?
@@ -74,7 +75,7 @@ enum VenuesPage {
                 + Weekday.allCases.map { Option(value: $0.rawValue, text: $0.rawValue.capitalized, selected: window.weekday == $0.index) },
             fromHours: (0..<24).map { Option(value: "\($0)", text: String(format: "%02d:00", $0), selected: $0 == window.hours.lowerBound) },
             toHours: (0..<24).map { Option(value: "\($0)", text: String(format: "%02d:59", $0), selected: $0 == window.hours.upperBound) },
-            venues: rows, total: total, page: page, pages: pages,
+            venues: rows, total: total.counted("venue"), page: page, pages: pages,
             previousLink: page > 1 ? link(page - 1) : nil, nextLink: page < pages ? link(page + 1) : nil)
     }
 }
