@@ -58,6 +58,8 @@ import Testing
             // Every second at 59.5 or 60.5 dB(A): the spread in words, and each quiet hour's range.
             #expect(html.contains("Eight seconds in ten it is from 60 to 61 dB(A); half the time it is louder than 61 dB(A)."), "\(html)")
             #expect(html.contains("<td>60.0 dB(A)</td><td>60–61 dB(A)</td>"))
+            // Was: green "quiet" beside a loud voice for the same hour, and nothing to say why.
+            #expect(html.contains(#"<p class="note">A label names a level on this server’s scale, not whether you can talk there: the voice grid above says that. At 70 dB(A), still “quiet”, a listener 1 m away typically needs a loud voice.</p>"#))
 
             let empty = try await page(client, "/venues/nowhere", status: .notFound)
             #expect(empty.contains("There is no venue with the id “nowhere”"))
@@ -90,6 +92,7 @@ import Testing
             #expect(html.contains(#"<span class="visually-hidden">Friday 20:00: very loud voice</span>"#))
             #expect(html.contains(#"<span class="visually-hidden">Friday 17:00: raised voice</span>"#))
             #expect(html.contains("Voice a listener with hearing loss at 1 m understands"))
+            #expect(html.contains("At 70 dB(A), still “quiet”, a listener with hearing loss 1 m away typically cannot follow even a very loud voice."))
             let quiet = try #require(html.components(separatedBy: "<table class=\"quiet\">").last?.components(separatedBy: "</table>").first)
             let rows = quiet.components(separatedBy: "<tr><th scope=\"row\">").dropFirst()
             #expect(rows.prefix(2).allSatisfy { $0.contains("low confidence") && $0.contains("raised voice") }, "\(quiet)")
@@ -219,6 +222,15 @@ import Testing
             hours: (0..<24).map { hour in
                 ConversationCell(cell: LoudnessCell(weekday: weekday, hour: hour, levelDB: efforts[hour] == nil ? nil : 70, label: nil, checkins: 1, samples: 60), effort: efforts[hour])
             })
+    }
+
+    /// Said only where the scale's quietest label reaches a level that takes more than a normal voice.
+    @Test func theLabelNoteFollowsTheScale() {
+        let calm = LabelScale(bands: [.init(label: "calm", maxDB: 55), .init(label: "busy", maxDB: nil)])
+        #expect(PublicVenuePage.labelNote(scale: calm, listener: .typical, distance: "1 m") == nil)
+        #expect(PublicVenuePage.labelNote(scale: LabelScale(bands: [.init(label: "any", maxDB: nil)]), listener: .typical, distance: "1 m") == nil)
+        let raised = PublicVenuePage.labelNote(scale: LabelScale(bands: [.init(label: "calm", maxDB: 62), .init(label: "busy", maxDB: nil)]), listener: .typical, distance: "2 m")
+        #expect(raised?.hasSuffix("At 62 dB(A), still “calm”, a listener 2 m away typically needs a raised voice.") == true, "\(raised ?? "nil")")
     }
 
     @Test func weekdaysThatReadTheSameAreSaidTogether() {

@@ -64,6 +64,9 @@ struct PublicVenuePage {
     let music: [String]
     let levels: [HourRow]
     let levelLegend: [Legend]
+    /// That a label is not a conversation, where the scale's quietest label reaches a level that
+    /// takes more than a normal voice.
+    let labelNote: String?
     let efforts: [HourRow]
     let effortLegend: [Legend]
     let quietHours: [QuietHour]
@@ -115,6 +118,7 @@ struct PublicVenuePage {
                     return Cell(text: "\(Level.whole(level))", spoken: "\(place): \(Self.level(level)), \(label), \(cell.confidence.rawValue) confidence", tone: tone)
                 })
         }
+        labelNote = Self.labelNote(scale: scale, listener: listener, distance: distance)
         levelLegend = scale.bands.map { band in
             Legend(
                 text: "\(band.label): \(band.maxDB.map { "up to \(Int($0)) dB(A)" } ?? "louder")", tone: Palette.className(ofTone: Palette.tone(forLabel: band.label, scale: scale)), mark: "")
@@ -156,6 +160,20 @@ struct PublicVenuePage {
             guard hearingLoss else { return cell.effortRange?.last }
             return cell.interval80.map { rules.conversation(estimatedLevel: $0[1]).effortHearingLoss }
         }
+    }
+
+    /// A person who reads green "quiet" beside a red "loud voice" for one hour is owed why: the
+    /// label names a level on the server's scale; the voice follows ISO 9921 (estimated from the
+    /// A-weighted level at the top of the quietest band, as for an unmeasured hour). Nil when that
+    /// level takes a normal voice or less, and for a scale whose quietest band has no top.
+    static func labelNote(scale: LabelScale, listener: Listener, distance: String) -> String? {
+        guard let quietest = scale.bands.first, let top = quietest.maxDB else { return nil }
+        let conversation = listener.rules.conversation(estimatedLevel: top)
+        let effort = listener.hearingLoss ? conversation.effortHearingLoss : conversation.effort
+        guard effort > .normal else { return nil }
+        return "A label names a level on this server’s scale, not whether you can talk there: the voice grid above says that. "
+            + "At \(Int(top)) dB(A), still “\(quietest.label)”, \(listener.hearingLoss ? "a listener with hearing loss" : "a listener") \(distance) away typically "
+            + (effort == .notPossible ? "cannot follow even a very loud voice." : "needs a \(effort.words).")
     }
 
     /// The `count` easiest hours of the week for a conversation, as the pages show them.
