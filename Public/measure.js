@@ -146,8 +146,7 @@ async function start() {
       audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false, sampleRate: { ideal: 48000 }, channelCount: { ideal: 1 } },
     });
   } catch (error) {
-    statusText.textContent = `The microphone is not available (${error.name}): allow it for this site in the browser's settings and try again.` +
-      (window.isSecureContext ? "" : " Browsers give the microphone only to pages served over HTTPS.");
+    statusText.textContent = `The microphone is not available: ${microphoneProblem(error)}.`;
     startButton.disabled = false;
     return;
   }
@@ -201,6 +200,30 @@ async function start() {
   statusText.textContent = problems.length
     ? `Measuring, but this check-in will not be sent: this browser did not turn off what would change its levels (${problems.join("; ")}). ${elsewhere()}`
     : `Measuring for ${minutesAndSeconds(duration)} unless you stop. Keep this page open and the phone still, away from your mouth.`;
+}
+
+/**
+ * Why the browser gave no microphone, and what the person can do about it, by the error it named
+ * (Media Capture and Streams, getUserMedia): allowing it in the settings helps only where it was
+ * refused.
+ */
+function microphoneProblem(error) {
+  if (!window.isSecureContext || !navigator.mediaDevices) {
+    return "browsers give the microphone only to pages served over HTTPS (or from this computer), and this one is not";
+  }
+  switch (error.name) {
+    case "NotAllowedError":
+    case "SecurityError":
+      return "this site may not use it: allow the microphone for it in the browser's settings (on a phone, for the browser in the phone's settings too) and try again";
+    case "NotFoundError":
+    case "OverconstrainedError":
+      return "this device has none the browser can use: connect one, or measure from a phone";
+    case "NotReadableError":
+    case "AbortError":
+      return "something else is using it, such as a call or a recording app: end that and try again";
+    default:
+      return `the browser said ${error.name}: allow the microphone for this site in the browser's settings and try again`;
+  }
 }
 
 /**

@@ -38,8 +38,9 @@ MICROPHONE is what the browser says of the processing it applies to the micropho
 (the default: the browser's own answers), "webkit" (as Safari and every browser on an iPhone
 answer: echo cancellation is the only switch they name, no automatic gain control or noise
 suppression, whether asked for or in the settings), "webkit-echo" (WebKit with echo cancellation
-left on), or "unreported" (a browser that knows the gain control switch but does not say how it
-set it).
+left on), "unreported" (a browser that knows the gain control switch but does not say how it
+set it), or a browser that gives none: "denied" (the person refused it), "missing" (none
+connected) or "busy" (another app holds it).
 """
 import re
 import sys
@@ -113,6 +114,12 @@ MediaStreamTrack.prototype.getSettings = function () {
 };
 """,
 }
+# A browser that gives no microphone, with the error it names: refused by the person ("denied"),
+# none connected ("missing"), or taken by another app ("busy").
+for kind, error in (("denied", "NotAllowedError"), ("missing", "NotFoundError"), ("busy", "NotReadableError")):
+    MICROPHONES[kind] = f"""
+navigator.mediaDevices.getUserMedia = async () => {{ throw new DOMException("no microphone", "{error}"); }};
+"""
 
 SET_VISIBLE = """
 hearclearScreen.visible = arguments[0];

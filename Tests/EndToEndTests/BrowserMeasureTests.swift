@@ -515,6 +515,24 @@ import FoundationNetworking
         }
     }
 
+    /// Was: "The microphone is not available (NotFoundError): allow it for this site in the
+    /// browser's settings", to a person whose computer has no microphone, or whose call holds it:
+    /// the settings help only where the microphone was refused.
+    @Test(arguments: [
+        ("denied", "this site may not use it: allow the microphone for it in the browser's settings"),
+        ("missing", "this device has none the browser can use: connect one, or measure from a phone"),
+        ("busy", "something else is using it, such as a call or a recording app: end that and try again"),
+    ]) func aMicrophoneTheBrowserDoesNotGiveSaysWhatToDo(microphone: String, advice: String) async throws {
+        let (server, database, file) = try await corner("no-microphone-\(microphone)")
+        let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder, microphone: microphone)
+        let said = try await browser.ask("wait The microphone is not available")
+        await browser.quit()
+        await server.stop()
+        #expect(said.contains("The microphone is not available: \(advice)"), "\(said)")
+        #expect(microphone == "denied" || !said.contains("settings"), "\(said)")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "0")
+    }
+
     /// Was: "105,5" typed as a calibration where the browser reads numbers with a point was no
     /// number to the page, which measured on with the server's calibration and said nothing of
     /// what the person had typed. A calibration the page cannot read is said, and stops the start.
