@@ -1,3 +1,5 @@
+import Foundation
+
 extension WeekdayHour {
     /// A weekday and an hour as people type them on the command line: `friday-20` as the API
     /// takes it, and `friday 20`, `Saturday 20:00`, `sat 20h`, `fri 8pm`. The API keeps the one
@@ -24,4 +26,16 @@ extension WeekdayHour {
 
     /// What a bad value typed on the command line is told.
     public static let typedRule = "a weekday and an hour, like friday-20, \"friday 20:00\" or \"fri 8pm\""
+
+    /// Why `text`, typed for `option`, is no weekday and hour: a time with minutes is told the hour
+    /// it lies in, since the answers are kept per hour; anything else, the forms `rule` names.
+    public static func typedProblem(_ text: String, option: String, rule: String = typedRule) -> String {
+        if let minutes = text.range(of: ":[0-5][0-9]", options: .regularExpression),
+            let hour = WeekdayHour(typed: text.replacingCharacters(in: minutes, with: ":00"))
+        {
+            let clock = { String(format: "%02d:00", $0) }
+            return "\(option) takes whole hours, as the answers are kept per hour: “\(text)” lies in \(hour) (\(clock(hour.hour)) to \(clock((hour.hour + 1) % 24)))"
+        }
+        return "\(option) must be \(rule)"
+    }
 }

@@ -352,14 +352,11 @@ extension Hearclear {
         @Flag(help: "A grid of how often music is heard (% of the classified seconds) instead of levels.") var music = false
         @Flag(help: "The same for speech.") var speech = false
         @Flag var listener: Listener?
-        @Option(help: ArgumentHelp("One local weekday and hour, e.g. friday-20 or \"fri 8pm\".", valueName: "weekday-hour"), transform: Self.weekdayHour)
-        var at: WeekdayHour?
+        @Option(
+            help: ArgumentHelp("One local weekday and hour, e.g. friday-20 or \"fri 8pm\", or now (the hour it is at the venue).", valueName: "weekday-hour"),
+            transform: AskedHour.typed)
+        var at: AskedHour?
         @Flag(help: "Print the server's JSON document.") var json = false
-
-        static func weekdayHour(_ text: String) throws -> WeekdayHour {
-            guard let value = WeekdayHour(typed: text) else { throw ValidationError("--at must be \(WeekdayHour.typedRule)") }
-            return value
-        }
 
         func validate() throws {
             if listener != nil && !effort && at == nil { throw ValidationError("--hearing-loss and --typical-hearing go with --effort or --at") }
@@ -382,10 +379,13 @@ extension Hearclear {
             if effort || music || speech || at != nil {
                 let answer = try await client.conversationLoudness(venueID: venueID)
                 if json { return print(String(decoding: answer.json, as: UTF8.self)) }
-                let name = (try? await client.venue(id: venueID).name) ?? venueID
+                let venue = try? await client.venue(id: venueID)
+                let name = venue?.name ?? venueID
                 if effort { print(Terminal.standardOutput.effortGrid(answer.loudness, hearingLoss: hearingLoss, venueName: name)) }
                 if music || speech { print(Terminal.standardOutput.shareGrid(answer.loudness, of: music ? .music : .speech, venueName: name)) }
-                if let at {
+                if let asked = at {
+                    // Now is the hour it is at the venue, on its clock: the one its answers are kept by.
+                    let at = asked.weekdayHour(in: venue.flatMap { TimeZone(identifier: $0.timezone) } ?? .current)
                     if effort || music || speech { print() }
                     let cell = answer.loudness.grid[at.weekday.index].hours[at.hour]
                     print(Terminal.standardOutput.cellSummary(cell, at: at, unit: answer.loudness.unit, venueName: name))

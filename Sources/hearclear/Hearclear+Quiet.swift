@@ -13,9 +13,9 @@ extension Hearclear {
         @Option(parsing: .unconditional, help: ArgumentHelp("The place, e.g. -33.87,151.21, or a venue's id.", valueName: "latitude,longitude|venue-id"))
         var near: String
         @Option(
-            help: ArgumentHelp("Local weekday and hour, e.g. friday-20 or \"saturday 20:00\"; now, by this computer's clock, if left out.", valueName: "weekday-hour"),
-            transform: LoudnessCommand.weekdayHour)
-        var at: WeekdayHour?
+            help: ArgumentHelp("Local weekday and hour, e.g. friday-20 or \"saturday 20:00\"; now, by this computer's clock, if left out or now.", valueName: "weekday-hour"),
+            transform: AskedHour.typed)
+        var at: AskedHour?
         @Flag var listener: Listener?
         @Option(help: "Metres around the place.") var radius: Double = 1000
         @Option(help: "At most this many venues.") var limit: Int = 20
@@ -38,7 +38,7 @@ extension Hearclear {
             let asked = try place
             let place = try await asked.coordinate(client)
             let answer = try await client.ranking(
-                near: place.latitude, place.longitude, at: at ?? WeekdayHour(Date(), in: .current),
+                near: place.latitude, place.longitude, at: (at ?? .now).weekdayHour(in: .current),
                 hearingLoss: Listener.hearingLoss(listener, saved: setup.config), radius: radius, limit: limit)
             if json { return print(String(decoding: answer.json, as: UTF8.self)) }
             print(Terminal.standardOutput.ranking(answer.ranking, unit: "dB(A)", radius: radius, around: asked.venueID))

@@ -407,6 +407,17 @@ import Testing
         let nowhere = try await hearclear("quiet", "--near", "95,0")
         #expect(nowhere.errors.contains("--near must be") && nowhere.errors.contains("Usage: hearclear quiet"), "\(nowhere.errors)")
 
+        // loudness --at now: the hour it is at the venue (UTC), not on this computer's clock.
+        let venueBefore = Self.weekdayHour(now: Date(), in: .gmt)
+        let venueNow = try await Executable.run("hearclear", ["loudness", "hall", "--at", "now"], environment: environment.merging(["TZ": zone.identifier]) { $1 })
+        let venueAfter = Self.weekdayHour(now: Date(), in: .gmt)
+        #expect(venueNow.status == 0, "\(venueNow.errors)")
+        #expect([venueBefore, venueAfter].contains { venueNow.output.hasPrefix("Music Hall, \($0.replacingOccurrences(of: " at ", with: " ")): ") }, "\(venueNow.output)")
+        let nowQuiet = try await Executable.run("hearclear", ["quiet", "--near", "0,0", "--at", "now"], environment: environment.merging(["TZ": zone.identifier]) { $1 })
+        #expect(nowQuiet.output.hasPrefix("Easiest conversation on \(before)") || nowQuiet.output.hasPrefix("Easiest conversation on \(after)"), "\(nowQuiet.output)")
+        let minutes = try await hearclear("loudness", "hall", "--at", "fri 8:30pm")
+        #expect(minutes.status != 0 && minutes.errors.contains("“fri 8:30pm” lies in friday-20 (20:00 to 21:00)"), "\(minutes.errors)")
+
         let wrong = try await hearclear("quiet", "--near", "0,0", "--at", "someday")
         #expect(wrong.status != 0 && wrong.errors.contains(#"--at must be a weekday and an hour, like friday-20, "friday 20:00" or "fri 8pm""#), "\(wrong.errors)")
         // As people write an hour (WeekdayHourTypedTests has the forms).

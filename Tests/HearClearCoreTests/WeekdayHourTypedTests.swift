@@ -18,4 +18,15 @@ struct WeekdayHourTypedTests {
     func anythingElseIsRefused(text: String) {
         #expect(WeekdayHour(typed: text) == nil, "\(text)")
     }
+
+    /// Was: "fri 8:30pm" got the forms --at takes, as if the weekday or the hour were wrong: the
+    /// minutes were, and the hour they lie in is said.
+    @Test func aTimeWithMinutesIsToldTheHourItLiesIn() {
+        #expect(
+            WeekdayHour.typedProblem("fri 8:30pm", option: "--at")
+                == "--at takes whole hours, as the answers are kept per hour: “fri 8:30pm” lies in friday-20 (20:00 to 21:00)")
+        #expect(WeekdayHour.typedProblem("sat 23:45", option: "--at").hasSuffix("lies in saturday-23 (23:00 to 00:00)"))
+        #expect(WeekdayHour.typedProblem("someday 20:30", option: "--at") == "--at must be \(WeekdayHour.typedRule)")
+        #expect(WeekdayHour.typedProblem("friday 20:00 21", option: "--at", rule: "R") == "--at must be R")
+    }
 }
