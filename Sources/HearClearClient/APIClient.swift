@@ -89,6 +89,11 @@ public struct APIClient: Sendable {
         try await send("GET", "venues/\(try Self.pathComponent(id))").decoded()
     }
 
+    /// The venue's public page on this server, for people (docs/public-pages.md).
+    public func publicPage(ofVenue id: String) -> URL {
+        server.appendingPathComponent("venues").appendingPathComponent(id)
+    }
+
     /// Venues whose names hold each of `words`, by name; or near `place` within `radius` metres,
     /// nearest first; or both.
     public func venues(named words: String? = nil, near place: Coordinate? = nil, radius: Double = 1000, limit: Int = 20) async throws -> VenueList {

@@ -110,13 +110,17 @@ extension Hearclear {
         }
 
         struct Show: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show a venue and its overall loudness.")
+            static let configuration = CommandConfiguration(abstract: "Show a venue, its overall loudness, its place and its public page.")
             @Argument var venueID: String
             @Flag(help: "Print the server's JSON.") var json = false
 
             func run() async throws {
-                let venue = try await Setup().client().venue(id: venueID)
-                if json { try printJSON(venue) } else { print(describe(venue)) }
+                let client = try Setup().client()
+                let venue = try await client.venue(id: venueID)
+                if json { return try printJSON(venue) }
+                print(describe(venue))
+                // The page is what a person passes on to a friend who cannot hear well, who has no terminal.
+                print("  at \(String(format: "%.5f, %.5f", venue.latitude, venue.longitude)) · its page: \(client.publicPage(ofVenue: venue.id).absoluteString)")
             }
         }
 

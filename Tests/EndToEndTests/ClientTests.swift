@@ -1,4 +1,5 @@
 import Foundation
+import FoundationNetworking
 import LoopbackHTTP
 import HearClearCore
 import TestCluster
@@ -86,6 +87,12 @@ import Testing
         #expect(near.output.contains("22 m  e2e-bar  E2E Bar"), "\(near.output)")
         let shown = try await hearclear("venue", "show", "e2e-bar", "--json")
         #expect(try JSONDecoder().decode(Venue.self, from: Data(shown.output.utf8)).checkins == 1)
+        // Was: the venue's line alone, where a person wants the page to pass on, which opens.
+        let page = try await hearclear("venue", "show", "e2e-bar")
+        let address = "\(server.url.absoluteString)/venues/e2e-bar"
+        #expect(page.output.hasSuffix("\n  at -33.86880, 151.20930 · its page: \(address)\n"), "\(page.output)")
+        let (_, response) = try await URLSession.shared.data(from: try #require(URL(string: address)))
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
     }
 
     /// Music from a Debian package (Ogg, 44.1 kHz stereo), checked in: API v2 carries every
