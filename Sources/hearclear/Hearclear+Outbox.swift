@@ -41,11 +41,14 @@ extension Hearclear {
             }
             if json { return try printJSON(Listing(waiting: waiting, rejected: rejected)) }
             if waiting.isEmpty && rejected.isEmpty { return print("Nothing waits to go up, and the server refused nothing.") }
-            print("Waiting to go up (\(waiting.count)):")
-            for entry in waiting { print("  " + entry.line) }
-            print("Refused by the server (\(rejected.count)):")
-            for entry in rejected { print("  " + entry.line + "\n      " + (entry.reason ?? "")) }
+            // A heading over nothing says nothing: each list is shown only when it holds something.
+            if !waiting.isEmpty {
+                print("Waiting to go up (\(waiting.count)):")
+                for entry in waiting { print("  " + entry.line) }
+            }
             if !rejected.isEmpty {
+                print("Refused by the server (\(rejected.count)):")
+                for entry in rejected { print("  " + entry.line + "\n      " + (entry.reason ?? "")) }
                 print("`hearclear outbox --retry ID` (or --all) sends refused ones again with the next sync; `--discard ID` deletes one for good.")
             }
         }

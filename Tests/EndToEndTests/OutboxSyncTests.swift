@@ -181,6 +181,8 @@ import Testing
         let listed = try await hearclear(["outbox"])
         #expect(listed.status == 0)
         #expect(listed.output.contains("Refused by the server (1):") && listed.output.contains(ids[0].wireString))
+        // Was: "Waiting to go up (0):" over nothing, above the one list that held something.
+        #expect(!listed.output.contains("Waiting to go up"), "\(listed.output)")
         #expect(listed.output.contains("server answered 422: venue pub does not exist"), "\(listed.output)")
         // A refused check-in is listed with what it holds (it said "?  started unreadable" of v2 files).
         #expect(listed.output.contains("\(ids[0].wireString)  pub  started ") && !listed.output.contains("unreadable"), "\(listed.output)")
