@@ -231,7 +231,8 @@ extension HearClearServerCommand {
             abstract: "Drop the raw samples of check-ins older than the retention (what `serve` does daily when retention_days is set).",
             discussion: "Each check-in keeps its level and per-hour sums, so no answer changes and `verify` still passes.")
 
-        @Option(help: "Keep this many days of samples (default: retention_days of the config file).")
+        // Unconditional: "--days -3" is a wrong number of days, not a missing one.
+        @Option(parsing: .unconditional, help: "Keep this many days of samples (default: retention_days of the config file).")
         var days: Int?
 
         @Option(help: ArgumentHelp("The server's JSON config file (env HEARCLEAR_CONFIG).", valueName: "path"))
@@ -251,7 +252,7 @@ extension HearClearServerCommand {
             let pruned = try await database.withStore { store in
                 try await store.pruneSamples(startedBefore: Date().addingTimeInterval(-Double(days) * 86_400), at: Date())
             }
-            print("\(try database.location): dropped the samples of \(pruned.counted("check-in")) older than \(days) days")
+            print("\(try database.location): dropped the samples of \(pruned.counted("check-in")) older than \(days.counted("day"))")
         }
     }
 

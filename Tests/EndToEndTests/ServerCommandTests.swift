@@ -137,6 +137,8 @@ import FoundationNetworking
         }
         let wrong: [([String], String)] = [
             (["prune", "--days", "0", "--database", database], "Usage: hearclear-server prune"),
+            // Was: "Missing value for '--days <days>'", as if no number had been given.
+            (["prune", "--days", "-3", "--database", database], "--days must be at least 1"),
             (["serve", "--port", "70000", "--database", database], "Usage: hearclear-server serve"),
             (["copy", "--from", database, "--to", missing], "Usage: hearclear-server copy"),
         ]
@@ -155,7 +157,7 @@ import FoundationNetworking
         #expect(try await Executable.run("hearclear-server", ["prune", "--database", path]).errors.contains("--days N, or retention_days in the config file"))
         let pruned = try await Executable.run("hearclear-server", ["prune", "--days", "7", "--database", path])
         #expect(pruned.status == 0, "\(pruned.errors)")
-        #expect(pruned.output.contains("dropped the samples of"), "\(pruned.output)")
+        #expect(pruned.output.contains("dropped the samples of") && pruned.output.hasSuffix(" older than 7 days\n"), "\(pruned.output)")
         #expect(Int(try await database.query(ServerDatabase.storedSeconds))! < Int(samples)!)
         #expect(try await database.query("SELECT COUNT(*) FROM checkin WHERE samples_pruned_at IS NOT NULL AND started_at > \(database.secondsAgo(7 * 86400))") == "0")
         let verified = try await Executable.run("hearclear-server", ["verify", "--database", path])
@@ -166,6 +168,8 @@ import FoundationNetworking
         let rebuilt = try await Executable.run("hearclear-server", ["rebuild", "--database", path])
         #expect(rebuilt.status == 0, "\(rebuilt.errors)")
         #expect(try await Executable.run("hearclear-server", ["verify", "--database", path]).status == 0)
+        // Was: "older than 1 days".
+        #expect(try await Executable.run("hearclear-server", ["prune", "--days", "1", "--database", path]).output.hasSuffix(" older than 1 day\n"))
     }
 
     /// `evaluate` on the demo, on both stores: the same check-ins give the same figures; an empty
