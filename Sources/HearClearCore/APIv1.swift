@@ -282,6 +282,15 @@ public enum CheckInStatus: String, Codable, Sendable, CaseIterable {
     case tooShort = "too_short"
     /// Far from the venue's usual level at that time; stored, not counted.
     case outlier
+
+    /// The status as people read it ("too short"), where the API's spelling would show.
+    public var words: String {
+        switch self {
+        case .accepted: "accepted"
+        case .tooShort: "too short"
+        case .outlier: "outlier"
+        }
+    }
 }
 
 /// `POST /api/v1/checkins` answer.

@@ -161,7 +161,12 @@ import Testing
             #expect(counted.contains("Counted: 60.0 dB(A) is within 6.0 dB of the median 60.0 dB(A) of 6 other check-ins at the same weekday and hour."))
             let short = makeCheckIn(venue: "v1", start: "2026-11-17T10:00:00Z", seconds: 9)
             _ = try await client.postCheckIn(short, token: token)
-            #expect(String(buffer: try await get(client, "/admin/checkins/\(short.id.wireString)").body).contains("Too short: 9 samples kept"))
+            let shortPage = String(buffer: try await get(client, "/admin/checkins/\(short.id.wireString)").body)
+            #expect(shortPage.contains("Too short: 9 samples kept"))
+            // Was: the status as the API spells it, "too_short", on the page and in the venue's table.
+            #expect(shortPage.contains(#"<span class="number status">too short</span>"#) && !shortPage.contains(">too_short<"), "\(shortPage)")
+            let venue = String(buffer: try await get(client, "/admin/venues/v1").body)
+            #expect(venue.contains(#"<tr class="status-too_short">"#) && venue.contains(#"<span class="status">too short</span>"#), "\(venue)")
             var spiky = makeCheckIn(venue: "v1", start: "2026-11-18T10:00:00Z")
             spiky.samples[10].avg = -5
             spiky.samples[10].peak = -1

@@ -122,7 +122,9 @@ struct CheckInRow {
     let label: String
     let samples: Count
     let dropped: String
+    /// The status as the API spells it, for the row's class, and in words.
     let status: String
+    let statusWords: String
     let marked: Bool
 
     init(_ listing: CheckInListing, scale: LabelScale) {
@@ -137,6 +139,7 @@ struct CheckInRow {
         samples = Count(listing.samples, "sample")
         dropped = listing.droppedSamples.grouped
         status = listing.status.rawValue
+        statusWords = listing.status.words
         marked = listing.markedOutlier
     }
 }
