@@ -35,7 +35,11 @@ import Testing
     @Test(arguments: StoreKind.allCases) func aVenuePageSaysWhenYouCanTalkThere(store: StoreKind) async throws {
         try await withApp(store: store) { client, _ in
             try await measureBistro(client)
+            let before = WeekdayHour(Date(), in: .gmt)
             let html = try await page(client, "/venues/bistro")
+            let after = WeekdayHour(Date(), in: .gmt)
+            // The hour it is now at the venue (UTC), first under "Can you talk there?".
+            #expect([before, after].contains { html.contains("<p class=\"now\"><strong>Now, \($0.weekday.rawValue.capitalized) \(String(format: "%02d", $0.hour)):00 at the venue: ") }, "\(html)")
             #expect(html.contains(#"Hard of hearing, or wearing hearing aids? <a href="/venues/bistro?hearing_loss=true">"#))
             #expect(html.contains("<title>Bistro &lt;Quiet&gt; &amp; Co · HearClear</title>"))
             #expect(html.contains(#"<p class="overall">A restaurant · Overall <strong>"#))
@@ -231,6 +235,26 @@ import Testing
         #expect(PublicVenuePage.labelNote(scale: LabelScale(bands: [.init(label: "any", maxDB: nil)]), listener: .typical, distance: "1 m") == nil)
         let raised = PublicVenuePage.labelNote(scale: LabelScale(bands: [.init(label: "calm", maxDB: 62), .init(label: "busy", maxDB: nil)]), listener: .typical, distance: "2 m")
         #expect(raised?.hasSuffix("At 62 dB(A), still “calm”, a listener 2 m away typically needs a raised voice.") == true, "\(raised ?? "nil")")
+    }
+
+    /// Was: a person at the door read a week of sentences and two grids to learn what a
+    /// conversation takes now; the page says the hour it is at the venue first.
+    @Test func thePageSaysWhatAConversationTakesNowAtTheVenue() {
+        let row = Self.row
+        var grid = Weekday.allCases.map { row($0, $0 == .friday ? [20: .loud] : [:]) }
+        #expect(
+            PublicVenuePage.rightNow(grid, at: WeekdayHour(weekday: .friday, hour: 20), distance: "1 m").hasPrefix(
+                "Now, Friday 20:00 at the venue: expect a loud voice to be understood at 1 m (70.0 dB(A), "))
+        #expect(
+            PublicVenuePage.rightNow(grid, at: WeekdayHour(weekday: .monday, hour: 3), distance: "1 m")
+                == "Now, Monday 03:00 at the venue: nobody has measured this hour, or hours like it, yet.")
+        grid[4].hours[21] = grid[4].hours[20]
+        grid[4].hours[21].estimated = true
+        #expect(
+            PublicVenuePage.rightNow(grid, at: WeekdayHour(weekday: .friday, hour: 21), distance: "1 m")
+                == "Now, Friday 21:00 at the venue: nobody has measured this hour yet; similar hours suggest a loud voice.")
+        grid[4].hours[20].effort = .notPossible
+        #expect(PublicVenuePage.rightNow(grid, at: WeekdayHour(weekday: .friday, hour: 20), distance: "1 m").contains(": conversation is not possible (70.0 dB(A), "))
     }
 
     @Test func weekdaysThatReadTheSameAreSaidTogether() {

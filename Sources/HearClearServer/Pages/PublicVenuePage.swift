@@ -67,6 +67,8 @@ struct PublicVenuePage {
     /// That a label is not a conversation, where the scale's quietest label reaches a level that
     /// takes more than a normal voice.
     let labelNote: String?
+    /// The hour it is now at the venue, in words.
+    let rightNow: String
     let efforts: [HourRow]
     let effortLegend: [Legend]
     let quietHours: [QuietHour]
@@ -81,7 +83,7 @@ struct PublicVenuePage {
         let full: String
     }
 
-    init(venue: VenueSummary, aggregates: [LoudnessAggregate], context: AnswerContext, hearingLoss: Bool) {
+    init(venue: VenueSummary, aggregates: [LoudnessAggregate], context: AnswerContext, hearingLoss: Bool, now: Date = Date()) {
         let scale = context.scale
         self.hearingLoss = hearingLoss
         hearingLossMargin = Self.amount(context.rules.hearingLossSNRDB, unit: "dB")
@@ -140,6 +142,8 @@ struct PublicVenuePage {
         }
         effortLegend = VocalEffort.allCases.map { Legend(text: $0.words, tone: Palette.className(ofTone: Palette.tone(for: $0)), mark: $0.mark) }
         summary = Self.summary(loudness.grid, distance: distance, listener: listener)
+        rightNow = Self.rightNow(
+            loudness.grid, at: WeekdayHour(now, in: TimeZone(identifier: venue.venue.timezone) ?? .gmt), distance: distance, listener: listener)
         spread = Self.spread(overallCell)
         music = MusicHours.sayings(aggregates)
         quietHours = Self.quietHours(id: venue.id, aggregates: aggregates, context: context, count: 6, hearingLoss: hearingLoss)
@@ -219,6 +223,17 @@ struct PublicVenuePage {
             if let index = grouped.firstIndex(where: { $0.saying == saying }) { grouped[index].days.append(day) } else { grouped.append(([day], saying)) }
         }
         return grouped.map { (list($0.days), $0.saying) }
+    }
+
+    /// The hour it is now on the venue's clock, in words: the first question of a person at the
+    /// door, or deciding whether to go. Its level and confidence when measured; an estimate says so.
+    static func rightNow(_ grid: [ConversationLoudness.WeekdayRow], at now: WeekdayHour, distance: String, listener: Listener = .typical) -> String {
+        let cell = grid[now.weekday.index].hours[now.hour]
+        let when = "Now, \(now.weekday.rawValue.capitalized) \(clock(now.hour)) at the venue"
+        guard let effort = listener.effort(cell), let level = cell.cell.levelDB else { return "\(when): nobody has measured this hour, or hours like it, yet." }
+        if cell.estimated { return "\(when): nobody has measured this hour yet; similar hours suggest \(voice(cell, listener: listener))." }
+        let voice = effort == .notPossible ? "conversation is not possible" : "expect a \(effort.words) to be understood at \(distance)"
+        return "\(when): \(voice) (\(Self.level(level)), \(cell.cell.confidence.rawValue) confidence)."
     }
 
     /// The voice an estimated hour asks for, with the louder one its interval allows: "a raised
