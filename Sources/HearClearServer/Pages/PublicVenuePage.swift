@@ -83,7 +83,7 @@ struct PublicVenuePage {
         let full: String
     }
 
-    init(venue: VenueSummary, aggregates: [LoudnessAggregate], context: AnswerContext, hearingLoss: Bool, now: Date = Date()) {
+    init(venue: VenueSummary, aggregates: [LoudnessAggregate], context: AnswerContext, hearingLoss: Bool) {
         let scale = context.scale
         self.hearingLoss = hearingLoss
         hearingLossMargin = Self.amount(context.rules.hearingLossSNRDB, unit: "dB")
@@ -143,7 +143,7 @@ struct PublicVenuePage {
         effortLegend = VocalEffort.allCases.map { Legend(text: $0.words, tone: Palette.className(ofTone: Palette.tone(for: $0)), mark: $0.mark) }
         summary = Self.summary(loudness.grid, distance: distance, listener: listener)
         rightNow = Self.rightNow(
-            loudness.grid, at: WeekdayHour(now, in: TimeZone(identifier: venue.venue.timezone) ?? .gmt), distance: distance, listener: listener)
+            loudness.grid, at: WeekdayHour(Date(), in: TimeZone(identifier: venue.venue.timezone) ?? .gmt), distance: distance, listener: listener)
         spread = Self.spread(overallCell)
         music = MusicHours.sayings(aggregates)
         quietHours = Self.quietHours(id: venue.id, aggregates: aggregates, context: context, count: 6, hearingLoss: hearingLoss)
@@ -157,6 +157,7 @@ struct PublicVenuePage {
         static let typical = Listener(hearingLoss: false, rules: .standard)
 
         func effort(_ cell: ConversationCell) -> VocalEffort? { hearingLoss ? cell.effortHearingLoss : cell.effort }
+        func effort(_ conversation: Conversation) -> VocalEffort { hearingLoss ? conversation.effortHearingLoss : conversation.effort }
 
         /// The effort at the loud end of an estimate's interval (the answers give typical
         /// hearing's as `effort_range`; with hearing loss it follows from the same level).
@@ -172,8 +173,7 @@ struct PublicVenuePage {
     /// level takes a normal voice or less, and for a scale whose quietest band has no top.
     static func labelNote(scale: LabelScale, listener: Listener, distance: String) -> String? {
         guard let quietest = scale.bands.first, let top = quietest.maxDB else { return nil }
-        let conversation = listener.rules.conversation(estimatedLevel: top)
-        let effort = listener.hearingLoss ? conversation.effortHearingLoss : conversation.effort
+        let effort = listener.effort(listener.rules.conversation(estimatedLevel: top))
         guard effort > .normal else { return nil }
         return "A label names a level on this server’s scale, not whether you can talk there: the voice grid above says that. "
             + "At \(Int(top)) dB(A), still “\(quietest.label)”, \(listener.hearingLoss ? "a listener with hearing loss" : "a listener") \(distance) away typically "
