@@ -81,7 +81,9 @@ public struct Conversation: Sendable, Equatable {
     /// The one order of every ranking by conversation: the least effort first (for a listener with
     /// hearing loss, or not), then what was measured before what is estimated, then the quieter place.
     public func isEasier(than other: Conversation, hearingLoss: Bool = false) -> Bool {
-        let (mine, theirs) = hearingLoss ? (effortHearingLoss, other.effortHearingLoss) : (effort, other.effort)
-        return (mine, estimated ? 1 : 0, levelDB) < (theirs, other.estimated ? 1 : 0, other.levelDB)
+        (effort(hearingLoss: hearingLoss), estimated ? 1 : 0, levelDB) < (other.effort(hearingLoss: hearingLoss), other.estimated ? 1 : 0, other.levelDB)
     }
+
+    /// The effort for a listener with hearing loss, or with typical hearing.
+    public func effort(hearingLoss: Bool) -> VocalEffort { hearingLoss ? effortHearingLoss : effort }
 }

@@ -17,14 +17,13 @@ extension Terminal {
     /// The weekday × hour grid of the vocal effort a conversation needs (for a listener with hearing
     /// loss, or not), in the heatmap's layout.
     public func effortGrid(_ loudness: ConversationLoudness, hearingLoss: Bool, venueName: String? = nil) -> String {
-        func effort(_ cell: ConversationCell) -> VocalEffort? { hearingLoss ? cell.effortHearingLoss : cell.effort }
         var lines: [String] = []
-        let overall = effort(loudness.overall).map { "overall \($0.words)" } ?? "no data"
+        let overall = loudness.overall.effort(hearingLoss: hearingLoss).map { "overall \($0.words)" } ?? "no data"
         let listener = hearingLoss ? "a listener with hearing loss" : "a listener"
         lines.append("\(venueName ?? loudness.venueID): the voice \(listener) understands across a table; \(overall), \(loudness.overall.cell.checkins.counted("check-in"))")
         // An estimated hour (nobody measured it) is its mark after a tilde, unpainted: it must not
         // read as a measurement at a glance.
-        lines += rows(of: loudness) { cell in effort(cell).map { cell.estimated ? " ~" + $0.mark : painted("  " + $0.mark, background: Self.color(for: $0)) } }
+        lines += rows(of: loudness) { cell in cell.effort(hearingLoss: hearingLoss).map { cell.estimated ? " ~" + $0.mark : painted("  " + $0.mark, background: Self.color(for: $0)) } }
         let legend = VocalEffort.allCases.map { "\(painted($0.mark, background: Self.color(for: $0))) \($0.words)" }
         lines.append("Legend: " + legend.joined(separator: "  ") + "  ~ estimated (nobody measured that hour)  · no data   (venue's local time)")
         return lines.joined(separator: "\n")
@@ -104,7 +103,7 @@ extension Terminal {
     /// Where no venue of a ranking allows a conversation at its hour, what the listener may ask
     /// instead; nil where one does (or there are no venues, which says so itself).
     static func whatToAskNext(_ ranking: VenueRanking) -> String? {
-        let efforts = ranking.venues.compactMap { ranking.hearingLoss ? $0.cell.effortHearingLoss : $0.cell.effort }
+        let efforts = ranking.venues.compactMap { $0.cell.effort(hearingLoss: ranking.hearingLoss) }
         if ranking.venues.isEmpty || efforts.contains(where: { $0 != .notPossible }) { return nil }
         return efforts.isEmpty
             ? "No venue here has been measured at that hour: --at asks another hour, and `hearclear checkin ID` measures one."
@@ -117,7 +116,7 @@ extension Terminal {
         let listener = ranking.hearingLoss ? " (for a listener with hearing loss)" : ""
         var lines = ["Easiest conversation on \(ranking.weekday.rawValue.capitalized) at \(String(format: "%02d:00", ranking.hour)), each venue's local time\(listener):"]
         for (index, venue) in ranking.venues.enumerated() {
-            let effort = ranking.hearingLoss ? venue.cell.effortHearingLoss : venue.cell.effort
+            let effort = venue.cell.effort(hearingLoss: ranking.hearingLoss)
             let distance = venue.distanceM >= 1000 ? String(format: "%.1f km", venue.distanceM / 1000) : String(format: "%.0f m", venue.distanceM)
             let answer = effort.map { effort in
                 venue.cell.estimated

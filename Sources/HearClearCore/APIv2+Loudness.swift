@@ -50,6 +50,9 @@ public struct ConversationCell: Codable, Sendable, Equatable {
     /// possibly loud); `null` for a measured cell.
     public var effortRange: [VocalEffort]?
 
+    /// The effort for a listener with hearing loss, or with typical hearing.
+    public func effort(hearingLoss: Bool) -> VocalEffort? { hearingLoss ? effortHearingLoss : effort }
+
     public init(
         cell: LoudnessCell, sil: Double? = nil, silEstimated: Bool? = nil, effort: VocalEffort? = nil, effortHearingLoss: VocalEffort? = nil,
         intelligibility: Intelligibility? = nil, l10: Double? = nil, l50: Double? = nil, l90: Double? = nil, lafmaxP90: Double? = nil,
@@ -208,6 +211,9 @@ public struct QuietTimes: Codable, Sendable, Equatable {
         /// An hour nobody measured, estimated (ranked after measured hours of equal effort), with its 80 % interval.
         public var estimated: Bool
         public var interval80: [Double]?
+
+        /// The effort for a listener with hearing loss, or with typical hearing.
+        public func effort(hearingLoss: Bool) -> VocalEffort { hearingLoss ? effortHearingLoss : effort }
 
         public init(
             weekday: Weekday, hour: Int, levelDB: Double, label: String, sil: Double, silEstimated: Bool, effort: VocalEffort,

@@ -156,8 +156,8 @@ struct PublicVenuePage {
 
         static let typical = Listener(hearingLoss: false, rules: .standard)
 
-        func effort(_ cell: ConversationCell) -> VocalEffort? { hearingLoss ? cell.effortHearingLoss : cell.effort }
-        func effort(_ conversation: Conversation) -> VocalEffort { hearingLoss ? conversation.effortHearingLoss : conversation.effort }
+        func effort(_ cell: ConversationCell) -> VocalEffort? { cell.effort(hearingLoss: hearingLoss) }
+        func effort(_ conversation: Conversation) -> VocalEffort { conversation.effort(hearingLoss: hearingLoss) }
 
         /// The effort at the loud end of an estimate's interval (the answers give typical
         /// hearing's as `effort_range`; with hearing loss it follows from the same level).
@@ -187,7 +187,7 @@ struct PublicVenuePage {
         return QuietTimes(venueID: id, weekday: nil, aggregates: aggregates, context: context, hearingLoss: hearingLoss).hours.prefix(count).map { hour in
             let spread = cells[LocalHour(weekday: hour.weekday.index, hour: hour.hour)]?.spread
             let between = hour.interval80.flatMap { range($0[0], $0[1]).map { "about \($0)" } } ?? spread.flatMap { range($0.l90, $0.l10) } ?? "–"
-            let effort = hearingLoss ? hour.effortHearingLoss : hour.effort
+            let effort = hour.effort(hearingLoss: hearingLoss)
             return QuietHour(
                 when: "\(hour.weekday.rawValue.capitalized) \(clock(hour.hour))", level: (hour.estimated ? "~" : "") + level(hour.levelDB), range: between,
                 effort: effort.words, tone: Palette.className(ofTone: Palette.tone(for: effort)),

@@ -108,7 +108,7 @@ struct VenueSearchPage {
                 : "Easiest conversation on \(ranking.weekday.rawValue.capitalized)s at \(hour)"
             more = ranking.venues.count > Self.shown ? "More venues are near than these \(Self.shown), none easier to talk in." : nil
             results = ranking.venues.prefix(Self.shown).map { venue in
-                let effort = hearingLoss ? venue.cell.effortHearingLoss : venue.cell.effort
+                let effort = venue.cell.effort(hearingLoss: hearingLoss)
                 let level = venue.cell.cell.levelDB.map(PublicVenuePage.level) ?? ""
                 return Result(
                     id: venue.id, name: venue.name, place: "\(distance(venue.distanceM)) · \(venue.timezone)",
