@@ -21,7 +21,7 @@ public struct ClientPaths: Sendable {
             ?? home.appendingPathComponent(".config", isDirectory: true)
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
             ?? home.appendingPathComponent(".local/share", isDirectory: true)
-        self.configFile = environment["HEARCLEAR_CONFIG"].map { URL(fileURLWithPath: $0) }
+        self.configFile = environment["HEARCLEAR_CONFIG"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? configHome.appendingPathComponent("hearclear/config.json")
         self.dataFolder = dataHome.appendingPathComponent("hearclear", isDirectory: true)
     }
@@ -59,12 +59,29 @@ public struct ClientConfig: Codable, Sendable, Equatable {
 
     /// The saved config, or an empty one when there is none yet.
     public static func load(from file: URL) throws -> ClientConfig {
-        guard FileManager.default.fileExists(atPath: file.path) else { return ClientConfig() }
-        do {
-            return try JSONDecoder().decode(ClientConfig.self, from: Data(contentsOf: file))
-        } catch {
-            throw Invalid(description: "\(file.path) is not a valid hearclear config: \(error)")
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder) else { return ClientConfig() }
+        if isFolder.boolValue {
+            throw Invalid(description: "\(file.path) is a folder: HEARCLEAR_CONFIG names the config file itself, like \(file.appendingPathComponent("config.json").path)")
         }
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw Invalid(description: "cannot read \(file.path): \((error as NSError).localizedDescription)")
+        }
+        // Foundation's own words name its types and debug descriptions; a person editing the file
+        // needs where it went wrong, and that the token is in it.
+        let problem: String
+        do {
+            return try JSONDecoder().decode(ClientConfig.self, from: data)
+        } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
+            problem = "“\(context.codingPath.map(\.stringValue).joined(separator: "."))” holds a value of another kind than hearclear writes there"
+        } catch {
+            problem = "it is not JSON"
+        }
+        throw Invalid(
+            description: "\(file.path) is not a hearclear config: \(problem). Mend it, or move it away and register again (`hearclear register --server URL`, as a new device).")
     }
 
     public func save(to file: URL) throws {
@@ -83,7 +100,7 @@ public struct ClientConfig: Codable, Sendable, Equatable {
 
     /// The server to talk to: `$HEARCLEAR_SERVER` wins over the config.
     public func serverURL(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> URL {
-        guard let text = environment["HEARCLEAR_SERVER"] ?? server else {
+        guard let text = environment["HEARCLEAR_SERVER"].flatMap({ $0.isEmpty ? nil : $0 }) ?? server else {
             throw Invalid(description: "no server configured: run `hearclear register --server URL` or set HEARCLEAR_SERVER")
         }
         guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {

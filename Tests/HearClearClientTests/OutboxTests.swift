@@ -273,13 +273,31 @@ func temporaryPaths() throws -> ClientPaths {
         let paths = ClientPaths(environment: ["HOME": "/home/ann", "XDG_DATA_HOME": "/data", "HEARCLEAR_CONFIG": "/etc/hc.json"])
         #expect(paths.configFile.path == "/etc/hc.json" && paths.outbox.path == "/data/hearclear/outbox")
         #expect(ClientPaths(environment: ["HOME": "/home/ann"]).configFile.path == "/home/ann/.config/hearclear/config.json")
+        // Was: an empty HEARCLEAR_CONFIG named the working folder ("/work is not a valid hearclear
+        // config: Error Domain=NSCocoaErrorDomain…"), an empty HEARCLEAR_SERVER " is not an http(s)
+        // URL"; empty is unset, as for XDG_CONFIG_HOME.
+        #expect(ClientPaths(environment: ["HOME": "/home/ann", "HEARCLEAR_CONFIG": ""]).configFile.path == "/home/ann/.config/hearclear/config.json")
+        #expect(try config.serverURL(environment: ["HEARCLEAR_SERVER": ""]).host == "a.example")
     }
 
+    /// Was: Foundation's errors as they came ("Error Domain=NSCocoaErrorDomain Code=256 …",
+    /// "DecodingError.dataCorrupted: Data was corrupted. Debug description: …").
     @Test func aCorruptConfigIsAClearError() throws {
         let paths = try temporaryPaths()
-        try FileManager.default.createDirectory(at: paths.configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data("{".utf8).write(to: paths.configFile)
-        #expect(throws: ClientConfig.Invalid.self) { try ClientConfig.load(from: paths.configFile) }
+        let file = paths.configFile
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let mend = "Mend it, or move it away and register again (`hearclear register --server URL`, as a new device)"
+        for (text, problem) in [
+            ("{", "it is not JSON"), ("", "it is not JSON"),
+            (#"{"server": 3}"#, "“server” holds a value of another kind than hearclear writes there"),
+        ] {
+            try Data(text.utf8).write(to: file)
+            #expect(throws: ClientConfig.Invalid(description: "\(file.path) is not a hearclear config: \(problem). \(mend).")) { try ClientConfig.load(from: file) }
+        }
+        let folder = file.deletingLastPathComponent()
+        #expect(throws: ClientConfig.Invalid(description: "\(folder.path) is a folder: HEARCLEAR_CONFIG names the config file itself, like \(folder.path)/config.json")) {
+            try ClientConfig.load(from: folder)
+        }
     }
 }
 
