@@ -32,38 +32,6 @@ extension Hearclear {
         }
     }
 
-    struct Calibrate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Save this microphone's calibration: dB added to dBFS to estimate dB SPL.",
-            discussion: "Play a steady sound, read a sound level meter (dB A) and `hearclear meter` (dBFS) side by side; the calibration is their difference.")
-
-        @Argument(help: "Calibration in dB (e.g. 112.5); without one, shows the saved calibration.", transform: AudioOptions.decibels)
-        var db: Double?
-
-        @Flag(help: "Forget the saved calibration (the server's default applies).")
-        var clear = false
-
-        func validate() throws {
-            if clear && db != nil { throw ValidationError("give a calibration in dB, or --clear, not both") }
-            if let db, !Level.plausibleDB.contains(db) { throw ValidationError("the calibration must be \(Level.plausibleDBText) dB") }
-        }
-
-        func run() async throws {
-            let setup = try Setup()
-            var config = setup.config
-            guard clear || db != nil else {
-                print(config.calibrationDB.map { "Calibration: \(Self.format($0)) dB (saved in \(setup.paths.configFile.path))." }
-                    ?? "No calibration saved: the server applies its default (\(Self.format(Level.defaultCalibrationDB)) dB unless its operators set one). `hearclear calibrate DB` saves one.")
-                return
-            }
-            config.calibrationDB = db
-            try config.save(to: setup.paths.configFile)
-            print(db.map { "Calibration \(Self.format($0)) dB saved." } ?? "Calibration cleared.")
-        }
-
-        static func format(_ db: Double) -> String { String(format: "%g", db) }
-    }
-
     struct VenueCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "venue", abstract: "Add, show and find venues.", subcommands: [Add.self, Show.self, Find.self, Near.self])
@@ -239,7 +207,7 @@ extension Hearclear {
             let client = try setup.client(needsToken: true)
             try await checkVenue(setup)
 
-            let source = try audio.openSource()
+            let source = try audio.source.open()
             let calibration = audio.calibrationDB(setup.config)
             let outbox = Outbox(paths: setup.paths)
             let started = Date(timeIntervalSince1970: audio.startedAt(startedAt?.date, source: source).timeIntervalSince1970.rounded(.down))
@@ -250,7 +218,7 @@ extension Hearclear {
             // A run of the same recording killed before it sealed would hold its id.
             try outbox.recoverInterruptedRecordings()
             let recording = try outbox.begin(header)
-            let planned = audio.plannedSeconds(duration.seconds, source: source) ?? duration.seconds
+            let planned = audio.source.plannedSeconds(duration.seconds, source: source) ?? duration.seconds
             var progress = Progress(total: planned, calibrationDB: calibration, interval: audio.interval)
             note("Checking in at \(venueID) for \(Terminal.clock(planned)); Ctrl-C ends early.")
             let outcome = try await Measurement(source: source, interval: audio.interval, weighting: .a, duration: duration.seconds).run { sample, seconds in
@@ -417,13 +385,13 @@ extension Hearclear {
         @Flag(help: "Print the intervals as JSON at the end.") var json = false
 
         func run() async throws {
-            let source = try audio.openSource()
+            let source = try audio.source.open()
             let calibration = audio.calibrationDB(try Setup().config)
             var samples: [Sample] = []
             var lastSeconds = audio.interval
             let interactive = isatty(STDOUT_FILENO) == 1 && !json
             var live = LiveMeter(
-                terminal: Terminal.standardOutput, total: audio.plannedSeconds(duration?.seconds, source: source), calibrationDB: calibration,
+                terminal: Terminal.standardOutput, total: audio.source.plannedSeconds(duration?.seconds, source: source), calibrationDB: calibration,
                 interval: audio.interval)
             try await Measurement(source: source, interval: audio.interval, weighting: weighting, duration: duration?.seconds).run { sample, seconds in
                 let line = live.line(after: sample, seconds: seconds)

@@ -18,14 +18,7 @@ struct Hearclear: AsyncParsableCommand {
 
 /// Where audio comes from and how it is measured; the same in `checkin` and `meter`.
 struct AudioOptions: ParsableArguments {
-    @Option(name: [.customShort("D"), .long], help: "ALSA capture device, as arecord -D names it (default: default).")
-    var device: String?
-
-    @Option(help: ArgumentHelp("Read this audio file (WAV, FLAC, Ogg, Opus, MP3; or a pipe of WAV) instead of the microphone.", valueName: "path"))
-    var file: String?
-
-    @Option(help: "Capture sample rate in Hz (default: 48000, else 44100).")
-    var rate: Int?
+    @OptionGroup var source: AudioSourceOptions
 
     @Option(help: "dB added to dBFS to estimate dB SPL (default: the one saved with `hearclear calibrate`).", transform: Self.decibels)
     var calibration: Double?
@@ -33,10 +26,11 @@ struct AudioOptions: ParsableArguments {
     @Option(help: "Seconds per measurement interval.")
     var interval: Double = 1
 
+    /// The recording `--file` names, if any.
+    var file: String? { source.file }
+
     func validate() throws {
-        if device != nil && file != nil { throw ValidationError("use either --device or --file, not both") }
         try Self.validate(interval: interval, calibration: calibration)
-        if let rate, !(8000...192_000).contains(rate) { throw ValidationError("--rate must be between 8000 and 192000") }
     }
 
     /// A calibration as typed. A decimal comma, as many keyboards write it, is told how it is read
@@ -55,24 +49,11 @@ struct AudioOptions: ParsableArguments {
         if let calibration, !Level.plausibleDB.contains(calibration) { throw ValidationError("--calibration must be \(Level.plausibleDBText) dB") }
     }
 
-    func openSource() throws -> any AudioSource {
-        if let file { return try AudioFile.open(file) }
-        return try ALSACapture(device: device ?? "default", rate: rate)
-    }
-
     /// When a recording began: `--started-at`, else, for a file, the date it carries (a `DATE`
     /// tag), else its modification time (when the recorder finished writing it) less its length;
     /// else now, for the microphone.
     func startedAt(_ option: Date?, source: any AudioSource) -> Date {
         Self.startedAt(option, file: file, source: source)
-    }
-
-    /// How long a run will measure, to say so before it starts: `duration`, or a file's length
-    /// where that is shorter (the run stops at the file's end); nil when neither is known (a
-    /// microphone without a duration).
-    func plannedSeconds(_ duration: Double?, source: any AudioSource) -> Double? {
-        guard file != nil, let length = AudioFile.declaredSeconds(of: source) else { return duration }
-        return min(duration ?? length, length)
     }
 
     /// What names a recording, so that this device checking it in again is the same check-in to

@@ -330,6 +330,23 @@ import Testing
         }
     }
 
+    /// Was: a person with a sound level meter subtracted two readings by hand (docs/client.md's
+    /// steps). The −37 dBFS tone reads −40.01 dBFS(A): at 70 dB(A) on the meter, 110.
+    @Test func calibrateMeasuresASteadySoundAgainstAMetersReading() async throws {
+        let measured = try await hearclear("calibrate", "--reading", "70", "--file", try recording())
+        #expect(measured.status == 0, "\(measured.errors)")
+        #expect(measured.output == "Leq -40.01 dBFS over 00:10, steady within 0.0 dB: 70 dB(A) on the meter makes the calibration 110 dB.\nCalibration 110 dB saved.\n", "\(measured.output)")
+        #expect(try await hearclear("calibrate").output.hasPrefix("Calibration: 110 dB"))
+        // A sound that steps by 10 dB halfway is refused, and the saved calibration stays.
+        let steps = Signal.sine(frequency: 1000, dBFS: -37, seconds: 5, sampleRate: 48_000) + Signal.sine(frequency: 1000, dBFS: -27, seconds: 5, sampleRate: 48_000)
+        let unsteady = try await hearclear("calibrate", "--reading", "75", "--file", try temporaryFile("steps.wav", WAVWriter.data(steps, sampleRate: 48_000, format: .int16)))
+        #expect(unsteady.status != 0 && unsteady.errors.contains("the sound was not steady: its level moved over 10.0 dB in 00:10"), "\(unsteady.errors)")
+        #expect(unsteady.errors.contains("; nothing saved"), "\(unsteady.errors)")
+        #expect(try await hearclear("calibrate").output.hasPrefix("Calibration: 110 dB"))
+        let sourceWithoutReading = try await hearclear("calibrate", "--file", try recording())
+        #expect(sourceWithoutReading.status != 0 && sourceWithoutReading.errors.contains("--device, --file and --rate say what to measure for --reading"))
+    }
+
     /// The calibration steps of docs/client.md read the Leq `meter` ends with; uncalibrated it is dBFS.
     @Test func meterEndsWithTheRunsLeq() async throws {
         let plain = try await hearclear("meter", "--file", try recording())
