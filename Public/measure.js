@@ -165,7 +165,7 @@ async function start() {
     session = {
       stream, context, node, problems, rate: context.sampleRate, details: filters.bands !== null,
       classesModel: detected !== null ? filters.classes.model.version : null, detected, loudEvents: filters.loud_events ?? null,
-      fewestCounted: filters.fewest_counted_intervals ?? null,
+      fewestCounted: filters.fewest_counted_intervals ?? null, silence: filters.silence_db ?? null,
       calibration: calibration(), serverCalibration: applied, startedAt: new Date(), intervals: [], wakeLock: null,
     };
     node.port.onmessage = (event) => received(event.data);
@@ -247,7 +247,10 @@ function received(message) {
   levelText.textContent = shown.toFixed(0);
   // Stopped sooner, a check-in is stored but does not count: said while it would not.
   const counts = session.fewestCounted !== null && seconds < session.fewestCounted ? `, counts from ${minutesAndSeconds(session.fewestCounted)}` : "";
-  elapsedText.textContent = `${minutesAndSeconds(seconds)} of ${minutesAndSeconds(duration)} measured${counts}` + (message.classes && session.detected !== null ? ` · ${heard(message.classes, session.detected)}` : "");
+  // Silence is no quiet room: the server drops it, and the person can still unmute (the CLI's words).
+  const silent = session.silence !== null && message.avg < session.silence;
+  elapsedText.textContent = `${minutesAndSeconds(seconds)} of ${minutesAndSeconds(duration)} measured${counts}`
+    + (silent ? " · no sound: is the microphone muted?" : message.classes && session.detected !== null ? ` · ${heard(message.classes, session.detected)}` : "");
   drawHistory();
   if (seconds % ANNOUNCE_EVERY === 0) announce.textContent = `${shown.toFixed(0)} decibels A, ${minutesAndSeconds(seconds)} measured`;
   if (seconds >= duration) stop();

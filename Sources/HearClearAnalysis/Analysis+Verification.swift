@@ -62,7 +62,7 @@ extension Analysis {
             differences.append("check-in \(id): \(columns.dropped.count) samples stored, the check-in says \(stored.samples)")
         }
         if analysis.dropped != columns.dropped || analysis.droppedSamples != stored.droppedSamples {
-            differences.append("check-in \(id): dropped samples differ from the spike filter's")
+            differences.append("check-in \(id): dropped samples differ from the rules' (silence, then spikes)")
         }
         if !sameLevel(analysis.levelDB, stored.levelDB) {
             differences.append("check-in \(id): level \(stored.levelDB.map { "\($0)" } ?? "null"), recomputed \(analysis.levelDB.map { "\($0)" } ?? "null")")

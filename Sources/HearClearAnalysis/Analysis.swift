@@ -41,6 +41,17 @@ public enum Analysis {
         max(spikeSigmas * madToSigma * mad, floor)
     }
 
+    /// Which levels a check-in leaves out: silence (`Level.isSilence`: an input muted or giving
+    /// zeros, which would otherwise count as the quietest hour a venue ever had), then the spikes
+    /// among the rest, so that a muted stretch does not make the sound beside it look like spikes.
+    public static func dropped(in levels: [Double]) -> [Bool] {
+        guard levels.contains(where: Level.isSilence) else { return spikes(in: levels) }
+        let sounding = levels.indices.filter { !Level.isSilence(levels[$0]) }
+        var dropped = [Bool](repeating: true, count: levels.count)
+        for (index, spike) in zip(sounding, spikes(in: sounding.map { levels[$0] })) { dropped[index] = spike }
+        return dropped
+    }
+
     /// Which levels are spikes: further from the median of their window than both 3 × 1.4826 × MAD
     /// and 6 dB. Windows are cut short at the ends of the check-in. Works in two small buffers, as
     /// it runs on every uploaded sample.

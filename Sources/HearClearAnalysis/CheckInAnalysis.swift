@@ -3,7 +3,7 @@ import HearClearCore
 
 /// What a check-in contributes on its own, before it is compared with the venue's other check-ins.
 public struct CheckInAnalysis: Sendable {
-    /// Per sample, whether the spike filter dropped it.
+    /// Per sample, whether it was dropped: silence, or a spike (`Analysis.dropped(in:)`).
     public let dropped: [Bool]
     public let keptSamples: Int
     /// Leq of the kept samples, calibrated; `nil` when nothing was kept.
@@ -27,7 +27,7 @@ public struct CheckInAnalysis: Sendable {
     public init(samples: [Sample], startedAt: Date, intervalS: Double, calibrationDB: Double, clock: VenueClock) {
         let seconds = Self.seconds(perInterval: intervalS)
         let levels = samples.map(\.avg)
-        dropped = Analysis.spikes(in: levels)
+        dropped = Analysis.dropped(in: levels)
         let start = startedAt.timeIntervalSince1970
         let localHours = clock.localHours(at: samples.map { start + $0.t })
 

@@ -77,7 +77,17 @@ public struct Terminal: Sendable {
         let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: 30 - filled)
         let time = total.map { "\(Self.clock(elapsed)) / \(Self.clock($0))" } ?? Self.clock(elapsed)
         return "\(time)  [\(bar)]  avg \(String(format: "%5.1f", level)) \(unit)  peak \(String(format: "%5.1f", peak + offset)) \(unit)  events \(events)"
-            + (classes.map { "  \($0.words)" } ?? "")
+            + (Level.isSilence(average) ? "  no sound: is the microphone muted?" : classes.map { "  \($0.words)" } ?? "")
+    }
+
+    /// After measuring intervals that held silence (`Level.isSilence`), that the server leaves
+    /// them out and why; nil when none did. Said before the upload, whose receipt would otherwise
+    /// call a muted check-in only "too short".
+    public static func silenceNote(_ samples: [Sample]) -> String? {
+        let silent = samples.count { Level.isSilence($0.avg) }
+        guard silent > 0 else { return nil }
+        return "\(silent) of \(samples.count.counted("interval")) held no sound at all (below \(Int(Level.silenceDBFS)) dBFS): the microphone was muted or gave zeros, "
+            + (silent == samples.count ? "so the check-in cannot count. Unmute it and check in again." : "and the server leaves \(silent == 1 ? "that one" : "those") out.")
     }
 
     /// A search near a place that found nothing, or nothing but the venue it was asked near, and

@@ -17,6 +17,9 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
     public var fastTimeConstantS: Double
     /// The lowest level reported, dBFS: digital silence would otherwise be −∞.
     public var floorDB: Double
+    /// A second quieter than this, dBFS, holds no sound (`Level.silenceDBFS`): the server drops it,
+    /// and a meter may ask whether the microphone is muted.
+    public var silenceDB: Double
     /// The A weighting, and C, four sections each, normalised to 0 dB at 1 kHz.
     public var a: [[Double]]
     public var c: [[Double]]
@@ -63,6 +66,7 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         self.samplesPerFastStep = samplesPerFastStep
         fastTimeConstantS = LevelDetails.fastTimeConstant
         floorDB = Level.floor
+        silenceDB = Level.silenceDBFS
         self.a = a
         self.c = c
         self.bands = bands
@@ -82,6 +86,7 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         try container.encode(samplesPerFastStep, forKey: .samplesPerFastStep)
         try container.encode(fastTimeConstantS, forKey: .fastTimeConstantS)
         try container.encode(floorDB, forKey: .floorDB)
+        try container.encode(silenceDB, forKey: .silenceDB)
         try container.encode(a, forKey: .a)
         try container.encode(c, forKey: .c)
         try container.encode(bands, forKey: .bands)
@@ -99,6 +104,7 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         case samplesPerFastStep = "samples_per_fast_step"
         case fastTimeConstantS = "fast_time_constant_s"
         case floorDB = "floor_db"
+        case silenceDB = "silence_db"
         case defaultCalibrationDB = "default_calibration_db"
         case loudEvents = "loud_events"
         case fewestCountedIntervals = "fewest_counted_intervals"

@@ -6,6 +6,18 @@ public enum Level {
     /// The lowest level anything reports: digital silence would otherwise be −∞.
     public static let floor: Double = -160
 
+    /// A second quieter than this holds no sound: it is below the own noise of any microphone and
+    /// converter (the quietest 24-bit ones reach about −120 dBFS), so it comes from an input that
+    /// was muted or gives zeros, never from a quiet room. Calibrated by the default 110 dB it would
+    /// read −10 dB, below the threshold of hearing.
+    public static let silenceDBFS: Double = -120
+
+    /// Whether a level (dBFS, as measured) is silence in `silenceDBFS`'s sense.
+    @inlinable
+    public static func isSilence(_ level: Double) -> Bool {
+        level < silenceDBFS
+    }
+
     /// dB added to dBFS to estimate dB SPL when a microphone has not been calibrated
     /// (docs/analysis.md explains the choice). The server's default, and the client's for loud events.
     public static let defaultCalibrationDB: Double = 110

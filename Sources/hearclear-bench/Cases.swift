@@ -617,7 +617,7 @@ struct Cases {
         // What a second costs in the stores' blob, every series and the classes with their dropped
         // flags: on the meter's seconds below, and on the bench's made-up ones (ingest, growth).
         func storedPerSecond(_ samples: [Sample]) -> Double {
-            Double(SampleColumns(samples: samples, dropped: HearClearAnalysis.Analysis.spikes(in: samples.map(\.avg))).encoded(intervalS: 1).count) / Double(samples.count)
+            Double(SampleColumns(samples: samples, dropped: HearClearAnalysis.Analysis.dropped(in: samples.map(\.avg))).encoded(intervalS: 1).count) / Double(samples.count)
         }
         var random = SplitMix64(seed: 5)
         metrics.append(

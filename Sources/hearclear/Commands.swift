@@ -233,6 +233,7 @@ extension Hearclear {
                 note("Nothing was measured; no check-in.")
                 throw ExitCode.failure
             }
+            if let silence = Terminal.silenceNote(checkIn.samples) { note(silence) }
 
             // One try for this check-in, whatever waits: ending a check-in stays quick offline.
             // A sync running meanwhile may send it too; the server stores it once.

@@ -155,6 +155,23 @@ import Testing
         await server.stop()
     }
 
+    /// Was: a muted microphone's check-in (digital silence) went up as the venue's quietest hour,
+    /// and nothing told the person measuring.
+    @Test func aMutedMicrophoneIsToldWhileMeasuringAndItsSilenceNotCounted() async throws {
+        let server = try await ServerProcess(database: folder.appendingPathComponent("muted.sqlite").path)
+        #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
+        #expect(try await hearclear("venue", "add", "muted", "--name", "Muted", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
+        let silence = try temporaryFile("silence.wav", WAVWriter.data([Float](repeating: 0, count: 48_000 * 20), sampleRate: 48_000, format: .int16))
+        let checkIn = try await hearclear("checkin", "muted", "--file", silence, "--duration", "1m")
+        #expect(checkIn.errors.contains("no sound: is the microphone muted?"), "\(checkIn.errors)")
+        #expect(
+            checkIn.errors.contains("20 of 20 intervals held no sound at all (below -120 dBFS): the microphone was muted or gave zeros, so the check-in cannot count."),
+            "\(checkIn.errors)")
+        #expect(checkIn.output.contains("muted: no level , 20 samples, 20 dropped, too_short"), "\(checkIn.output)")
+        #expect(try await hearclear("venue", "show", "muted").output.contains("no data yet"))
+        await server.stop()
+    }
+
     @Test(arguments: StoreKind.allCases) func checkinChecksTheVenueBeforeMeasuring(store: StoreKind) async throws {
         let server = try await ServerProcess(database: try await ServerDatabase(store, named: "refused", in: folder))
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)

@@ -40,6 +40,23 @@ import Testing
         #expect(windows.count == 5040 + 2187 && wrong.isEmpty, "\(wrong.prefix(3))")
     }
 
+    /// Silence is dropped first, and the spikes are found among the seconds that hold sound: the
+    /// seconds beside a muted stretch are not spikes of it.
+    @Test func silenceIsDroppedAndSpikesAreFoundAmongTheRest() {
+        var levels = Array(repeating: -40.0, count: 20)
+        levels[3] = -20
+        for index in 8...12 { levels[index] = -160 }
+        levels[13] = -120.5
+        #expect(Analysis.dropped(in: levels).enumerated().filter(\.element).map(\.offset) == [3, 8, 9, 10, 11, 12, 13])
+        // −120 itself is the quietest level that may be sound.
+        #expect(Level.isSilence(-120.01) && !Level.isSilence(-120))
+        #expect(Analysis.dropped(in: Array(repeating: -120, count: 10)) == Array(repeating: false, count: 10))
+        // Without silence, the spike filter alone.
+        levels = Array(repeating: -40.0, count: 20)
+        levels[3] = -20
+        #expect(Analysis.dropped(in: levels) == Analysis.spikes(in: levels))
+    }
+
     @Test func spikesAtTheEdgesAreFoundInShortenedWindows() {
         var levels = Array(repeating: -50.0, count: 10)
         levels[0] = -10

@@ -169,7 +169,7 @@ import Testing
         // A dropped flag the spike filter does not give, inside the samples blob.
         let checkIn = try #require(first)
         try await database.tamperWithSamples(of: checkIn) { $0.dropped[5] = true }
-        #expect(try await database.repository.verify() == ["check-in \(checkIn.wireString): dropped samples differ from the spike filter's"])
+        #expect(try await database.repository.verify() == ["check-in \(checkIn.wireString): dropped samples differ from the rules' (silence, then spikes)"])
         try await database.repository.rebuild()
         #expect(try await database.repository.verify() == [])
 

@@ -48,6 +48,25 @@ import Testing
         #expect(try await database.repository.verify() == [])
     }
 
+    /// Was: a microphone muted for a whole check-in (digital silence, −160 dBFS a second) counted
+    /// as a venue's −50 dB(A) hour, the quietest it ever had, and one muted for part of a
+    /// check-in pulled its level down by tens of dB.
+    @Test(arguments: StoreKind.allCases) func silenceFromAMutedMicrophoneIsNotCountedAsAQuietVenue(kind: StoreKind) async throws {
+        let database = try await TemporaryDatabase(kind)
+        let device = try await database.registerDevice()
+        try await makeVenue(database, device: device)
+        let muted = try await store(database, makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 1), level: -159.5), device: device)
+        #expect(muted.status == .tooShort && muted.levelDB == nil && muted.droppedSamples == 60, "\(muted)")
+        #expect(try await database.repository.venue(id: "venue-1")?.aggregate?.levelDB == nil)
+        // Muted for its last 20 seconds: the 40 before count, at their own 60 dB(A).
+        var partly = makeCheckIn(venue: "venue-1", start: mondayEvening(weeksBefore: 2), level: -50)
+        for index in 40..<60 { partly.samples[index] = Sample(t: Double(index), avg: -160, peak: -160) }
+        let stored = try await store(database, partly, device: device)
+        #expect(stored.status == .accepted && stored.droppedSamples == 20, "\(stored)")
+        #expect(abs(try #require(stored.levelDB) - 60) < 0.1)
+        #expect(try await database.repository.verify() == [])
+    }
+
     @Test(arguments: StoreKind.allCases) func theOutlierRuleFallsBackToTheSameHourOnOtherWeekdays(kind: StoreKind) async throws {
         let database = try await TemporaryDatabase(kind)
         let device = try await database.registerDevice()
