@@ -18,10 +18,13 @@ public enum Migrations {
         public let description: String
     }
 
-    /// Migrations that add a column derived from the raw rows, which SQL cannot fill: once they
-    /// are applied, the server derives every check-in's sums and every cell again, as
-    /// `hearclear-server rebuild` does, after the last migration.
-    public static let deriveAgainAfter: [Store: Set<String>] = [.sqlite: ["0005_level_spread"], .postgres: ["0004_level_spread"]]
+    /// Migrations that add a column derived from the raw rows, which SQL cannot fill, or change a
+    /// rule that decides what is derived (which seconds are dropped): once they are applied, the
+    /// server derives every check-in's sums and every cell again, as `hearclear-server rebuild`
+    /// does, after the last migration.
+    public static let deriveAgainAfter: [Store: Set<String>] = [
+        .sqlite: ["0005_level_spread", "0018_silence_dropped"], .postgres: ["0004_level_spread", "0017_silence_dropped"],
+    ]
 
     /// What the server does in Swift right after a file, in the same transaction, where SQL
     /// cannot: each fills the columns its file adds, before the next file drops what they replace.

@@ -25,7 +25,10 @@ struct DeviceSeqMigrationTests {
         #expect(try await store.devices() == devices)
         #expect(try await store.venueDetail(id: "v1")?.checkIns == detail.checkIns)
         #expect(try await store.verify() == [])
-        #expect(try await store.loudness(venueID: "v1") == cells)
+        // Equal but for the last bits of the energies: the migrations after 0013 include one that
+        // derives every cell again (0018), summing in another order.
+        let after = try #require(try await store.loudness(venueID: "v1")), before = try #require(cells)
+        #expect(after.count == before.count && zip(after, before).allSatisfy { $0.matches($1) }, "\(after)")
         #expect(try await store.uploadedCheckIn(id: v1.id, by: device)?.samples == v1.samples)
         #expect(try await store.uploadedCheckIn(id: pruned.id, by: device)?.samples == [])
         let other = try #require(devices.first { $0.id != device }).id

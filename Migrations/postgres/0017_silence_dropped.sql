@@ -1,0 +1,4 @@
+-- A second below -120 dBFS holds no sound (Level.silenceDBFS) and is dropped before the spike
+-- filter runs (Analysis.dropped(in:)). No column changes; after the last file the server derives
+-- every check-in's dropped flags, sums and cells again, as `rebuild` does
+-- (Migrations.deriveAgainAfter), so a check-in stored with silence counts as the rule says.
