@@ -66,7 +66,8 @@ enum Validation {
             throw APIError.unprocessable("longitude must be between -180 and 180")
         }
         guard let zone = timeZone(spelledAnyhow: venue.timezone) else {
-            throw APIError.unprocessable("timezone \"\(venue.timezone)\" is not a time zone of the tz database, like Europe/Paris or Etc/UTC")
+            let suggestion = timeZone(nearest: venue.timezone).map { ": did you mean \($0)?" } ?? ", like Europe/Paris or Etc/UTC"
+            throw APIError.unprocessable("timezone \"\(venue.timezone)\" is not a time zone of the tz database\(suggestion)")
         }
         var valid = venue
         valid.timezone = zone
@@ -100,6 +101,47 @@ enum Validation {
         }
         let zone = spelled.joined(separator: "/")
         return isTimeZone(zone) ? zone : nil
+    }
+
+    /// The zone a misspelt name most likely meant (`Europe/Londn`: `Europe/London`), found as
+    /// `timeZone(spelledAnyhow:)` finds one, each part the nearest name within two edits; nil when
+    /// none is that near. Parts with digits are left alone: `GMT+5` is not a typo of `GMT+0`.
+    static func timeZone(nearest identifier: String) -> String? {
+        let parts = identifier.split(separator: "/", omittingEmptySubsequences: false)
+        // Only short names are compared, so that a long one costs no more than a name.
+        guard identifier.count <= 64, parts.count <= 3 else { return nil }
+        var folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["TZDIR"] ?? "/usr/share/zoneinfo", isDirectory: true)
+        var spelled: [String] = []
+        for part in parts {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return nil }
+            let name: String?
+            if let same = names.first(where: { $0.caseInsensitiveCompare(part) == .orderedSame }) {
+                name = same
+            } else if part.count >= 4, part.allSatisfy({ $0.isLetter || $0 == "_" || $0 == "-" }) {
+                name = names.map { ($0, editDistance(part.lowercased(), $0.lowercased())) }.filter { $0.1 <= 2 }.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+            } else {
+                name = nil
+            }
+            guard let name else { return nil }
+            spelled.append(name)
+            folder.appendPathComponent(name)
+        }
+        let zone = spelled.joined(separator: "/")
+        return isTimeZone(zone) ? zone : nil
+    }
+
+    /// Levenshtein's distance: the fewest letters added, removed or changed to make one word the
+    /// other. Written here as no library of the stack has it; it runs only on a refused name.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     /// `hearing_loss` of a query: whether to answer for a listener with hearing loss.

@@ -52,6 +52,10 @@ extension Hearclear {
             var kind: VenueKind?
             @Flag(help: "Print the server's JSON.") var json = false
 
+            func validate() throws {
+                if let problem = VenueID.problem(venueID) { throw ValidationError(problem) }
+            }
+
             func run() async throws {
                 let client = try Setup().client(needsToken: true)
                 let stored = try await storedVenue(client)
@@ -81,6 +85,10 @@ extension Hearclear {
             static let configuration = CommandConfiguration(abstract: "Show a venue, its overall loudness, its place and its public page.")
             @Argument var venueID: String
             @Flag(help: "Print the server's JSON.") var json = false
+
+            func validate() throws {
+                try checkVenueIDToLookUp(venueID)
+            }
 
             func run() async throws {
                 let client = try Setup().client()
@@ -179,7 +187,7 @@ extension Hearclear {
         @Flag(help: "Print the server's answer as JSON.") var json = false
 
         func validate() throws {
-            guard VenueID.isValid(venueID) else { throw ValidationError("\"\(venueID)\" is not a venue id: it must be \(VenueID.rule)") }
+            try checkVenueIDToLookUp(venueID)
             if startedAt != nil && audio.file == nil { throw ValidationError("--started-at is for recordings: give the --file it began") }
             // Refused at the end, hours of measuring would be lost.
             if duration.seconds > CheckIn.longestSeconds {
@@ -332,6 +340,7 @@ extension Hearclear {
         @Flag(help: "Print the server's JSON document.") var json = false
 
         func validate() throws {
+            try checkVenueIDToLookUp(venueID)
             if listener != nil && !effort && at == nil { throw ValidationError("--hearing-loss and --typical-hearing go with --effort or --at") }
             if [effort, music, speech].count(where: { $0 }) > 1 { throw ValidationError("use one of --effort, --music and --speech") }
         }
@@ -593,6 +602,12 @@ struct Analysis: Encodable {
         try container.encode(events, forKey: .events)
         try container.encode(loudCalibrationDB, forKey: .loudCalibrationDB)
     }
+}
+
+/// A venue to look up typed by its name instead of its id: what finds the id.
+func checkVenueIDToLookUp(_ venueID: String) throws {
+    guard !VenueID.isValid(venueID) else { return }
+    throw ValidationError("\"\(venueID)\" is not a venue id (\(VenueID.rule)): `hearclear venue find \(venueID)` finds a venue's id by words of its name")
 }
 
 func describe(_ venue: Venue) -> String {

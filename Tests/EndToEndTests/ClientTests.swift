@@ -177,7 +177,18 @@ import Testing
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
         let invalid = try await hearclear("checkin", "no such venue!", "--file", try recording())
         #expect(invalid.status != 0)
-        #expect(invalid.errors.contains("\"no such venue!\" is not a venue id: it must be 1 to 64 of the characters"), "\(invalid.errors)")
+        #expect(
+            invalid.errors.contains("\"no such venue!\" is not a venue id (1 to 64 of the characters A-Z a-z 0-9 _ -): `hearclear venue find no such venue!` finds a venue's id by words of its name"),
+            "\(invalid.errors)")
+        // Was: the server's "venue_id must be …" for a name typed as an id, to look it up or to add it.
+        for command in [["venue", "show", "My Bar"], ["loudness", "My Bar"]] {
+            let named = try await hearclear(command)
+            #expect(named.status != 0 && named.errors.contains("`hearclear venue find My Bar` finds a venue's id by words of its name"), "\(named.errors)")
+        }
+        let added = try await hearclear("venue", "add", "Café Noir", "--name", "Café Noir", "--lat", "0", "--lng", "0", "--timezone", "Europe/Londn")
+        #expect(added.status != 0 && added.errors.contains("it must be 1 to 64 of the characters A-Z a-z 0-9 _ -, like cafe-noir"), "\(added.errors)")
+        let misspelt = try await hearclear("venue", "add", "cafe-noir", "--name", "Café Noir", "--lat", "0", "--lng", "0", "--timezone", "Europe/Londn")
+        #expect(misspelt.status != 0 && misspelt.errors.contains("did you mean Europe/London?"), "\(misspelt.errors)")
         let unknown = try await hearclear("checkin", "no-such-venue", "--file", try recording())
         #expect(unknown.status != 0)
         #expect(unknown.errors.contains("the server does not know venue no-such-venue: add it first with `hearclear venue add no-such-venue"), "\(unknown.errors)")

@@ -38,6 +38,23 @@ import Testing
         }
     }
 
+    /// Was: "is not a time zone of the tz database, like Europe/Paris or Etc/UTC" for a typo of one.
+    @Test func aMisspeltZoneIsAnsweredWithTheZoneItLikelyMeant() async throws {
+        try await withApp(store: .sqlite) { client, _ in
+            let token = try await client.registerDevice()
+            for (typed, meant) in [("Europe/Londn", "Europe/London"), ("Eurpoe/Paris", "Europe/Paris"), ("america/new_yrok", "America/New_York")] {
+                let refused = try await client.putVenue("v1", token: token, timezone: typed)
+                #expect(refused.status == .unprocessableContent)
+                #expect(try errorMessage(refused) == "timezone \"\(typed)\" is not a time zone of the tz database: did you mean \(meant)?")
+            }
+            for typed in ["GMT+5", "Mars/Olympus_Mons", "Europe/Atlantis", String(repeating: "Europe/", count: 40)] {
+                let refused = try await client.putVenue("v1", token: token, timezone: typed)
+                #expect(try errorMessage(refused).hasSuffix("is not a time zone of the tz database, like Europe/Paris or Etc/UTC"), "\(typed)")
+            }
+        }
+        #expect(Validation.editDistance("", "abc") == 3 && Validation.editDistance("kitten", "sitting") == 3 && Validation.editDistance("ab", "") == 2)
+    }
+
     @Test(arguments: StoreKind.allCases, ["Mars/Olympus_Mons", "GMT+5", "gmt+5", "", "../../etc/passwd", "europe/../europe/paris", "zone.tab", "posix"])
     func namesThatAreNotZonesAreRefused(store: StoreKind, zone: String) async throws {
         try await withApp(store: store) { client, database in
