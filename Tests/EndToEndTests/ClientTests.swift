@@ -167,7 +167,8 @@ import Testing
         #expect(
             checkIn.errors.contains("20 of 20 intervals held no sound at all (below -120 dBFS): the microphone was muted or gave zeros, so the check-in cannot count."),
             "\(checkIn.errors)")
-        #expect(checkIn.output.contains("muted: no level , 20 samples, 20 dropped, too_short"), "\(checkIn.output)")
+        // Was: "muted: no level , 20 samples", a label's space left where there was none.
+        #expect(checkIn.output.contains("muted: no level, 20 samples, 20 dropped, too_short"), "\(checkIn.output)")
         #expect(try await hearclear("venue", "show", "muted").output.contains("no data yet"))
         await server.stop()
     }
