@@ -468,8 +468,10 @@ async function sendWaiting() {
   const result = await outbox.send();
   for (const { entry, receipt } of result.stored) {
     const level = receipt.level_db === null || receipt.level_db === undefined ? "" : `, ${Math.round(receipt.level_db)} dB(A) on average`;
+    // A check-in of nothing but silence is too short by the rules, but "too short" is not why.
+    const silent = receipt.status === "too_short" && receipt.samples > 0 && receipt.dropped_samples === receipt.samples;
     statusText.textContent = (interruptions.get(entry.id) ?? "") + `Thank you: ${lasting(entry.seconds)} measured${level}. Stored for this venue${entry.venue === venue ? "" : ` (${entry.venue})`}.` +
-      (verdicts[receipt.status] ?? "");
+      (silent ? " No second of it held sound: the microphone gave silence (was it muted?), so it does not count." : verdicts[receipt.status] ?? "");
     interruptions.delete(entry.id);
   }
   showRefused(result.refused);
