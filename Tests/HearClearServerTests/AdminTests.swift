@@ -174,6 +174,14 @@ import Testing
             let page = String(buffer: try await get(client, "/admin/checkins/\(spiky.id.wireString)").body)
             #expect(page.contains("1 spike sample dropped"))
             #expect(page.contains("no outlier decision is made"))
+            // Was: every dropped sample called a spike, a muted microphone's silence too.
+            var muted = makeCheckIn(venue: "v1", start: "2026-11-19T10:00:00Z")
+            for index in 40..<60 { muted.samples[index] = Sample(t: Double(index), avg: -160, peak: -160) }
+            muted.samples[10].avg = -5
+            muted.samples[10].peak = -1
+            _ = try await client.postCheckIn(muted, token: token)
+            let mutedPage = String(buffer: try await get(client, "/admin/checkins/\(muted.id.wireString)").body)
+            #expect(mutedPage.contains("20 silent samples dropped: below -120 dBFS, no sound at all (a microphone muted, or giving zeros). 1 spike sample dropped: each stood"), "\(mutedPage)")
         }
     }
 

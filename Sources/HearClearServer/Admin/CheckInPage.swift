@@ -44,8 +44,7 @@ enum CheckInPage {
             localStart: Formatting.local(detail.listing.startedAt, timeZone: timeZone), timezone: detail.timezone,
             calibration: String(format: "%.1f dB (%@)", calibration, detail.calibrationSource == .checkIn ? "from the device" : "server side"),
             reason: reason(detail.listing, verdict: verdict),
-            droppedReason: detail.listing.droppedSamples == 0 ? nil
-                : "\(detail.listing.droppedSamples.counted("spike sample")) dropped: each stood more than \(String(format: "%g × %g", Analysis.spikeSigmas, Analysis.madToSigma)) × MAD and \(String(format: "%g", Analysis.minimumSpikeDB)) dB away from the median of the \(2 * Analysis.spikeHalfWindow + 1) samples around it.",
+            droppedReason: droppedReason(detail),
             chart: Charts.session(detail),
             samples: detail.samples.map {
                 SampleRow(t: Charts.format($0.sample.t), avg: Charts.format($0.sample.avg + calibration), peak: Charts.format($0.sample.peak + calibration), dropped: $0.dropped)
@@ -55,11 +54,26 @@ enum CheckInPage {
 }
 
 extension CheckInPage {
+    /// Why its dropped samples were dropped, rule by rule (docs/analysis.md); nil when none were.
+    /// Silence is told from its level; a check-in whose samples retention dropped says no more
+    /// than how many.
+    static func droppedReason(_ detail: CheckInDetail) -> String? {
+        let dropped = detail.listing.droppedSamples
+        guard dropped > 0 else { return nil }
+        guard !detail.samples.isEmpty else { return "\(dropped.counted("sample")) dropped, as silence or spikes." }
+        let silent = detail.samples.count { $0.dropped && Level.isSilence($0.sample.avg) }
+        let spikes = dropped - silent
+        return [
+            silent > 0 ? "\(silent.counted("silent sample")) dropped: below \(Int(Level.silenceDBFS)) dBFS, no sound at all (a microphone muted, or giving zeros)." : nil,
+            spikes > 0 ? "\(spikes.counted("spike sample")) dropped: each stood more than \(String(format: "%g × %g", Analysis.spikeSigmas, Analysis.madToSigma)) × MAD and \(String(format: "%g", Analysis.minimumSpikeDB)) dB away from the median of the \(2 * Analysis.spikeHalfWindow + 1) samples around it." : nil,
+        ].compactMap { $0 }.joined(separator: " ")
+    }
+
     /// Why the check-in counts or not, in the analysis' own terms (docs/analysis.md).
     static func reason(_ checkIn: CheckInListing, verdict: OutlierVerdict?) -> String {
         let kept = checkIn.samples - checkIn.droppedSamples
         if checkIn.status == .tooShort {
-            return "Too short: \(kept) samples kept after dropping spikes; a check-in needs \(Analysis.minimumKeptSamples) to count."
+            return "Too short: \(kept) samples kept after dropping silence and spikes; a check-in needs \(Analysis.minimumKeptSamples) to count."
         }
         if checkIn.markedOutlier { return "Marked as an outlier by an operator: left out of the venue's loudness." }
         guard let verdict else { return "" }
