@@ -543,8 +543,12 @@ extension Hearclear {
         func run() async throws {
             let devices = ALSACapture.captureDevices()
             if json { return try printJSON(devices.map { ["name": $0.name, "description": $0.description] }) }
-            if devices.isEmpty { print("No ALSA capture devices found (is a microphone plugged in?).") }
             for device in devices { print("\(device.name)\t\(device.description)") }
+            // ALSA lists its null device on every machine: alone, it means no microphone, and
+            // measuring from it gives silence, which no check-in counts.
+            if devices.allSatisfy({ $0.name == "null" }) {
+                print("No microphone found\(devices.isEmpty ? "" : ": ALSA lists only its null device, which gives silence"). Is one plugged in, and may this user use it? (`arecord -l` lists the sound cards.)")
+            }
         }
     }
 }
