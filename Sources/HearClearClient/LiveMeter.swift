@@ -14,6 +14,8 @@ public struct LiveMeter: Sendable {
     /// The energy of the intervals so far, each times its length, and their length in all.
     private var energySeconds = 0.0
     private var seconds = 0.0
+    /// Seconds that held no sound (`Level.isSilence`).
+    private var silentSeconds = 0.0
 
     public init(terminal: Terminal, total: Double?, calibrationDB: Double?, interval: Double) {
         self.terminal = terminal
@@ -33,17 +35,20 @@ public struct LiveMeter: Sendable {
         if detector.add(sample, interval: interval) != nil { closedEvents += 1 }
         energySeconds += Level.energy(sample.avg) * seconds
         self.seconds += seconds
+        if Level.isSilence(sample.avg) { silentSeconds += seconds }
         return terminal.meterLine(
             elapsed: sample.t + seconds, total: total, average: sample.avg, peak: sample.peak, calibrationDB: calibrationDB, events: events,
             classes: sample.classes)
     }
 
-    /// The run's equivalent level: `Leq -40.52 dBFS over 00:30`, with the calibrated level when there is one.
+    /// The run's equivalent level: `Leq -40.52 dBFS over 00:30`, with the calibrated level when
+    /// there is one, and how long it held no sound, if it did.
     public var summary: String? {
         guard seconds > 0 else { return nil }
         let leq = Level.level(energy: energySeconds / seconds)
         let duration = Terminal.clock(seconds)
-        return String(format: "Leq %.2f dBFS over %@%@, ", leq, duration, Self.calibrated(leq, calibrationDB)) + events.counted("loud event")
+        let silence = silentSeconds > 0 ? "; \(Terminal.clock(silentSeconds)) of no sound at all (is the microphone muted?)" : ""
+        return String(format: "Leq %.2f dBFS over %@%@, ", leq, duration, Self.calibrated(leq, calibrationDB)) + events.counted("loud event") + silence
     }
 
     /// ` (70.0 dB with the calibration of 110 dB)` after a dBFS level, or nothing without a calibration;

@@ -12,6 +12,15 @@ import Testing
         #expect(quiet.hasSuffix("events 0"), "\(quiet)")
     }
 
+    /// Was: `meter` on a muted microphone ended on "Leq -160.00 dBFS over 00:03, 0 loud events".
+    @Test func theRunsSummarySaysHowLongItHeldNoSound() {
+        var meter = LiveMeter(terminal: Terminal(colors: false), total: nil, calibrationDB: nil, interval: 1)
+        for second in 0..<3 { _ = meter.line(after: Sample(t: Double(second), avg: -40, peak: -30), seconds: 1) }
+        #expect(meter.summary == "Leq -40.00 dBFS over 00:03, 0 loud events")
+        for second in 3..<5 { _ = meter.line(after: Sample(t: Double(second), avg: -160, peak: -160), seconds: 1) }
+        #expect(meter.summary == "Leq -42.22 dBFS over 00:05, 0 loud events; 00:02 of no sound at all (is the microphone muted?)")
+    }
+
     @Test func silenceIsSaidWithWhatTheServerDoesWithIt() {
         let sound = (0..<30).map { Sample(t: Double($0), avg: -40, peak: -30) }
         #expect(Terminal.silenceNote(sound) == nil)
