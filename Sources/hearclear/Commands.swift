@@ -628,5 +628,5 @@ func describe(_ receipt: CheckInReceipt, of sync: Sync.Result) -> String {
 func describe(_ receipt: CheckInReceipt) -> String {
     let level = receipt.levelDB.map { String(format: "%.1f dB(A)", $0) + (receipt.label.map { " \($0)" } ?? "") } ?? "no level"
     return "\(receipt.venueID): \(level), \(receipt.samples) samples, \(receipt.droppedSamples) dropped, \(receipt.status.rawValue)"
-        + (receipt.status.meaning.map { ": \($0)" } ?? "")
+        + (receipt.meaning.map { ": \($0)" } ?? "")
 }

@@ -168,7 +168,9 @@ import Testing
             checkIn.errors.contains("20 of 20 intervals held no sound at all (below -120 dBFS): the microphone was muted or gave zeros, so the check-in cannot count."),
             "\(checkIn.errors)")
         // Was: "muted: no level , 20 samples", a label's space left where there was none.
-        #expect(checkIn.output.contains("muted: no level, 20 samples, 20 dropped, too_short"), "\(checkIn.output)")
+        #expect(
+            checkIn.output.contains("muted: no level, 20 samples, 20 dropped, too_short: no second of it held sound: the microphone gave silence (was it muted?), so it does not count"),
+            "\(checkIn.output)")
         #expect(try await hearclear("venue", "show", "muted").output.contains("no data yet"))
         await server.stop()
     }

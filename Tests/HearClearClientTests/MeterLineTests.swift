@@ -1,8 +1,9 @@
+import Foundation
 import HearClearClient
 import HearClearCore
 import Testing
 
-/// The live meter's line and what the client says after measuring silence.
+/// The live meter's line and what the client says after measuring silence, and of it when it went up.
 @Suite struct MeterLineTests {
     @Test func aSilentIntervalAsksWhetherTheMicrophoneIsMuted() {
         let terminal = Terminal(colors: false)
@@ -29,5 +30,15 @@ import Testing
         #expect(Terminal.silenceNote(partly) == "1 of 30 intervals held no sound at all (below -120 dBFS): the microphone was muted or gave zeros, and the server leaves that one out.")
         let muted = sound.map { Sample(t: $0.t, avg: -130, peak: -125) }
         #expect(Terminal.silenceNote(muted)?.hasSuffix("so the check-in cannot count. Unmute it and check in again.") == true)
+    }
+
+    /// Was: a muted check-in synced later was "too_short: too short to count towards the venue's
+    /// levels", after minutes of measuring.
+    @Test func aReceiptOfSilenceSaysWhyItDoesNotCount() {
+        let silent = CheckInReceipt(id: UUID(), venueID: "bar", samples: 15, droppedSamples: 15, levelDB: nil, label: nil, status: .tooShort)
+        #expect(silent.meaning == "no second of it held sound: the microphone gave silence (was it muted?), so it does not count")
+        let short = CheckInReceipt(id: UUID(), venueID: "bar", samples: 9, droppedSamples: 0, levelDB: 60, label: "quiet", status: .tooShort)
+        #expect(short.meaning == CheckInStatus.tooShort.meaning)
+        #expect(CheckInReceipt(id: UUID(), venueID: "bar", samples: 300, droppedSamples: 2, levelDB: 60, label: "quiet", status: .accepted).meaning == nil)
     }
 }
