@@ -85,46 +85,36 @@ enum Validation {
     }
 
     /// A zone named in any case (`europe/london`), as the tz database spells it (`Europe/London`),
-    /// so that one zone has one spelling. The names are the paths of the zone files Foundation
-    /// reads (TZDIR, else /usr/share/zoneinfo), found here part by part: Linux tells their case
-    /// apart, and lists no zone names of its own that are complete (`isTimeZone`).
+    /// so that one zone has one spelling.
     static func timeZone(spelledAnyhow identifier: String) -> String? {
         if isTimeZone(identifier) { return identifier }
+        return zone(identifier) { part, names in names.first { $0.caseInsensitiveCompare(part) == .orderedSame } }
+    }
+
+    /// The zone a misspelt name most likely meant (`Europe/Londn`: `Europe/London`): each part
+    /// as spelled in any case, else the nearest name within two edits; nil when none is that near.
+    /// Parts with digits are left alone: `GMT+5` is not a typo of `GMT+0`.
+    static func timeZone(nearest identifier: String) -> String? {
+        // Only short names are compared, so that a long one costs no more than a name.
+        guard identifier.count <= 64, identifier.count(where: { $0 == "/" }) < 3 else { return nil }
+        return zone(identifier) { part, names in
+            if let same = names.first(where: { $0.caseInsensitiveCompare(part) == .orderedSame }) { return same }
+            guard part.count >= 4, part.allSatisfy({ $0.isLetter || $0 == "_" || $0 == "-" }) else { return nil }
+            return names.map { ($0, editDistance(part.lowercased(), $0.lowercased())) }.filter { $0.1 <= 2 }.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+        }
+    }
+
+    /// The zone whose path `name` finds part by part among the zone files Foundation reads (TZDIR,
+    /// else /usr/share/zoneinfo), given each part and the names in its folder; nil where it finds
+    /// none, or a path that is no zone. Read from the files: Linux tells their names' case apart,
+    /// and lists no zone names of its own that are complete (`isTimeZone`).
+    private static func zone(_ identifier: String, name: (Substring, [String]) -> String?) -> String? {
         var folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["TZDIR"] ?? "/usr/share/zoneinfo", isDirectory: true)
         var spelled: [String] = []
         for part in identifier.split(separator: "/", omittingEmptySubsequences: false) {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path),
-                let name = names.first(where: { $0.caseInsensitiveCompare(part) == .orderedSame })
-            else { return nil }
-            spelled.append(name)
-            folder.appendPathComponent(name)
-        }
-        let zone = spelled.joined(separator: "/")
-        return isTimeZone(zone) ? zone : nil
-    }
-
-    /// The zone a misspelt name most likely meant (`Europe/Londn`: `Europe/London`), found as
-    /// `timeZone(spelledAnyhow:)` finds one, each part the nearest name within two edits; nil when
-    /// none is that near. Parts with digits are left alone: `GMT+5` is not a typo of `GMT+0`.
-    static func timeZone(nearest identifier: String) -> String? {
-        let parts = identifier.split(separator: "/", omittingEmptySubsequences: false)
-        // Only short names are compared, so that a long one costs no more than a name.
-        guard identifier.count <= 64, parts.count <= 3 else { return nil }
-        var folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["TZDIR"] ?? "/usr/share/zoneinfo", isDirectory: true)
-        var spelled: [String] = []
-        for part in parts {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return nil }
-            let name: String?
-            if let same = names.first(where: { $0.caseInsensitiveCompare(part) == .orderedSame }) {
-                name = same
-            } else if part.count >= 4, part.allSatisfy({ $0.isLetter || $0 == "_" || $0 == "-" }) {
-                name = names.map { ($0, editDistance(part.lowercased(), $0.lowercased())) }.filter { $0.1 <= 2 }.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
-            } else {
-                name = nil
-            }
-            guard let name else { return nil }
-            spelled.append(name)
-            folder.appendPathComponent(name)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path), let found = name(part, names) else { return nil }
+            spelled.append(found)
+            folder.appendPathComponent(found)
         }
         let zone = spelled.joined(separator: "/")
         return isTimeZone(zone) ? zone : nil
