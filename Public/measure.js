@@ -10,6 +10,7 @@ const element = (id) => document.getElementById(id);
 const [levelText, historyLine, elapsedText, startButton, stopButton] = ["level", "history-line", "elapsed", "start", "stop"].map(element);
 const [announce, statusText, outboxText, refusedList, calibrationField, calibrationNote, rateText, deviceText, forgetButton, offlineText] =
   ["announce", "status", "outbox", "refused", "calibration", "calibration-note", "rate", "device", "forget", "offline"].map(element);
+const [readingField, calibrateButton, calibrationProgress, calibratedText] = ["reading", "calibrate", "calibration-progress", "calibrated"].map(element);
 
 const CALIBRATION_KEY = "hearclear-calibration";
 const HISTORY_SECONDS = 60;
@@ -124,20 +125,13 @@ function elsewhere() {
     : "On an iPhone every browser measures through Safari's engine, so another one there will not; an Android phone's browser or a computer's may.";
 }
 
-async function start() {
-  const problem = calibrationProblem();
-  if (problem) {
-    // Measured with another calibration than the one typed, the levels shown would not be the person's.
-    statusText.textContent = `Not started: ${problem} (or leave the field empty for the server's).`;
-    calibrationField.focus();
-    return;
-  }
-  startButton.disabled = true;
-  // A measurement again: nothing of the last one's may read as this one's.
-  levelText.textContent = "–";
-  elapsedText.textContent = "";
-  historyLine.setAttribute("points", "");
-  statusText.textContent = "Asking for the microphone…";
+/**
+ * The microphone, raw, through the meter the server designed for its rate (meter-worklet.js), not
+ * yet listened to (`listen`); with what the browser did not turn off that would change its levels.
+ * `interrupted(reason)` is told when the sound stops reaching the meter. Throws an Error that
+ * says why there is none.
+ */
+async function openMeter(interrupted) {
   let stream;
   try {
     // 48 kHz where the microphone can: the rate most phones' audio runs at natively, so that
@@ -146,51 +140,97 @@ async function start() {
       audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false, sampleRate: { ideal: 48000 }, channelCount: { ideal: 1 } },
     });
   } catch (error) {
-    statusText.textContent = `The microphone is not available: ${microphoneProblem(error)}.`;
-    startButton.disabled = false;
-    return;
+    throw new Error(`The microphone is not available: ${microphoneProblem(error)}.`);
   }
   const track = stream.getAudioTracks()[0];
   const settings = track.getSettings();
-  const problems = refusals(settings);
   try {
     // At the microphone's own rate where the browser says it, so nothing is resampled before the filters.
     const context = new AudioContext(settings.sampleRate ? { sampleRate: settings.sampleRate } : {});
     const filters = await design(context.sampleRate);
-    const applied = await serverCalibration(outbox.browserModel(navigator.userAgent), filters.default_calibration_db);
     await context.audioWorklet.addModule("/public/meter-worklet.js");
     const node = new AudioWorkletNode(context, "hearclear-meter", { numberOfInputs: 1, numberOfOutputs: 0, processorOptions: { design: filters } });
-    // A design kept from a server that did not say from which probability a class counts: no classes sent.
-    const detected = filters.classes?.detected ?? null;
-    session = {
-      stream, context, node, problems, rate: context.sampleRate, details: filters.bands !== null,
-      classesModel: detected !== null ? filters.classes.model.version : null, detected, loudEvents: filters.loud_events ?? null,
-      fewestCounted: filters.fewest_counted_intervals ?? null, silence: filters.silence_db ?? null,
-      calibration: calibration(), serverCalibration: applied, startedAt: new Date(), intervals: [], wakeLock: null,
-    };
-    node.port.onmessage = (event) => received(event.data);
-    context.createMediaStreamSource(stream).connect(node);
-    await context.resume();
-    // Not awaited: the seconds are timed from startedAt, whatever the browser takes to answer.
-    keepAwake(session);
     // Seconds carry no time of their own: were the sound to come back after a pause, they would be
     // filed under the times of the seconds it missed. So a pause ends the measurement there.
     context.onstatechange = () => { if (context.state !== "running") interrupted("the browser paused the sound (a call, another app taking the microphone, or the screen locking)"); };
     track.onended = () => interrupted("the microphone was turned off or disconnected");
     // A muted track delivers silence, which would be measured as a quiet room.
     track.onmute = () => interrupted("the browser muted the microphone");
+    return { stream, context, node, filters, problems: refusals(settings) };
   } catch (error) {
     stream.getTracks().forEach((t) => t.stop());
-    statusText.textContent = `Measuring cannot start in this browser: ${error.message}`;
-    startButton.disabled = false;
+    throw new Error(`Measuring cannot start in this browser: ${error.message}`);
+  }
+}
+
+/** Starts the meter's sound, its seconds handed to `received`. */
+function listen(meter, received) {
+  meter.node.port.onmessage = (event) => received(event.data);
+  meter.context.createMediaStreamSource(meter.stream).connect(meter.node);
+  return meter.context.resume();
+}
+
+/** Ends a meter's sound, and the microphone with it. */
+function closeMeter(meter) {
+  meter.stream.getTracks().forEach((t) => t.stop());
+  // Not awaited: nothing waits for the audio to close.
+  meter.context.close().catch(() => {});
+}
+
+/** Measuring and calibrating each take the microphone: one at a time. */
+function microphoneBusy(busy) {
+  startButton.disabled = busy;
+  calibrateButton.disabled = busy;
+}
+
+async function start() {
+  const problem = calibrationProblem();
+  if (problem) {
+    // Measured with another calibration than the one typed, the levels shown would not be the person's.
+    statusText.textContent = `Not started: ${problem} (or leave the field empty for the server's).`;
+    calibrationField.focus();
     return;
   }
+  microphoneBusy(true);
+  // A measurement again: nothing of the last one's may read as this one's.
+  levelText.textContent = "–";
+  elapsedText.textContent = "";
+  historyLine.setAttribute("points", "");
+  statusText.textContent = "Asking for the microphone…";
+  let meter;
+  try {
+    meter = await openMeter(interrupted);
+  } catch (error) {
+    statusText.textContent = error.message;
+    microphoneBusy(false);
+    return;
+  }
+  const { stream, context, node, filters, problems } = meter;
+  const applied = await serverCalibration(outbox.browserModel(navigator.userAgent), filters.default_calibration_db);
+  // A design kept from a server that did not say from which probability a class counts: no classes sent.
+  const detected = filters.classes?.detected ?? null;
+  session = {
+    stream, context, node, problems, rate: context.sampleRate, details: filters.bands !== null,
+    classesModel: detected !== null ? filters.classes.model.version : null, detected, loudEvents: filters.loud_events ?? null,
+    fewestCounted: filters.fewest_counted_intervals ?? null, silence: filters.silence_db ?? null,
+    calibration: calibration(), serverCalibration: applied, startedAt: new Date(), intervals: [], wakeLock: null,
+  };
+  try {
+    await listen(meter, received);
+  } catch (error) {
+    session = null;
+    closeMeter(meter);
+    statusText.textContent = `Measuring cannot start in this browser: ${error.message}`;
+    microphoneBusy(false);
+    return;
+  }
+  // Not awaited: the seconds are timed from startedAt, whatever the browser takes to answer.
+  keepAwake(session);
   startButton.hidden = true;
   stopButton.hidden = false;
   stopButton.disabled = false;
   stopButton.focus();
   const offset = offsetOf(session);
-  const applied = session.serverCalibration;
   calibrationNote.textContent = session.calibration !== null
     ? `Calibrated: ${offset} dB added.`
     : applied.source === "model"
@@ -200,6 +240,119 @@ async function start() {
   statusText.textContent = problems.length
     ? `Measuring, but this check-in will not be sent: this browser did not turn off what would change its levels (${problems.join("; ")}). ${elsewhere()}`
     : `Measuring for ${minutesAndSeconds(duration)} unless you stop. Keep this page open and the phone still, away from your mouth.`;
+}
+
+/** What the sound level meter reads, in dB(A), or null when the field holds no plausible reading. */
+function meterReading() {
+  const value = Number(readingField.value.trim());
+  return readingField.value.trim() !== "" && Number.isFinite(value) && value >= 0 && value <= 200 ? value : null;
+}
+
+/** The calibration under way against a sound level meter, or null. */
+let calibrating = null;
+
+/**
+ * "Calibrate": the phone beside a sound level meter in a steady sound, as `hearclear calibrate
+ * --reading` does on a computer: listens for the design's `calibration.measured_s`, then sets the
+ * offset to the meter's reading less the microphone's Leq. Nothing is sent: a calibration is no
+ * check-in of the venue.
+ */
+async function calibrate() {
+  const reading = meterReading();
+  if (reading === null) {
+    calibratedText.textContent = "Type what the sound level meter reads, in dB(A) (a number between 0 and 200), then tap Calibrate.";
+    readingField.focus();
+    return;
+  }
+  microphoneBusy(true);
+  calibrationProgress.textContent = "";
+  calibratedText.textContent = "Asking for the microphone…";
+  const current = { reading, intervals: [], meter: null };
+  calibrating = current;
+  try {
+    current.meter = await openMeter((reason) => calibrated(current, reason));
+  } catch (error) {
+    calibrating = null;
+    calibratedText.textContent = `Not calibrated: ${error.message}`;
+    microphoneBusy(false);
+    return;
+  }
+  const { filters, problems } = current.meter;
+  // What the browser turns up or down, or a design kept from a server that did not say the rule,
+  // would make the difference something other than this microphone's.
+  const refusal = problems.length
+    ? `this browser did not turn off what would change its levels (${problems.join("; ")}). ${elsewhere()}`
+    : filters.calibration ? null : "this browser keeps the meter's design of an older server, which does not say how to calibrate: try again online";
+  if (refusal) return calibrated(current, refusal);
+  current.rule = filters.calibration;
+  const wanted = Math.round(current.rule.measured_s / filters.interval_s);
+  calibratedText.textContent = `Listening to the steady sound for ${minutesAndSeconds(current.rule.measured_s)}: keep the phone beside the meter, and the sound steady.`;
+  try {
+    await listen(current.meter, (message) => {
+      if (message.type !== "interval" || calibrating !== current) return;
+      current.intervals.push(message);
+      calibrationProgress.textContent = `${minutesAndSeconds(current.intervals.length * filters.interval_s)} of ${minutesAndSeconds(current.rule.measured_s)}: ${message.avg.toFixed(1)} dBFS`;
+      if (current.intervals.length >= wanted) calibrated(current, null);
+    });
+  } catch (error) {
+    calibrated(current, `the browser would not play the microphone's sound (${error.message})`);
+  }
+}
+
+/**
+ * Ends a calibration: with what stopped it early (`interruption`), else with the calibration its
+ * intervals make, which is saved as the person's offset.
+ */
+function calibrated(current, interruption) {
+  if (calibrating !== current) return;
+  calibrating = null;
+  closeMeter(current.meter);
+  microphoneBusy(false);
+  if (interruption) {
+    calibratedText.textContent = `Not calibrated: ${interruption}. The offset was not changed.`;
+    return;
+  }
+  const seconds = current.intervals.length * current.meter.filters.interval_s;
+  const outcome = calibrationFrom(current.reading, current.intervals, seconds, current.rule);
+  if (outcome.problem) {
+    calibratedText.textContent = `Not calibrated: ${outcome.problem}. The offset was not changed.`;
+    return;
+  }
+  calibrationField.value = String(outcome.calibration);
+  localStorage.setItem(CALIBRATION_KEY, calibrationField.value);
+  calibrationNote.textContent = "";
+  calibratedText.textContent = `Leq ${outcome.leq.toFixed(2)} dBFS over ${minutesAndSeconds(seconds)}, steady within ${outcome.range.toFixed(1)} dB: `
+    + `${current.reading} dB(A) on the meter makes the calibration ${outcome.calibration} dB. Saved as this browser's offset: the levels shown and sent from now on carry it.`;
+}
+
+/**
+ * MicrophoneCalibration's rule (Sources/HearClearClient) with the design's limits, over full
+ * intervals of `seconds` in all: the meter's reading less the Leq, to the tenth of a dB (halves
+ * away from zero, as Swift rounds); `{ problem }` where the difference would not be the microphone's,
+ * in the CLI's words and order.
+ */
+function calibrationFrom(reading, intervals, seconds, rule) {
+  const leq = 10 * Math.log10(intervals.reduce((sum, interval) => sum + 10 ** (interval.avg / 10), 0) / intervals.length);
+  if (leq < rule.quietest_dbfs) return { problem: `the microphone heard almost nothing (Leq ${leq.toFixed(1)} dBFS): is it muted, or is the sound too far from it?` };
+  const peak = Math.max(...intervals.map((interval) => interval.peak));
+  if (peak >= rule.loudest_peak_dbfs) {
+    return { problem: `the sound reached the microphone's full scale (peak ${peak.toFixed(1)} dBFS), so it reads lower than it is: turn the sound down, or move the phone away from it` };
+  }
+  const levels = intervals.map((interval) => interval.avg);
+  const range = Math.max(...levels) - Math.min(...levels);
+  if (range > rule.steady_within_db) {
+    return {
+      problem: `the sound was not steady: its level moved over ${range.toFixed(1)} dB in ${minutesAndSeconds(seconds)}, so the meter and the microphone may have read different moments of it. `
+        + `Calibrate against a steady sound (pink noise, a fan), within ${rule.steady_within_db} dB`,
+    };
+  }
+  const difference = (reading - leq) * 10;
+  const calibration = Math.sign(difference) * Math.round(Math.abs(difference)) / 10;
+  const [lowest, highest] = rule.plausible_db;
+  if (calibration < lowest || calibration > highest) {
+    return { problem: `the reading and the microphone's level give a calibration of ${calibration.toFixed(1)} dB, and a calibration must be between ${lowest} and ${highest} dB: is the reading in dB?` };
+  }
+  return { leq, range, calibration };
 }
 
 /**
@@ -413,13 +566,12 @@ async function finished() {
   const current = session;
   if (!current) return;
   session = null;
-  current.stream.getTracks().forEach((t) => t.stop());
-  // Not awaited: the check-in is kept first, whatever closing the audio takes.
-  current.context.close().catch(() => {});
+  // The check-in is kept first, whatever closing the audio takes.
+  closeMeter(current);
   if (current.wakeLock) current.wakeLock.release().catch(() => {});
   stopButton.hidden = true;
   startButton.hidden = false;
-  startButton.disabled = false;
+  microphoneBusy(false);
   startButton.textContent = "Measure again";
   const early = current.interruption ?? "";
   if (current.intervals.length === 0) {
@@ -573,6 +725,7 @@ calibrationField.addEventListener("change", () => {
   localStorage.setItem(CALIBRATION_KEY, calibrationField.value.trim());
 });
 startButton.addEventListener("click", start);
+calibrateButton.addEventListener("click", calibrate);
 stopButton.addEventListener("click", stop);
 forgetButton.addEventListener("click", forget);
 window.addEventListener("online", send);

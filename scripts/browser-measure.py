@@ -28,11 +28,16 @@ then does what standard input asks, one command a line, and answers each on stan
     left-levels    prints the level arrays' names, in the order of its body, of the last check-in
                    kept in the browser's storage as a measuring page was left ("none" if none)
     device         prints the device this browser registered as (its JSON, from the page's storage)
+    calibrate DB   types DB as what a sound level meter reads and taps "Calibrate"; waits until the
+                   page says how that ended, and prints it
+    offset-value   prints what the calibration field holds
     quit           closes the browser
 
 Any failure (a wait of more than 120 s, an element missing) prints "error: ..." and exits 1.
 
-    /usr/bin/python3 scripts/browser-measure.py http://127.0.0.1:PORT VENUE_ID FILE.wav [MICROPHONE]
+    /usr/bin/python3 scripts/browser-measure.py [--idle] http://127.0.0.1:PORT VENUE_ID FILE.wav [MICROPHONE]
+
+The page is opened and Start tapped; with --idle it is opened only (for `calibrate`, or `start`).
 
 MICROPHONE is what the browser says of the processing it applies to the microphone: "chromium"
 (the default: the browser's own answers), "webkit" (as Safari and every browser on an iPhone
@@ -133,8 +138,10 @@ def answer(text):
 
 
 def main():
-    base, venue, audio = sys.argv[1], sys.argv[2], sys.argv[3]
-    microphone = MICROPHONES[sys.argv[4] if len(sys.argv) > 4 else "chromium"]
+    arguments = [argument for argument in sys.argv[1:] if argument != "--idle"]
+    idle = len(arguments) < len(sys.argv) - 1
+    base, venue, audio = arguments[0], arguments[1], arguments[2]
+    microphone = MICROPHONES[arguments[3] if len(arguments) > 3 else "chromium"]
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in (
@@ -153,7 +160,8 @@ def main():
         measuring_page = f"{base}/venues/{venue}/measure"
         driver.get(measuring_page)
         wait.until(lambda d: d.find_element(By.ID, "meter").is_displayed())
-        driver.find_element(By.ID, "start").click()
+        if not idle:
+            driver.find_element(By.ID, "start").click()
         for line in sys.stdin:
             command, _, argument = line.strip().partition(" ")
             if command == "seconds":
@@ -177,6 +185,16 @@ def main():
                 field.send_keys(argument)
                 driver.execute_script("arguments[0].blur(); arguments[0].dispatchEvent(new Event('change'))", field)
                 answer(driver.find_element(By.ID, "calibration-note").text)
+            elif command == "calibrate":
+                field = driver.find_element(By.ID, "reading")
+                field.clear()
+                field.send_keys(argument)
+                wait.until(lambda d: d.find_element(By.ID, "calibrate").is_enabled())
+                driver.find_element(By.ID, "calibrate").click()
+                wait.until(lambda d: re.match(r"Leq |Not calibrated|Type what", d.find_element(By.ID, "calibrated").text))
+                answer(driver.find_element(By.ID, "calibrated").text)
+            elif command == "offset-value":
+                answer(driver.find_element(By.ID, "calibration").get_attribute("value"))
             elif command == "calibration":
                 answer(driver.find_element(By.ID, "calibration-note").text)
             elif command == "rate":

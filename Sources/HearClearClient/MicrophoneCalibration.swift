@@ -16,13 +16,8 @@ public struct MicrophoneCalibration: Sendable, Equatable {
     public let seconds: Double
     public let calibrationDB: Double
 
-    public static let shortestSeconds = 5.0
-    /// Farther apart than this, meter and microphone may well have read different levels.
-    public static let steadyWithinDB = 3.0
-    /// Below this the microphone hears its own noise, not the sound.
-    public static let quietestDBFS = -80.0
-    /// A peak this near full scale is a sound the microphone may have clipped.
-    public static let loudestPeakDBFS = -1.0
+    /// Its limits, which the measuring page applies too (the meter design's `calibration`).
+    public static let rule = CalibrationRule.standard
 
     public enum Problem: Error, Equatable, CustomStringConvertible {
         case tooShort(seconds: Double)
@@ -34,9 +29,9 @@ public struct MicrophoneCalibration: Sendable, Equatable {
         public var description: String {
             switch self {
             case .tooShort(let seconds):
-                String(format: "only %.1f s were measured: calibrate over at least %g s of the steady sound", seconds, MicrophoneCalibration.shortestSeconds)
+                String(format: "only %.1f s were measured: calibrate over at least %g s of the steady sound", seconds, MicrophoneCalibration.rule.shortestS)
             case .unsteady(let range, let seconds):
-                String(format: "the sound was not steady: its level moved over %.1f dB in %@, so the meter and the microphone may have read different moments of it. Calibrate against a steady sound (pink noise, a fan), within %g dB", range, Terminal.clock(seconds), MicrophoneCalibration.steadyWithinDB)
+                String(format: "the sound was not steady: its level moved over %.1f dB in %@, so the meter and the microphone may have read different moments of it. Calibrate against a steady sound (pink noise, a fan), within %g dB", range, Terminal.clock(seconds), MicrophoneCalibration.rule.steadyWithinDB)
             case .silent(let leq):
                 String(format: "the microphone heard almost nothing (Leq %.1f dBFS): is it muted, or is another --device the microphone? (`hearclear devices` lists them)", leq)
             case .clipped(let peak):
@@ -51,16 +46,16 @@ public struct MicrophoneCalibration: Sendable, Equatable {
     /// for a last, partial one) and the meter's reading in dB(A).
     public init(reading: Double, intervals: [(sample: Sample, seconds: Double)]) throws(Problem) {
         let seconds = intervals.reduce(0) { $0 + $1.seconds }
-        guard seconds >= Self.shortestSeconds else { throw .tooShort(seconds: seconds) }
+        guard seconds >= Self.rule.shortestS else { throw .tooShort(seconds: seconds) }
         let leq = Level.level(energy: intervals.reduce(0) { $0 + Level.energy($1.sample.avg) * $1.seconds } / seconds)
-        guard leq >= Self.quietestDBFS else { throw .silent(leqDBFS: leq) }
+        guard leq >= Self.rule.quietestDBFS else { throw .silent(leqDBFS: leq) }
         let peak = intervals.map(\.sample.peak).max() ?? Level.floor
-        guard peak < Self.loudestPeakDBFS else { throw .clipped(peakDBFS: peak) }
+        guard peak < Self.rule.loudestPeakDBFS else { throw .clipped(peakDBFS: peak) }
         // A last, partial interval is a fraction of a second of the sound: not its steadiness.
         let longest = intervals.map(\.seconds).max() ?? 0
         let levels = intervals.filter { $0.seconds == longest }.map(\.sample.avg)
         let range = (levels.max() ?? 0) - (levels.min() ?? 0)
-        guard range <= Self.steadyWithinDB else { throw .unsteady(rangeDB: range, seconds: seconds) }
+        guard range <= Self.rule.steadyWithinDB else { throw .unsteady(rangeDB: range, seconds: seconds) }
         let calibration = Level.rounded(reading - leq)
         guard Level.plausibleDB.contains(calibration) else { throw .implausible(calibrationDB: calibration) }
         leqDBFS = leq

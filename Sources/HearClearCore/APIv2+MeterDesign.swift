@@ -37,6 +37,9 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
     /// The fewest intervals a check-in counts with (`CheckIn.fewestCountedIntervals`), so that a
     /// meter can say from when a measurement would count.
     public var fewestCountedIntervals: Int
+    /// How a microphone is calibrated against a sound level meter's reading, so that a meter
+    /// elsewhere refuses what `hearclear calibrate --reading` refuses.
+    public var calibration: CalibrationRule
 
     /// A second whose peak plus the calibration reaches `thresholdDB` is loud; loud seconds that
     /// start less than `mergeWindowS` after an event's first belong to it.
@@ -74,6 +77,7 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         self.classes = classes
         self.loudEvents = loudEvents
         fewestCountedIntervals = CheckIn.fewestCountedIntervals
+        calibration = .standard
     }
 
     /// `bands` and `classes` as `null` when there are none, rather than left out: the document says so.
@@ -94,10 +98,11 @@ public struct MeterDesignDocument: Codable, Sendable, Equatable {
         try container.encode(classes, forKey: .classes)
         try container.encode(loudEvents, forKey: .loudEvents)
         try container.encode(fewestCountedIntervals, forKey: .fewestCountedIntervals)
+        try container.encode(calibration, forKey: .calibration)
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, a, c, bands, classes
+        case version, a, c, bands, classes, calibration
         case sampleRate = "sample_rate"
         case intervalS = "interval_s"
         case samplesPerInterval = "samples_per_interval"

@@ -21,7 +21,7 @@ extension Hearclear {
 
         @OptionGroup var source: AudioSourceOptions
 
-        @Option(help: "How long to measure the sound for --reading: 10s, 1m.") var duration = DurationArgument(seconds: 10)
+        @Option(help: "How long to measure the sound for --reading: 10s, 1m.") var duration = DurationArgument(seconds: CalibrationRule.standard.measuredS)
 
         @Flag(help: "Forget the saved calibration (the server's default applies).")
         var clear = false

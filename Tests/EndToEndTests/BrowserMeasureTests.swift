@@ -384,6 +384,57 @@ import FoundationNetworking
         #expect(thanks.contains("No second of it held sound: the microphone gave silence (was it muted?), so it does not count."), "\(thanks)")
     }
 
+    /// Was: a phone was calibrated only by an offset typed in, which a person with a sound level
+    /// meter had to work out by hand. Beside the meter's reading the page listens to a steady sound
+    /// (a 1 kHz tone at -23.0 dBFS, as a calibrator plays one) and saves the difference, as
+    /// `hearclear calibrate --reading` does on the same sound, and refuses what it refuses (a sound
+    /// whose level moves). Calibrating is no check-in: nothing reaches the server.
+    @Test func aPhoneIsCalibratedAgainstASoundLevelMetersReading() async throws {
+        let database = folder.appendingPathComponent("calibrate.sqlite").path
+        let server = try await startServer(database: database)
+        try await addVenue("corner", to: server)
+        let rate = 48_000
+        let tone = (0..<(rate * 40)).map { Float(0.1 * sin(2 * Double.pi * 1000 * Double($0) / Double(rate))) }
+        let steady = try temporaryFile("tone.wav", WAVWriter.data(tone, sampleRate: rate, format: .int16))
+        // The same tone 10 dB quieter every other 3 s: any 10 s of it moves by 10 dB.
+        let moving = try temporaryFile(
+            "moving.wav", WAVWriter.data(tone.enumerated().map { $0.offset / (rate * 3) % 2 == 0 ? $0.element : $0.element * 0.316 }, sampleRate: rate, format: .int16))
+
+        let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: steady, home: folder, idle: true)
+        let unread = try await browser.ask("calibrate ")
+        let said = try await browser.ask("calibrate 94")
+        let offset = try await browser.ask("offset-value")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "0")
+        #expect(try await sqlite(database, "SELECT COUNT(*) FROM device") == "1")
+        // The offset is the person's now: a measurement shows and sends its levels with it.
+        _ = try await browser.ask("start")
+        _ = try await browser.ask("seconds 1")
+        let measuring = try await browser.ask("calibration")
+        await browser.quit()
+        #expect(unread.hasPrefix("Type what the sound level meter reads, in dB(A)"), "\(unread)")
+        // Its first second starts from the filters' rest, and Chrome's capture may skip a moment of
+        // the file: a few hundredths of a dB the CLI, reading the file whole, does not see.
+        #expect(said.hasPrefix("Leq -23.0") && said.contains(" dBFS over 0:10, steady within 0."), "\(said)")
+        #expect(said.contains(" dB: 94 dB(A) on the meter makes the calibration 117 dB. Saved as this browser's offset"), "\(said)")
+        #expect(offset == "117" && measuring == "Calibrated: 117 dB added.", "\(offset) \(measuring)")
+
+        let config = folder.appendingPathComponent("calibrate.json").path
+        let cli = try await Executable.run("hearclear", ["calibrate", "--reading", "94", "--file", steady], environment: ["HEARCLEAR_CONFIG": config])
+        #expect(cli.status == 0 && cli.output.contains(" steady within 0.0 dB: 94 dB(A) on the meter makes the calibration 117 dB."), "\(cli.output)\(cli.errors)")
+
+        let unsteady = try MeasuringBrowser(server: server.url, venue: "corner", audio: moving, home: folder, idle: true)
+        let refused = try await unsteady.ask("calibrate 94")
+        let kept = try await unsteady.ask("offset-value")
+        await unsteady.quit()
+        #expect(refused.hasPrefix("Not calibrated: the sound was not steady: its level moved over 10.") && refused.contains(" dB in 0:10, so the meter"), "\(refused)")
+        #expect(refused.hasSuffix("The offset was not changed."), "\(refused)")
+        let cliRefused = try await Executable.run("hearclear", ["calibrate", "--reading", "94", "--file", moving], environment: ["HEARCLEAR_CONFIG": config])
+        #expect(cliRefused.status != 0 && cliRefused.errors.contains("the sound was not steady: its level moved over 10.0 dB in 00:10"), "\(cliRefused.errors)")
+        // A browser of its own, so the first one's offset is not there to keep.
+        #expect(kept == "", "\(kept)")
+        await server.stop()
+    }
+
     /// The server goes (killed) while a phone measures: at the end the page says the check-in waits, and
     /// when the server is back (same address, same database) the page sends it, stored once.
     @Test func aCheckInMadeWhileTheServerIsAwayWaitsAndIsStoredOnce() async throws {
@@ -669,12 +720,13 @@ final class MeasuringBrowser: @unchecked Sendable {
     private let input = Pipe(), output = Pipe()
     private var buffered = Data()
 
-    /// `microphone`: what the browser says of its processing, as `scripts/browser-measure.py` takes it.
-    init(server: URL, venue: String, audio: String, home: URL, microphone: String = "chromium") throws {
+    /// `microphone`: what the browser says of its processing, as `scripts/browser-measure.py` takes
+    /// it; `idle`: the page is opened without tapping Start.
+    init(server: URL, venue: String, audio: String, home: URL, microphone: String = "chromium", idle: Bool = false) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            Executable.packageFolder.appendingPathComponent("scripts/browser-measure.py").path, server.absoluteString, venue, audio, microphone,
-        ]
+        process.arguments =
+            [Executable.packageFolder.appendingPathComponent("scripts/browser-measure.py").path] + (idle ? ["--idle"] : [])
+            + [server.absoluteString, venue, audio, microphone]
         process.environment = Executable.environment(adding: ["HOME": home.path])
         process.standardInput = input
         process.standardOutput = output

@@ -34,6 +34,9 @@ import Testing
                 #expect(design.loudEvents == .init(thresholdDB: LoudEventDetector.defaultThresholdDB, mergeWindowS: LoudEventDetector.defaultMergeWindow))
                 // What the page tells a person who might stop too soon: the too-short rule's number.
                 #expect(design.fewestCountedIntervals == Analysis.minimumKeptSamples)
+                // What the page calibrates against a sound level meter with: the CLI's limits.
+                #expect(design.calibration == .standard)
+                #expect(String(buffer: response.body).contains(#""calibration":{"loudest_peak_dbfs":-1,"measured_s":10,"#))
             }
             // Below the rate that holds the 4 kHz band, the levels only: no bands to run, said as null.
             let narrow = try await client.execute(uri: "/api/v2/meter-design?rate=8000", method: .get)
@@ -119,6 +122,7 @@ import Testing
                 #expect(html.contains(#"data-venue="corner""#) && html.contains(#"data-seconds="300""#) && html.contains("hidden>"))
                 #expect(html.contains("the page also judges how likely it held speech and music"))
                 #expect(html.contains(#"<label for="calibration">"#))
+                #expect(html.contains(#"<label for="reading">"#) && html.contains("the page listens for 10 seconds and sets the offset above"))
             }
             // The venue's page leads there; no other page may ask for the microphone.
             try await client.execute(uri: "/venues/corner", method: .get) { response in

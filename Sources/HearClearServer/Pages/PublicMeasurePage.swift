@@ -1,3 +1,5 @@
+import HearClearCore
+
 /// "Measure here" (`/venues/{id}/measure`): a phone's browser measures the venue and uploads a
 /// check-in (Public/measure.js, docs/public-pages.md). The page itself holds only the venue; the
 /// script does the rest after a tap, so the page works as a page without it (it says why not).
@@ -8,6 +10,8 @@ struct PublicMeasurePage {
     /// How long a measurement runs unless stopped.
     let seconds = PublicMeasurePage.duration
     let minutes = PublicMeasurePage.duration / 60
+    /// How long calibrating against a sound level meter listens, as `hearclear calibrate --reading`.
+    let calibrationSeconds = Int(CalibrationRule.standard.measuredS)
 
     /// Five minutes, as the command-line client's check-in.
     static let duration = 300
