@@ -726,6 +726,8 @@ calibrationField.addEventListener("change", () => {
 });
 startButton.addEventListener("click", start);
 calibrateButton.addEventListener("click", calibrate);
+// The reading typed, Enter calibrates, as it would submit a form of one field.
+readingField.addEventListener("keydown", (event) => { if (event.key === "Enter" && !calibrateButton.disabled) calibrate(); });
 stopButton.addEventListener("click", stop);
 forgetButton.addEventListener("click", forget);
 window.addEventListener("online", send);

@@ -30,6 +30,8 @@ then does what standard input asks, one command a line, and answers each on stan
     device         prints the device this browser registered as (its JSON, from the page's storage)
     calibrate DB   types DB as what a sound level meter reads and taps "Calibrate"; waits until the
                    page says how that ended, and prints it
+    calibrate-enter DB
+                   the same, pressing Enter in the field instead of tapping "Calibrate"
     offset-value   prints what the calibration field holds
     quit           closes the browser
 
@@ -54,6 +56,7 @@ import tempfile
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 TIMEOUT = 120
@@ -185,12 +188,15 @@ def main():
                 field.send_keys(argument)
                 driver.execute_script("arguments[0].blur(); arguments[0].dispatchEvent(new Event('change'))", field)
                 answer(driver.find_element(By.ID, "calibration-note").text)
-            elif command == "calibrate":
+            elif command in ("calibrate", "calibrate-enter"):
                 field = driver.find_element(By.ID, "reading")
                 field.clear()
-                field.send_keys(argument)
                 wait.until(lambda d: d.find_element(By.ID, "calibrate").is_enabled())
-                driver.find_element(By.ID, "calibrate").click()
+                if command == "calibrate":
+                    field.send_keys(argument)
+                    driver.find_element(By.ID, "calibrate").click()
+                else:
+                    field.send_keys(argument + Keys.ENTER)
                 wait.until(lambda d: re.match(r"Leq |Not calibrated|Type what", d.find_element(By.ID, "calibrated").text))
                 answer(driver.find_element(By.ID, "calibrated").text)
             elif command == "offset-value":

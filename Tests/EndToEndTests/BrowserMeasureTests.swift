@@ -401,7 +401,7 @@ import FoundationNetworking
             "moving.wav", WAVWriter.data(tone.enumerated().map { $0.offset / (rate * 3) % 2 == 0 ? $0.element : $0.element * 0.316 }, sampleRate: rate, format: .int16))
 
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: steady, home: folder, idle: true)
-        let unread = try await browser.ask("calibrate ")
+        let unread = try await browser.ask("calibrate-enter ")
         let said = try await browser.ask("calibrate 94")
         let offset = try await browser.ask("offset-value")
         #expect(try await sqlite(database, "SELECT COUNT(*) FROM checkin") == "0")
