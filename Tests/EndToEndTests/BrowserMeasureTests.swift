@@ -432,6 +432,14 @@ import FoundationNetworking
         #expect(cliRefused.status != 0 && cliRefused.errors.contains("the sound was not steady: its level moved over 10.0 dB in 00:10"), "\(cliRefused.errors)")
         // A browser of its own, so the first one's offset is not there to keep.
         #expect(kept == "", "\(kept)")
+        // A browser that keeps its voice processing on turns the sound up or down: the difference
+        // would be the processing's, not the microphone's.
+        let processing = try MeasuringBrowser(server: server.url, venue: "corner", audio: steady, home: folder, microphone: "webkit-echo", idle: true)
+        let processed = try await processing.ask("calibrate 94")
+        let untouched = try await processing.ask("offset-value")
+        await processing.quit()
+        #expect(processed.hasPrefix("Not calibrated: this browser did not turn off what would change its levels (") && processed.contains("echo cancellation is on"), "\(processed)")
+        #expect(untouched == "", "\(untouched)")
         await server.stop()
     }
 
