@@ -30,12 +30,17 @@ function minutesAndSeconds(seconds) {
   return `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, "0")}`;
 }
 
-/** The person's calibration offset, or null: the server then applies its own. */
-function calibration() {
-  const text = calibrationField.value.trim();
+/** The dB a number field holds, or null when it holds none between 0 and 200 (a calibration's range, Level.plausibleDB). */
+function decibels(field) {
+  const text = field.value.trim();
   if (text === "") return null;
   const value = Number(text);
   return Number.isFinite(value) && value >= 0 && value <= 200 ? value : null;
+}
+
+/** The person's calibration offset, or null: the server then applies its own. */
+function calibration() {
+  return decibels(calibrationField);
 }
 
 /**
@@ -113,6 +118,11 @@ function refusals(settings) {
 /** Whether the browser names an automatic gain control switch: WebKit does not. */
 function hasGainSwitch() {
   return navigator.mediaDevices.getSupportedConstraints().autoGainControl === true;
+}
+
+/** Why levels from this browser would not be the microphone's (`refusals`), and where else to measure. */
+function unprocessed(problems) {
+  return `this browser did not turn off what would change its levels (${problems.join("; ")}). ${elsewhere()}`;
 }
 
 /**
@@ -238,14 +248,8 @@ async function start() {
       : `Uncalibrated: shown with ${offset} dB added, this server's default, as no calibration is set for ${applied.model}.`;
   rateText.textContent = `The microphone's sound arrives at ${session.rate} samples a second, through filters the server designed for that rate.`;
   statusText.textContent = problems.length
-    ? `Measuring, but this check-in will not be sent: this browser did not turn off what would change its levels (${problems.join("; ")}). ${elsewhere()}`
+    ? `Measuring, but this check-in will not be sent: ${unprocessed(problems)}`
     : `Measuring for ${minutesAndSeconds(duration)} unless you stop. Keep this page open and the phone still, away from your mouth.`;
-}
-
-/** What the sound level meter reads, in dB(A), or null when the field holds no plausible reading. */
-function meterReading() {
-  const value = Number(readingField.value.trim());
-  return readingField.value.trim() !== "" && Number.isFinite(value) && value >= 0 && value <= 200 ? value : null;
 }
 
 /** The calibration under way against a sound level meter, or null. */
@@ -258,7 +262,7 @@ let calibrating = null;
  * check-in of the venue.
  */
 async function calibrate() {
-  const reading = meterReading();
+  const reading = decibels(readingField);
   if (reading === null) {
     calibratedText.textContent = "Type what the sound level meter reads, in dB(A) (a number between 0 and 200), then tap Calibrate.";
     readingField.focus();
@@ -281,7 +285,7 @@ async function calibrate() {
   // What the browser turns up or down, or a design kept from a server that did not say the rule,
   // would make the difference something other than this microphone's.
   const refusal = problems.length
-    ? `this browser did not turn off what would change its levels (${problems.join("; ")}). ${elsewhere()}`
+    ? unprocessed(problems)
     : filters.calibration ? null : "this browser keeps the meter's design of an older server, which does not say how to calibrate: try again online";
   if (refusal) return calibrated(current, refusal);
   current.rule = filters.calibration;
@@ -579,7 +583,7 @@ async function finished() {
     return;
   }
   if (current.problems.length) {
-    statusText.textContent = early + `Not sent: this browser did not turn off what would change its levels (${current.problems.join("; ")}). ${elsewhere()}`;
+    statusText.textContent = early + `Not sent: ${unprocessed(current.problems)}`;
     return;
   }
   const entry = outboxEntry(current);
