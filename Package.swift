@@ -34,7 +34,8 @@ let package = Package(
         // The analysis rules (spikes, length, references, outlier verdicts, status, cells), once,
         // knowing no store: the stores fetch what a rule needs and save what it decides.
         // Also the samples blob both stores keep (SampleColumns), deflated by zlib.
-        .target(name: "HearClearAnalysis", dependencies: ["HearClearCore", "CZlib"]),
+        // Optimized in debug builds too (as LevelMeter is, below).
+        .target(name: "HearClearAnalysis", dependencies: ["HearClearCore", "CZlib"], swiftSettings: optimizedInDebug),
         // zlib's C API (zlib1g-dev): the samples blob's compression.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The numbered SQL files of each store, shipped as resources so an installed binary finds them too.
@@ -81,7 +82,11 @@ let package = Package(
             ]
         ),
         // Per-interval average and peak levels, A-weighting, loud events, speech and music: the meter, no I/O.
-        .target(name: "LevelMeter", dependencies: ["HearClearCore", "CFFTW"], resources: [.copy("Resources/sound-classes-v7.json")]),
+        // Optimized in debug builds too (docs/architecture.md, Tests).
+        .target(
+            name: "LevelMeter", dependencies: ["HearClearCore", "CFFTW"], resources: [.copy("Resources/sound-classes-v7.json")],
+            swiftSettings: optimizedInDebug
+        ),
         // FFTW's C API, single precision (libfftw3-dev): the sound features' transforms.
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         // ALSA's C API (libasound2-dev).
@@ -162,3 +167,10 @@ let package = Package(
         ),
     ]
 )
+
+/// The targets whose loops run over every sample or every second are compiled with optimization in
+/// debug builds too: unoptimized, `hearclear analyze` takes about 70 times as long and storing a
+/// check-in about 3 times, and `make test` spends minutes of its two cores there (docs/architecture.md,
+/// Tests). Not HearClearCore: it is a library product, and a package whose products carry unsafe
+/// flags cannot be depended on.
+var optimizedInDebug: [SwiftSetting] { [.unsafeFlags(["-O"], .when(configuration: .debug))] }
