@@ -48,8 +48,9 @@ import Testing
 
     static let text = "Shall we meet at the corner cafe on Friday evening? I heard the new place by the river gets very busy after eight, so let us book a table early and talk before the band starts."
 
-    @Test func heldOutSpeechAndMusicAreRecognised() async throws {
-        let raw = folder.appendingPathComponent("festival.raw.wav").path
+    /// The text read twice by festival's voice, held out of the model's training, unprocessed.
+    func festival(named name: String) async throws -> String {
+        let raw = folder.appendingPathComponent("\(name).raw.wav").path
         let festival = Process()
         festival.executableURL = URL(fileURLWithPath: "/usr/bin/text2wave")
         festival.arguments = ["-o", raw]
@@ -60,6 +61,11 @@ import Testing
         input.fileHandleForWriting.write(Data((Self.text + " " + Self.text).utf8))
         try input.fileHandleForWriting.close()
         await onAThreadOfItsOwn { festival.waitUntilExit() }
+        return raw
+    }
+
+    @Test func heldOutSpeechAndMusicAreRecognised() async throws {
+        let raw = try await festival(named: "festival")
         let speech = try await shares(try await recording(raw, named: "festival"))
         #expect(speech.speech >= 0.7 && speech.music <= 0.3, "festival: \(speech)")
 
@@ -77,6 +83,25 @@ import Testing
         try await sox(["-m", voice, song, mixed, "trim", "0", "20"])
         let both = try await shares(try await recording(mixed, named: "over-music"))
         #expect(both.speech > 0.5, "festival 10 dB over drascula: \(both)")
+    }
+
+    /// Where the shipped model fails (docs/sound-classes.md, "A voice over steady noise"): festival's
+    /// voice 3 dB above pink noise by their Leq, as guests talk over a fan, is read as music in most
+    /// seconds. Recorded as a known issue, so that a model that hears it right fails here until the
+    /// doc says so too.
+    @Test func aVoiceOverSteadyNoiseIsReadAsMusic() async throws {
+        let voice = folder.appendingPathComponent("noisy-voice.wav").path, noise = folder.appendingPathComponent("noise.wav").path
+        try await sox([try await festival(named: "noisy-festival"), "-r", "48000", "-c", "1", voice, "norm", "-20", "trim", "0", "20"])
+        // About 3 dB under the voice's Leq (−42.3 dBFS): pink noise at −45.3.
+        try await sox(["-n", "-r", "48000", "-c", "1", noise, "synth", "20", "pinknoise", "vol", "0.04"])
+        let mixed = folder.appendingPathComponent("voice-over-noise.raw.wav").path
+        try await sox(["-m", "-v", "1", voice, "-v", "1", noise, mixed])
+        let heard = try await shares(try await recording(mixed, named: "voice-over-noise"))
+        withKnownIssue("version 7 reads a voice over steady noise as music") {
+            #expect(heard.speech >= 0.5 && heard.music <= 0.3, "festival 3 dB over pink noise: \(heard)")
+        }
+        // As the doc has it: music in most seconds, so the known issue is this one and no other.
+        #expect(heard.music >= 0.5, "festival 3 dB over pink noise: \(heard)")
     }
 
     @Test func aPureToneIsNotSpeechEspeakIsAndAChordProgressionIsMusic() async throws {
