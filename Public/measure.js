@@ -30,12 +30,20 @@ function minutesAndSeconds(seconds) {
   return `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, "0")}`;
 }
 
-/** The dB a number field holds, or null when it holds none between 0 and 200 (a calibration's range, Level.plausibleDB). */
+/**
+ * The dB a number field holds, or null when it holds none within the field's bounds (the server
+ * renders them from a calibration's range, Level.plausibleDB).
+ */
 function decibels(field) {
   const text = field.value.trim();
   if (text === "") return null;
   const value = Number(text);
-  return Number.isFinite(value) && value >= 0 && value <= 200 ? value : null;
+  return Number.isFinite(value) && value >= Number(field.min) && value <= Number(field.max) ? value : null;
+}
+
+/** "between 0 and 200": the bounds of a field, for the sentence that asks for a value within them. */
+function bounds(field) {
+  return `between ${field.min} and ${field.max}`;
 }
 
 /** The person's calibration offset, or null: the server then applies its own. */
@@ -50,7 +58,7 @@ function calibration() {
  */
 function calibrationProblem() {
   const typed = calibrationField.validity.badInput || calibrationField.value.trim() !== "";
-  return typed && calibration() === null ? "the calibration offset must be a number of dB between 0 and 200" : null;
+  return typed && calibration() === null ? `the calibration offset must be a number of dB ${bounds(calibrationField)}` : null;
 }
 
 /** What a session's levels are shown and judged with: the person's offset, else the server's for this browser. */
@@ -264,7 +272,7 @@ let calibrating = null;
 async function calibrate() {
   const reading = decibels(readingField);
   if (reading === null) {
-    calibratedText.textContent = "Type what the sound level meter reads, in dB(A) (a number between 0 and 200), then tap Calibrate.";
+    calibratedText.textContent = `Type what the sound level meter reads, in dB(A) (a number ${bounds(readingField)}), then tap Calibrate.`;
     readingField.focus();
     return;
   }

@@ -12,6 +12,10 @@ struct PublicMeasurePage {
     let minutes = PublicMeasurePage.duration / 60
     /// How long calibrating against a sound level meter listens, as `hearclear calibrate --reading`.
     let calibrationSeconds = Int(CalibrationRule.standard.measuredS)
+    /// The range of a calibration and of a meter's reading (`Level.plausibleDB`): the fields' bounds,
+    /// which the page's script reads to check what is typed in them.
+    let lowestDB = Int(Level.plausibleDB.lowerBound)
+    let highestDB = Int(Level.plausibleDB.upperBound)
 
     /// Five minutes, as the command-line client's check-in.
     static let duration = 300
