@@ -110,8 +110,16 @@ public struct SoundClassifier: Sendable {
                 input[index] = (window.values[index] - model.mean[channel]) / model.scale[channel]
             }
         }
+        // Each layer only from the first position a later layer, or the pooling, reads: the
+        // context's first frames feed the interval's through the first layers only.
+        var firstRead = [positions - judged]
+        for convolution in model.convolutions.reversed().dropLast() {
+            firstRead.insert(max(0, firstRead[0] - convolution.kernel / 2 * convolution.dilation), at: 0)
+        }
         for (index, convolution) in model.convolutions.enumerated() {
-            input = Self.convolve(input, positions: positions, inputs: widths[index], outputs: widths[index + 1], weights: weights[index], convolution: convolution)
+            input = Self.convolve(
+                input, positions: positions, from: firstRead[index], inputs: widths[index], outputs: widths[index + 1], weights: weights[index],
+                convolution: convolution)
         }
         // Each channel's mean, then its maximum.
         let width = widths.last!
@@ -131,15 +139,18 @@ public struct SoundClassifier: Sendable {
         return SoundClasses(speech: output[0], music: output[1])
     }
 
-    /// One convolution along time and its ReLU, positions outside the window taken as zeros.
-    private static func convolve(_ input: [Float], positions: Int, inputs: Int, outputs: Int, weights: [Float], convolution: SoundClassesModel.Convolution) -> [Float] {
+    /// One convolution along time and its ReLU, positions outside the window taken as zeros; the
+    /// outputs before `from`, which nothing reads, left at zero.
+    private static func convolve(
+        _ input: [Float], positions: Int, from: Int, inputs: Int, outputs: Int, weights: [Float], convolution: SoundClassesModel.Convolution
+    ) -> [Float] {
         var output = [Float](repeating: 0, count: positions * outputs)
         let reach = convolution.kernel / 2, bias = convolution.bias, rowBytes = 4 * outputs
         input.withUnsafeBufferPointer { input in
             weights.withUnsafeBufferPointer { weights in
                 output.withUnsafeMutableBufferPointer { output in
                     bias.withUnsafeBytes { bias in
-                        for position in 0..<positions {
+                        for position in from..<positions {
                             let out = UnsafeMutableRawPointer(output.baseAddress! + position * outputs)
                             // Sixteen outputs at a time in two registers (the model's widths are
                             // multiples of eight), so that each input value is fetched once for both,

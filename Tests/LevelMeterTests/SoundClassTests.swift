@@ -142,8 +142,9 @@ import Testing
     }
 
     /// The network run as its description reads (docs/sound-classes.md, "The model"), in plain
-    /// loops over its file's weights: the meter's grouped arithmetic gives the same bits, so the
-    /// figures `make train-classes` reports are what the meter computes. The shipped model (16
+    /// loops over its file's weights, every layer at every position: the meter's grouped arithmetic,
+    /// which skips the positions nothing reads, gives the same bits, so the figures `make
+    /// train-classes` reports are what the meter computes. The shipped model (16
     /// channels: outputs in pairs of eight), and a made-up one of 24 channels and a kernel of 5 (a
     /// pair and a single eight); windows of 31 frames after 16 of context, and of 5 with none.
     @Test(arguments: [false, true], [(16, 31), (0, 5)])
