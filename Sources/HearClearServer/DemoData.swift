@@ -7,7 +7,8 @@ import HearClearCore
 /// Every device but the oldest client (the iPhone's, API v1) measures the details too: the Fast
 /// maximum, C and the octave bands, in the spectrum of its kind of venue; and speech and music,
 /// music leading in bars from 21:00 and in clubs, talk elsewhere.
-/// The same every time (a fixed random seed), relative to `now`.
+/// The same every time (a fixed random seed), relative to `now`: the dates move with it, each
+/// check-in's local weekday and hour do not.
 public enum DemoData {
     public struct NotEmpty: Error, CustomStringConvertible {
         public let description = "the database already holds venues: the demo only fills an empty one"
@@ -122,10 +123,16 @@ public enum DemoData {
 
                 for _ in 0..<(14 + Int(random.next() % 14)) {
                     let device = devices[Int(random.next() % UInt64(devices.count))]
-                    let daysAgo = 1 + Int(random.next() % 28)
+                    // One of the last 28 days, drawn as a weekday and a week: the same draw gives
+                    // the same local weekday whatever day the demo is seeded on, so every venue's
+                    // week (and what the pages say of "Fridays at 20:00") stays the same.
+                    let drawn = Int(random.next() % 28)
                     let hour = place.kind.hours.lowerBound + Int(random.next() % UInt64(place.kind.hours.count))
-                    let day = calendar.startOfDay(for: now.addingTimeInterval(Double(-daysAgo) * 86_400))
-                    guard let start = calendar.date(byAdding: .minute, value: hour * 60 + Int(random.next() % 40), to: day) else { continue }
+                    let today = WeekdayHour(now, in: zone).weekday.index
+                    let daysAgo = (today - drawn % 7 + 6) % 7 + 1 + 7 * (drawn / 7)
+                    guard let day = calendar.date(byAdding: .day, value: -daysAgo, to: calendar.startOfDay(for: now)),
+                        let start = calendar.date(byAdding: .minute, value: hour * 60 + Int(random.next() % 40), to: day)
+                    else { continue }
                     let weekday = WeekdayHour(start, in: zone).weekday.index
                     var checkIn = makeCheckIn(
                         venue: id, start: start, kind: place.kind, weekday: weekday, hour: hour, calibration: device.calibration,
