@@ -9,13 +9,18 @@ public final class ServerProcess: @unchecked Sendable {
     public let startLine: String
     public let url: URL
     public let logFile: URL
+    /// The port this server and any restarted on it keep while none listens (nil: none kept).
+    public let reservedPort: ReservedPort?
     private let output: LogBuffer
 
     /// Starts `executable` and waits for the line naming its address (`… listening on http://HOST:PORT…`).
     /// The wait happens on a thread of its own, not on one of Swift concurrency's few shared ones,
     /// which tests and the bench's other tasks need meanwhile.
-    public init(executable: URL, arguments: [String], environment: [String: String], logFile: URL) async throws {
+    public init(
+        executable: URL, arguments: [String], environment: [String: String], logFile: URL, holding reservedPort: ReservedPort? = nil
+    ) async throws {
         self.logFile = logFile
+        self.reservedPort = reservedPort
         let process = Process(), output = LogBuffer()
         self.process = process
         self.output = output

@@ -91,8 +91,8 @@ import FoundationNetworking
         return path
     }
 
-    /// A server on `port` (0: a free one), without a rate limit.
-    func startServer(port: Int = 0, database: String) async throws -> ServerProcess {
+    /// A server on `port` (nil: a port of its own), without a rate limit.
+    func startServer(port: ReservedPort? = nil, database: String) async throws -> ServerProcess {
         try await ServerProcess(database: database, port: port, environment: ["HEARCLEAR_RATE_LIMIT": "0"])
     }
 
@@ -449,7 +449,7 @@ import FoundationNetworking
         let setUp = try await corner("away", sound: .music)
         var server = setUp.server
         let (database, file) = (setUp.database, setUp.audio)
-        let port = server.port
+        let port = server.reservedPort
 
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: file, home: folder)
         _ = try await browser.ask("seconds 3")
@@ -645,8 +645,8 @@ import FoundationNetworking
         let setUp = try await corner(behindAProxy ? "offline-proxied" : "offline")
         var server = setUp.server
         let (database, file) = (setUp.database, setUp.audio)
-        let port = server.port
-        let proxy = behindAProxy ? try FlakyProxy(upstream: port, spoils: []) : nil
+        let port = server.reservedPort
+        let proxy = behindAProxy ? try FlakyProxy(upstream: server.port, spoils: []) : nil
 
         let address = proxy.map { URL(string: "http://127.0.0.1:\($0.port)")! } ?? server.url
         let browser = try MeasuringBrowser(server: address, venue: "corner", audio: file, home: folder)

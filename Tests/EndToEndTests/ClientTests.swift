@@ -119,7 +119,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func offlineTheCheckInWaitsAndSyncStoresItOnce(store: StoreKind) async throws {
         let database = try await ServerDatabase(store, named: "offline", in: folder)
         var server = try await ServerProcess(database: database)
-        let port = server.port
+        let port = server.reservedPort
         #expect(try await hearclear("register", "--server", server.url.absoluteString).status == 0)
         #expect(try await hearclear("venue", "add", "cafe", "--name", "Cafe", "--lat", "0", "--lng", "0", "--timezone", "UTC").status == 0)
         await server.stop()

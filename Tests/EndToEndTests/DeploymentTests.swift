@@ -20,12 +20,6 @@ import FoundationNetworking
         folder = try temporaryFolder()
     }
 
-    /// A port nothing listens on now (bound, read, released).
-    static func freePort() throws -> Int {
-        let listener = try LoopbackListener { _ in }
-        return listener.port
-    }
-
     /// `hearclear-server@PORT` as systemd would start it.
     func unitInstance(port: Int, database: String) async throws -> ServerProcess {
         let unit = try String(contentsOf: deploy.appendingPathComponent("systemd/hearclear-server@.service"), encoding: .utf8)
@@ -111,10 +105,13 @@ import FoundationNetworking
 
     @Test func theRecipeServesRealClientsThroughNginxOverTwoServersAndOnePostgreSQL() async throws {
         let database = try await PostgresCluster.newDatabase()
-        let ports = [try Self.freePort(), try Self.freePort()]
+        // Kept until the test ends, so that nothing else takes them before nginx and the servers listen.
+        let reserved = try (0..<5).map { _ in try ReservedPort() }
+        defer { withExtendedLifetime(reserved) {} }
+        let ports = reserved[0..<2].map(\.port)
         var servers: [ServerProcess] = []
         for port in ports { servers.append(try await unitInstance(port: port, database: database)) }
-        let site = SitePorts(https: try Self.freePort(), plain: try Self.freePort(), redirect: try Self.freePort())
+        let site = SitePorts(https: reserved[2].port, plain: reserved[3].port, redirect: reserved[4].port)
         let proxy = try await nginx(ports: site, upstreams: ports)
         defer { proxy.terminate() }
         let url = "http://127.0.0.1:\(site.plain)"

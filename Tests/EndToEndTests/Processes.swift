@@ -60,15 +60,20 @@ enum Executable {
 }
 
 extension ServerProcess {
-    /// `hearclear-server serve` on `port` (0: a free one) over `database`, its log in a file next
-    /// to it (a SQLite file) or in `logFolder` (which a PostgreSQL URL needs).
-    convenience init(database: String, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:], logFolder: URL? = nil) async throws {
+    /// `hearclear-server serve` over `database` on `port` (nil: a port of its own, kept for a
+    /// restart, as another's `reservedPort` is), its log in a file next to it (a SQLite file) or
+    /// in `logFolder` (which a PostgreSQL URL needs).
+    convenience init(
+        database: String, port: ReservedPort? = nil, arguments: [String] = [], environment: [String: String] = [:], logFolder: URL? = nil
+    ) async throws {
         let logName = ".\(UUID().uuidString.prefix(8)).log"
+        let port = try port ?? ReservedPort()
         try await self.init(
             executable: Executable.buildFolder.appendingPathComponent("hearclear-server"),
-            arguments: ["serve", "--port", "\(port)", "--database", database] + arguments,
+            arguments: ["serve", "--port", "\(port.port)", "--database", database] + arguments,
             environment: Executable.environment(adding: environment),
-            logFile: logFolder.map { $0.appendingPathComponent("server" + logName) } ?? URL(fileURLWithPath: database + logName))
+            logFile: logFolder.map { $0.appendingPathComponent("server" + logName) } ?? URL(fileURLWithPath: database + logName),
+            holding: port)
     }
 }
 

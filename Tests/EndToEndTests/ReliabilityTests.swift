@@ -60,7 +60,7 @@ import FoundationNetworking
         }
     }
 
-    static func startServer(_ database: ServerDatabase, port: Int = 0, environment: [String: String] = [:]) async throws -> ServerProcess {
+    static func startServer(_ database: ServerDatabase, port: ReservedPort? = nil, environment: [String: String] = [:]) async throws -> ServerProcess {
         try await ServerProcess(database: database, port: port, environment: ["HEARCLEAR_RATE_LIMIT": "0"].merging(environment) { $1 })
     }
 
@@ -111,7 +111,7 @@ import FoundationNetworking
         let first = try await Self.startServer(database)
         let server = Locked<ServerProcess?>(nil)
         let client = Client(server: first.url)
-        let port = first.port
+        let port = first.reservedPort
         let tokens = try await Self.prepare(client)
         let perClient = 15
         let total = Self.clients * perClient

@@ -60,7 +60,7 @@ struct ServerDatabase: Sendable {
 
 extension ServerProcess {
     /// `hearclear-server serve` over `database`, its log in the database's folder.
-    convenience init(database: ServerDatabase, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:]) async throws {
+    convenience init(database: ServerDatabase, port: ReservedPort? = nil, arguments: [String] = [], environment: [String: String] = [:]) async throws {
         try await self.init(database: database.location, port: port, arguments: arguments, environment: environment, logFolder: database.folder)
     }
 }

@@ -1,0 +1,38 @@
+import Foundation
+import LoopbackHTTP
+import Testing
+
+/// Was: CI failed once on a test that stops a server and starts it again on the same port (a
+/// client's check-in waits while the server is down): "port 44541 on 127.0.0.1 is already in
+/// use". Between the stop and the restart, with every end-to-end suite running at once, the
+/// kernel had handed the released port to another test's socket.
+@Suite struct ReservedPortTests {
+    @Test func aStoppedServersPortIsKeptForItsRestartAndRefusesConnectionsMeanwhile() async throws {
+        let database = try temporaryFolder().appendingPathComponent("restart.sqlite").path
+        let first = try await ServerProcess(database: database)
+        let reserved = try #require(first.reservedPort)
+        #expect(reserved.port == first.port)
+        await first.stop()
+
+        #expect(!Self.anotherSocketBinds(reserved.port), "the stopped server's port could be taken")
+        #expect(throws: LoopbackConnection.Failure.self, "a stopped server's port answers") { try LoopbackConnection(port: reserved.port) }
+        let restarted = try await ServerProcess(database: database, port: reserved)
+        #expect(restarted.port == first.port)
+        #expect(try LoopbackConnection(port: restarted.port).send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
+        await restarted.stop()
+    }
+
+    /// Whether a socket of this process can bind the loopback `port` (as a client's connection or
+    /// another server taking a released port would), released at once.
+    static func anotherSocketBinds(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
