@@ -79,9 +79,12 @@ public struct Conversation: Sendable, Equatable {
     public var estimated: Bool = false
 
     /// The one order of every ranking by conversation: the least effort first (for a listener with
-    /// hearing loss, or not), then what was measured before what is estimated, then the quieter place.
+    /// hearing loss, or not), then what was measured before what is estimated, then the quieter place,
+    /// levels compared as answers show them (to the tenth): places that read the same are equal here,
+    /// and a ranking orders them by what a person can see (nearer, earlier), not by hundredths.
     public func isEasier(than other: Conversation, hearingLoss: Bool = false) -> Bool {
-        (effort(hearingLoss: hearingLoss), estimated ? 1 : 0, levelDB) < (other.effort(hearingLoss: hearingLoss), other.estimated ? 1 : 0, other.levelDB)
+        (effort(hearingLoss: hearingLoss), estimated ? 1 : 0, Level.rounded(levelDB))
+            < (other.effort(hearingLoss: hearingLoss), other.estimated ? 1 : 0, Level.rounded(other.levelDB))
     }
 
     /// The effort for a listener with hearing loss, or with typical hearing.

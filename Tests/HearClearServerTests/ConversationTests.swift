@@ -108,6 +108,27 @@ import Testing
         #expect(week.hours.map(\.weekday) == [.saturday, .friday, .friday, .friday, .friday])
     }
 
+    /// Was: three cafes needing the same voice, each "about 67.3 dB(A)", were listed 1.8 km, 1.2 km,
+    /// 1.6 km away, in the order of hundredths of a decibel that no answer shows (`hearclear quiet`
+    /// on `make demo`, Sydney, Friday 18:00). Levels are compared as they are shown, to the tenth.
+    @Test func levelsThatShowTheSameRankTheNearerFirst() {
+        let places = [("far", 67.26, 1_800.0), ("near", 67.31, 1_200.0), ("between", 67.34, 1_600.0), ("quieter", 67.2, 1_900.0)]
+        let summaries = places.map { id, level, distance in
+            VenueSummary(
+                id: id, venue: VenueUpsert(name: id, latitude: 0, longitude: 0, timezone: "UTC"),
+                aggregate: Self.cell(level: level, bands: 52), distanceM: distance)
+        }
+        let ranked = VenueRanking.ranked(
+            summaries, at: LocalHour(weekday: 4, hour: 20), hearingLoss: false, limit: 10, rules: .standard,
+            estimates: HourEstimates(observations: [HourObservation<String>]()))
+        #expect(ranked.map(\.id) == ["quieter", "near", "between", "far"])
+
+        let hoursShownAlike = QuietTimes(
+            venueID: "v", weekday: .friday, aggregates: [Self.cell(level: 61.96, bands: 47, hour: 21), Self.cell(level: 62.04, bands: 47, hour: 19)],
+            context: AnswerContext(scale: .standard, rules: .standard, evidence: [:]))
+        #expect(hoursShownAlike.hours.map(\.hour) == [19, 21], "62.0 dB(A) both: the earlier hour first")
+    }
+
     /// Through the API on both stores: a v2 check-in gives its cell bands; a v1 one an estimate; v1's
     /// answer keeps its shape.
     @Test(arguments: StoreKind.allCases) func theVersion2AnswerCarriesTheConversationInEveryCell(store: StoreKind) async throws {
