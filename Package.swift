@@ -169,7 +169,7 @@ let package = Package(
 )
 
 /// The targets whose loops run over every sample or every second are compiled with optimization in
-/// debug builds too: unoptimized, `hearclear analyze` takes about 70 times as long and storing a
+/// debug builds too: unoptimized, `hearclear analyze` takes about 65 times as long and storing a
 /// check-in about 3 times, and `make test` spends minutes of its two cores there (docs/architecture.md,
 /// Tests). Not HearClearCore: it is a library product, and a package whose products carry unsafe
 /// flags cannot be depended on.
