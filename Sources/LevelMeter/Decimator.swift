@@ -17,7 +17,6 @@ struct Decimator: Sendable {
     private var history: [Float]
     /// Where in the factor's cycle the next input sample falls: an output is due when it reaches 0.
     private var phase = 0
-    private var samples: [Float] = []
     /// Where in an output's read (oldest sample first) the taps that are not zero fall, and their
     /// weights. The cutoff lies halfway between the passband and the stopband, which for a factor of
     /// 2 is a quarter of the rate: a half-band filter, every other tap zero, so half the work.
@@ -70,10 +69,12 @@ struct Decimator: Sendable {
             output.append(contentsOf: input)
             return
         }
-        let length = taps.count, factor = factor
-        // The samples this block's outputs read: the history, then the block.
-        let total = length - 1 + input.count
-        if samples.count < total { samples = Array(repeating: 0, count: total) }
+        guard !input.isEmpty else { return }
+        let length = taps.count, factor = factor, kept = length - 1
+        // The samples this block's outputs read are the history, then the block: `total` of them,
+        // read where they are rather than first copied together (a copy of every sample was a
+        // percent of `analyze`'s time).
+        let total = kept + input.count
         // Output j reads samples first + j·factor … first + j·factor + length − 1: `first` puts the
         // newest sample of the first output due in this block at the end of what it reads.
         let first = (factor - phase) % factor
@@ -82,26 +83,38 @@ struct Decimator: Sendable {
         // outputs' samples in one load.
         let stride = count + (length - 1) / factor + 1
         if phases.count < factor * stride { phases = Array(repeating: 0, count: factor * stride) }
-        samples.withUnsafeMutableBufferPointer { samples in
-            let samples = samples.baseAddress!
-            history.withUnsafeBufferPointer { samples.update(from: $0.baseAddress!, count: length - 1) }
-            (samples + length - 1).update(from: input.baseAddress!, count: input.count)
+        history.withUnsafeMutableBufferPointer { history in
+            let history = history.baseAddress!, block = input.baseAddress!
+            defer {
+                // The last `kept` samples of history and block, for the next block.
+                if input.count >= kept {
+                    history.update(from: block + input.count - kept, count: kept)
+                } else {
+                    history.update(from: history + input.count, count: kept - input.count)
+                    (history + kept - input.count).update(from: block, count: input.count)
+                }
+            }
             guard count > 0 else { return }
             phases.withUnsafeMutableBufferPointer { phases in
                 let phases = phases.baseAddress!
                 for p in 0..<factor {
                     var index = first + p, k = 0
+                    while index < kept && k < stride {
+                        phases[p * stride + k] = history[index]
+                        index += factor
+                        k += 1
+                    }
                     if factor == 2 {
                         // 44.1 and 48 kHz: sixteen samples split into their two phases at once.
                         while index + 16 <= total && k + 8 <= stride {
-                            let sixteen = UnsafeRawPointer(samples + index).loadUnaligned(as: SIMD16<Float>.self)
+                            let sixteen = UnsafeRawPointer(block + index - kept).loadUnaligned(as: SIMD16<Float>.self)
                             UnsafeMutableRawPointer(phases + p * stride + k).storeBytes(of: sixteen.evenHalf, as: SIMD8<Float>.self)
                             index += 16
                             k += 8
                         }
                     }
                     while index < total && k < stride {
-                        phases[p * stride + k] = samples[index]
+                        phases[p * stride + k] = block[index - kept]
                         index += factor
                         k += 1
                     }
@@ -151,8 +164,5 @@ struct Decimator: Sendable {
             }
         }
         phase = (phase + input.count) % factor
-        samples.withUnsafeBufferPointer { samples in
-            history.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: samples.baseAddress! + total - (length - 1), count: length - 1) }
-        }
     }
 }
