@@ -8,19 +8,11 @@ final class LoopbackListener: @unchecked Sendable {
     private let descriptor: Int32
 
     init(serve: @escaping @Sendable (Int32) -> Void) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.descriptor = descriptor
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 64) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
+        guard let (descriptor, port) = LoopbackSocket.bound(backlog: 64) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot listen on loopback"])
         }
-        guard bound else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot listen on loopback"]) }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.descriptor = descriptor
+        self.port = port
         Thread {
             while case let client = accept(descriptor, nil, nil), client >= 0 {
                 Thread {

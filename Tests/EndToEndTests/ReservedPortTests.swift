@@ -25,14 +25,8 @@ import Testing
     /// Whether a socket of this process can bind the loopback `port` (as a client's connection or
     /// another server taking a released port would), released at once.
     static func anotherSocketBinds(_ port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        guard let (descriptor, _) = LoopbackSocket.bound(port: port) else { return false }
+        close(descriptor)
+        return true
     }
 }
