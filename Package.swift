@@ -142,7 +142,8 @@ let package = Package(
         .target(name: "TestSignals", path: "Tests/TestSignals"),
         // The private PostgreSQL cluster of `make test`: a database per test, psql.
         .target(
-            name: "TestCluster", dependencies: [.product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system")],
+            name: "TestCluster",
+            dependencies: ["LoopbackHTTP", .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system")],
             path: "Tests/TestCluster"),
         .testTarget(name: "LevelMeterTests", dependencies: ["LevelMeter", "AudioInput", "TestSignals"]),
         .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient", "LevelMeter", "TestSignals"]),

@@ -1,6 +1,8 @@
 #!/bin/sh
 # A private PostgreSQL cluster for the test run, in a temporary folder on a free loopback port.
-#   scripts/test-postgres.sh start   prints the folder and the URL: postgres://hearclear@127.0.0.1:PORT/postgres
+#   scripts/test-postgres.sh start [PORT]   prints the folder and the URL: postgres://hearclear@127.0.0.1:PORT/postgres
+#       (PORT: one the caller keeps for it, as a test does whose cluster is crashed and resumed;
+#       without one, a port free now)
 #   scripts/test-postgres.sh stop FOLDER
 #   scripts/test-postgres.sh crash FOLDER    stops it as a crash would (pg_ctl -m immediate), keeping its data
 #   scripts/test-postgres.sh resume FOLDER   starts it again on the same port
@@ -15,7 +17,7 @@ case "${1:-}" in
 start)
     DIR=$(mktemp -d /tmp/hearclear-pg.XXXXXX)
     [ "$(id -u)" = 0 ] && chown postgres:postgres "$DIR"
-    PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    PORT=${2:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
     as_postgres "$BIN/initdb -D $DIR/data -A trust -U hearclear >$DIR/initdb.log 2>&1"
     echo "$PORT" >"$DIR/port"
     "$0" resume "$DIR"
@@ -32,5 +34,5 @@ stop)
     as_postgres "$BIN/pg_ctl -D ${2:?folder}/data -m fast stop >/dev/null 2>&1" || true
     rm -rf "$2"
     ;;
-*) echo "usage: $0 start | stop FOLDER | crash FOLDER | resume FOLDER" >&2; exit 2 ;;
+*) echo "usage: $0 start [PORT] | stop FOLDER | crash FOLDER | resume FOLDER" >&2; exit 2 ;;
 esac

@@ -35,4 +35,12 @@ public enum LoopbackSocket {
         }
         return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
+
+    /// Whether a socket can bind the loopback `port` now (as another process's connection or server
+    /// could take a port left free), released at once: what a reserved port must refuse.
+    public static func canBind(_ port: Int) -> Bool {
+        guard let (descriptor, _) = bound(port: port) else { return false }
+        close(descriptor)
+        return true
+    }
 }

@@ -14,19 +14,11 @@ import Testing
         #expect(reserved.port == first.port)
         await first.stop()
 
-        #expect(!Self.anotherSocketBinds(reserved.port), "the stopped server's port could be taken")
+        #expect(!LoopbackSocket.canBind(reserved.port), "the stopped server's port could be taken")
         #expect(throws: LoopbackConnection.Failure.self, "a stopped server's port answers") { try LoopbackConnection(port: reserved.port) }
         let restarted = try await ServerProcess(database: database, port: reserved)
         #expect(restarted.port == first.port)
         #expect(try LoopbackConnection(port: restarted.port).send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
         await restarted.stop()
-    }
-
-    /// Whether a socket of this process can bind the loopback `port` (as a client's connection or
-    /// another server taking a released port would), released at once.
-    static func anotherSocketBinds(_ port: Int) -> Bool {
-        guard let (descriptor, _) = LoopbackSocket.bound(port: port) else { return false }
-        close(descriptor)
-        return true
     }
 }
