@@ -113,6 +113,7 @@ public enum DemoData {
             let zone = TimeZone(identifier: city.timezone)!
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = zone
+            let today = WeekdayHour(now, in: zone).weekday.index
             for (index, place) in city.places.enumerated() {
                 let id = "\(city.name)-\(index + 1)"
                 let venue = VenueUpsert(
@@ -128,7 +129,6 @@ public enum DemoData {
                     // week (and what the pages say of "Fridays at 20:00") stays the same.
                     let drawn = Int(random.next() % 28)
                     let hour = place.kind.hours.lowerBound + Int(random.next() % UInt64(place.kind.hours.count))
-                    let today = WeekdayHour(now, in: zone).weekday.index
                     let daysAgo = (today - drawn % 7 + 6) % 7 + 1 + 7 * (drawn / 7)
                     guard let day = calendar.date(byAdding: .day, value: -daysAgo, to: calendar.startOfDay(for: now)),
                         let start = calendar.date(byAdding: .minute, value: hour * 60 + Int(random.next() % 40), to: day)

@@ -70,18 +70,18 @@ struct Decimator: Sendable {
             return
         }
         guard !input.isEmpty else { return }
-        let length = taps.count, factor = factor, kept = length - 1
+        let factor = factor, kept = taps.count - 1
         // The samples this block's outputs read are the history, then the block: `total` of them,
         // read where they are rather than first copied together (a copy of every sample was a
         // percent of `analyze`'s time).
         let total = kept + input.count
-        // Output j reads samples first + j·factor … first + j·factor + length − 1: `first` puts the
+        // Output j reads samples first + j·factor … first + j·factor + kept: `first` puts the
         // newest sample of the first output due in this block at the end of what it reads.
         let first = (factor - phase) % factor
         let count = input.count > first ? (input.count - 1 - first) / factor + 1 : 0
         // Each phase's samples side by side (phase p from p·stride), so that a tap meets eight
         // outputs' samples in one load.
-        let stride = count + (length - 1) / factor + 1
+        let stride = count + kept / factor + 1
         if phases.count < factor * stride { phases = Array(repeating: 0, count: factor * stride) }
         history.withUnsafeMutableBufferPointer { history in
             let history = history.baseAddress!, block = input.baseAddress!
