@@ -54,7 +54,19 @@ final class RealFFT: @unchecked Sendable {
     /// Transforms `signal` (`size` values) multiplied by the window.
     func transform(_ signal: UnsafePointer<Float>) {
         window.withUnsafeBufferPointer { window in
-            for n in 0..<size { input[n] = signal[n] * window[n] }
+            // Eight at a time (the compiler left this loop a product at a time): the same products.
+            let (signal8, window8, input8) = (UnsafeRawPointer(signal), UnsafeRawPointer(window.baseAddress!), UnsafeMutableRawPointer(input))
+            var n = 0
+            while n + 8 <= size {
+                let product = signal8.loadUnaligned(fromByteOffset: 4 * n, as: SIMD8<Float>.self)
+                    * window8.loadUnaligned(fromByteOffset: 4 * n, as: SIMD8<Float>.self)
+                input8.storeBytes(of: product, toByteOffset: 4 * n, as: SIMD8<Float>.self)
+                n += 8
+            }
+            while n < size {
+                input[n] = signal[n] * window[n]
+                n += 1
+            }
         }
         fftwf_execute(plan)
     }

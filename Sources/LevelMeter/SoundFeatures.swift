@@ -70,7 +70,11 @@ public struct SoundFeatures: Sendable {
     /// The interval's frames so far, and the frames before it that its window carries.
     private var frames: [Float] = []
     private var recent: [Float] = []
-    private var previousBands: [Float]?
+    /// This frame's log band energies and the last frame's, kept between frames so that a frame
+    /// allocates nothing.
+    private var bands = [Float](repeating: 0, count: bandCount)
+    private var previousBands = [Float](repeating: 0, count: bandCount)
+    private var bandsBefore = false
     private var lastPitch: Float = 0
 
     /// `nil` below `minimumSampleRate`.
@@ -173,7 +177,6 @@ public struct SoundFeatures: Sendable {
         }
         // Flatness over the bands' mean power per bin (Wiener entropy): 1 for white noise, near 0 for
         // a tone. From the bands' logarithms, as a logarithm per bin would cost more than the transform.
-        var bands = [Float](repeating: 0, count: Self.bandCount)
         var meanDensity: Float = 0, meanLogDensity: Float = 0
         power.withUnsafeBufferPointer { power in
             bandBins.withUnsafeBufferPointer { bins in
@@ -196,13 +199,17 @@ public struct SoundFeatures: Sendable {
         meanLogDensity /= Float(Self.bandCount)
         let flatness = meanDensity > floor ? min(1, exp(meanLogDensity) / meanDensity) : 1
         let centroid = total > floor ? weighted / total * binKHz : 0
-        let flux = previousBands.map { previous in zip(bands, previous).reduce(0) { $0 + max(0, $1.0 - $1.1) } / Float(Self.bandCount) } ?? 0
-        previousBands = bands
+        let flux = bandsBefore ? zip(bands, previousBands).reduce(0) { $0 + max(0, $1.0 - $1.1) } / Float(Self.bandCount) : 0
         // Every other frame: a voiced stretch lasts several frames, and this takes a transform of its own.
         if framesSeen % 2 == 0 { lastPitch = pitchStrength() }
         framesSeen += 1
         frames += bands
-        frames += [flux, flatness, centroid, lastPitch]
+        frames.append(flux)
+        frames.append(flatness)
+        frames.append(centroid)
+        frames.append(lastPitch)
+        swap(&bands, &previousBands)
+        bandsBefore = true
     }
 
     /// How periodic the frame in `power` is at a voice's pitch, 0 to 1.
