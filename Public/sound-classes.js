@@ -41,6 +41,11 @@ export class SoundClassesMeter {
     this.halfCos = Float64Array.from({ length: half }, (_, i) => Math.cos((2 * Math.PI * i) / half));
     this.pitchLags = design.pitch_lags;
     this.windowCorrelation = design.window_correlation;
+    this.steadinessReach = design.steadiness_reach;
+    const spanned = design.spectrum_bins[1] - design.spectrum_bins[0] + 1;
+    this.peaks = new Float64Array(spanned);
+    this.previousPeaks = new Float64Array(spanned);
+    this.peaksBefore = false;
 
     this.model = design.model;
     this.width = design.model.features.length;
@@ -112,9 +117,10 @@ export class SoundClassesMeter {
       flux /= this.bands.length;
     }
     this.previousBands = values.slice();
+    const steadiness = this.steadiness();
     if (this.framesSeen % 2 === 0) this.lastPitch = this.pitch();
     this.framesSeen++;
-    values.push(flux, flatness, centroid, this.lastPitch);
+    values.push(flux, flatness, centroid, this.lastPitch, steadiness);
     this.frames.push(values);
   }
 
@@ -137,6 +143,38 @@ export class SoundClassesMeter {
       pitch = Math.max(pitch, r / zero / this.windowCorrelation[lag]);
     }
     return Math.min(1, Math.max(0, pitch));
+  }
+
+  /**
+   * How much the frame's spectral peaks stand where the last frame's stood: each bin's power over
+   * its neighbourhood's mean, less that ratio's mean, correlated with the last frame's.
+   */
+  steadiness() {
+    const first = this.spectrumBins[0], count = this.peaks.length, reach = this.steadinessReach;
+    let sum = 0;
+    for (let index = 0; index < count; index++) {
+      const low = Math.max(0, index - reach), high = Math.min(count - 1, index + reach);
+      let neighbourhood = 0;
+      for (let bin = low; bin <= high; bin++) neighbourhood += this.power[first + bin];
+      this.peaks[index] = this.power[first + index] / (neighbourhood / (high - low + 1) + FLOOR);
+      sum += this.peaks[index];
+    }
+    const mean = sum / count;
+    for (let index = 0; index < count; index++) this.peaks[index] -= mean;
+    let steadiness = 0;
+    if (this.peaksBefore) {
+      let product = 0, current = 0, previous = 0;
+      for (let index = 0; index < count; index++) {
+        product += this.peaks[index] * this.previousPeaks[index];
+        current += this.peaks[index] * this.peaks[index];
+        previous += this.previousPeaks[index] * this.previousPeaks[index];
+      }
+      const scale = Math.sqrt(current * previous);
+      if (scale > FLOOR) steadiness = product / scale;
+    }
+    [this.peaks, this.previousPeaks] = [this.previousPeaks, this.peaks];
+    this.peaksBefore = true;
+    return steadiness;
   }
 
   /** Ends an interval where the levels' ends: its classes, after its frames' bands lose their mean. */

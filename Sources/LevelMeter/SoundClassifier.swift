@@ -14,7 +14,7 @@ public struct SoundClassifier: Sendable {
         public let description: String
     }
 
-    public static let resourceName = "sound-classes-v7"
+    public static let resourceName = "sound-classes-v19"
     /// The fewest frames (128 ms) pooled into one judgement.
     static let fewestFramesJudged = 4
     public let version: Int
@@ -152,35 +152,47 @@ public struct SoundClassifier: Sendable {
                     bias.withUnsafeBytes { bias in
                         for position in from..<positions {
                             let out = UnsafeMutableRawPointer(output.baseAddress! + position * outputs)
-                            // Sixteen outputs at a time in two registers (the model's widths are
-                            // multiples of eight), so that each input value is fetched once for both,
-                            // then eight: this loop is most of classifying's time. Each output's sum
+                            // Up to 24 outputs at a time in three registers (the model's widths are
+                            // multiples of eight), so that each input value is fetched once for all
+                            // of them: this loop is most of classifying's time. Each output's sum
                             // runs over the kernel and the inputs in the same order either way.
                             var block = 0
                             while block < outputs {
-                                let pair = block + 16 <= outputs
-                                var sums = (bias.loadUnaligned(fromByteOffset: 4 * block, as: SIMD8<Float>.self), SIMD8<Float>())
-                                if pair { sums.1 = bias.loadUnaligned(fromByteOffset: 4 * block + 32, as: SIMD8<Float>.self) }
+                                let groups = min(3, (outputs - block) / 8)
+                                var sums = (
+                                    bias.loadUnaligned(fromByteOffset: 4 * block, as: SIMD8<Float>.self), SIMD8<Float>(), SIMD8<Float>()
+                                )
+                                if groups > 1 { sums.1 = bias.loadUnaligned(fromByteOffset: 4 * block + 32, as: SIMD8<Float>.self) }
+                                if groups > 2 { sums.2 = bias.loadUnaligned(fromByteOffset: 4 * block + 64, as: SIMD8<Float>.self) }
                                 for k in 0..<convolution.kernel {
                                     let source = position + (k - reach) * convolution.dilation
                                     guard source >= 0 && source < positions else { continue }
                                     let values = input.baseAddress! + source * inputs
                                     let rows = UnsafeRawPointer(weights.baseAddress! + k * inputs * outputs + block)
-                                    if pair {
+                                    switch groups {
+                                    case 3:
+                                        for i in 0..<inputs {
+                                            let value = SIMD8<Float>(repeating: values[i])
+                                            sums.0 += value * rows.loadUnaligned(fromByteOffset: i * rowBytes, as: SIMD8<Float>.self)
+                                            sums.1 += value * rows.loadUnaligned(fromByteOffset: i * rowBytes + 32, as: SIMD8<Float>.self)
+                                            sums.2 += value * rows.loadUnaligned(fromByteOffset: i * rowBytes + 64, as: SIMD8<Float>.self)
+                                        }
+                                    case 2:
                                         for i in 0..<inputs {
                                             let value = SIMD8<Float>(repeating: values[i])
                                             sums.0 += value * rows.loadUnaligned(fromByteOffset: i * rowBytes, as: SIMD8<Float>.self)
                                             sums.1 += value * rows.loadUnaligned(fromByteOffset: i * rowBytes + 32, as: SIMD8<Float>.self)
                                         }
-                                    } else {
+                                    default:
                                         for i in 0..<inputs {
                                             sums.0 += SIMD8<Float>(repeating: values[i]) * rows.loadUnaligned(fromByteOffset: i * rowBytes, as: SIMD8<Float>.self)
                                         }
                                     }
                                 }
                                 out.storeBytes(of: sums.0.replacing(with: 0, where: sums.0 .< 0), toByteOffset: 4 * block, as: SIMD8<Float>.self)
-                                if pair { out.storeBytes(of: sums.1.replacing(with: 0, where: sums.1 .< 0), toByteOffset: 4 * block + 32, as: SIMD8<Float>.self) }
-                                block += pair ? 16 : 8
+                                if groups > 1 { out.storeBytes(of: sums.1.replacing(with: 0, where: sums.1 .< 0), toByteOffset: 4 * block + 32, as: SIMD8<Float>.self) }
+                                if groups > 2 { out.storeBytes(of: sums.2.replacing(with: 0, where: sums.2 .< 0), toByteOffset: 4 * block + 64, as: SIMD8<Float>.self) }
+                                block += 8 * groups
                             }
                         }
                     }

@@ -12,6 +12,6 @@ extension SoundFeatures {
                 return SoundClassesDesign.Band(bins: Array(bandBins[members]), weights: Array(bandWeights[members]))
             },
             pitchLags: [pitchLags.lowerBound, pitchLags.upperBound], windowCorrelation: windowCorrelation,
-            fewestFramesJudged: SoundClassifier.fewestFramesJudged, detected: SoundClasses.detected, model: classifier.model)
+            steadinessReach: PeakSteadiness.reach, fewestFramesJudged: SoundClassifier.fewestFramesJudged, detected: SoundClasses.detected, model: classifier.model)
     }
 }

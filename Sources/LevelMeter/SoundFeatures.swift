@@ -1,20 +1,21 @@
 import Foundation
 
 /// What the speech and music classifier looks at, computed from the same blocks of audio as the
-/// levels (docs/sound-classes.md): per frame of 32 ms, 20 values. The audio is low-passed and
+/// levels (docs/sound-classes.md): per frame of 32 ms, 21 values. The audio is low-passed and
 /// decimated to 20–24 kHz (`Decimator`; below 40 kHz it is taken as it is), cut into frames
 /// without overlap, and each frame's power spectrum (a Hann window, FFTW) gives its energies in 16
-/// mel bands from 100 Hz to 7 kHz, its spectral flux, flatness and centroid, and how periodic it
-/// is between 80 and 400 Hz (a voice's pitch). The bands are logarithms less their mean over the
-/// interval, so a calibration, or a louder room, does not move them.
+/// mel bands from 100 Hz to 7 kHz, its spectral flux, flatness and centroid, how periodic it is
+/// between 80 and 400 Hz (a voice's pitch) and how steady its spectral peaks are
+/// (`PeakSteadiness`). The bands are logarithms less their mean over the interval, so a
+/// calibration, or a louder room, does not move them.
 ///
 /// Per interval it gives a `Window`: the interval's frames, after the last frames of the intervals
 /// before it, which the network reads as context.
 public struct SoundFeatures: Sendable {
     /// One frame's values, in this order.
-    public static let names: [String] = (0..<bandCount).map { "band_\($0)" } + ["flux", "flatness", "centroid", "pitch"]
+    public static let names: [String] = (0..<bandCount).map { "band_\($0)" } + ["flux", "flatness", "centroid", "pitch", "steadiness"]
     /// Raised whenever a feature is computed differently, so a model trained on others is refused.
-    public static let version = 3
+    public static let version = 4
     /// How many frames before an interval its window carries (half a second): what the network's
     /// receptive field reaches back.
     public static let contextFrames = 16
@@ -77,6 +78,7 @@ public struct SoundFeatures: Sendable {
     private var bands = [Float](repeating: 0, count: bandCount)
     private var previousBands = [Float](repeating: 0, count: bandCount)
     private var bandsBefore = false
+    private var peakSteadiness: PeakSteadiness
     private var lastPitch: Float = 0
 
     /// `nil` below `minimumSampleRate`.
@@ -126,6 +128,7 @@ public struct SoundFeatures: Sendable {
         bandEnds = bands.indices.map { band in bands[...band].map(\.count).reduce(0, +) }
         bandTotals = bands.map { Float($0.map(\.weight).reduce(0, +)) }
         logBandTotals = bandTotals.map(log)
+        peakSteadiness = PeakSteadiness(bins: spectrumBins.count)
     }
 
     /// Feeds samples in [−1, 1], in step with `LevelMeter.process`; returns the windows of the
@@ -173,7 +176,20 @@ public struct SoundFeatures: Sendable {
         var total: Float = 0, weighted: Float = 0
         power.withUnsafeMutableBufferPointer { power in
             spectrum.power(into: power)
-            for bin in spectrumBins {
+            // In eight lanes: one bin after another, each sum waited for the last addition.
+            let first = spectrumBins.lowerBound, whole = spectrumBins.count / 8 * 8
+            let lanes = UnsafeRawPointer(power.baseAddress! + first)
+            var totals = SIMD8<Float>(), weightedTotals = SIMD8<Float>()
+            var bins = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7) + Float(first)
+            for offset in stride(from: 0, to: whole, by: 8) {
+                let eight = lanes.loadUnaligned(fromByteOffset: 4 * offset, as: SIMD8<Float>.self)
+                totals += eight
+                weightedTotals += eight * bins
+                bins += 8
+            }
+            total = totals.sum()
+            weighted = weightedTotals.sum()
+            for bin in (first + whole)..<(spectrumBins.upperBound + 1) {
                 total += power[bin]
                 weighted += power[bin] * Float(bin)
             }
@@ -203,6 +219,7 @@ public struct SoundFeatures: Sendable {
         let flatness = meanDensity > floor ? min(1, exp(meanLogDensity) / meanDensity) : 1
         let centroid = total > floor ? weighted / total * binKHz : 0
         let flux = bandsBefore ? zip(bands, previousBands).reduce(0) { $0 + max(0, $1.0 - $1.1) } / Float(Self.bandCount) : 0
+        let steadiness = power.withUnsafeBufferPointer { peakSteadiness.next($0.baseAddress! + spectrumBins.lowerBound) }
         // Every other frame: a voiced stretch lasts several frames, and this takes a transform of its own.
         if framesSeen % 2 == 0 { lastPitch = pitchStrength() }
         framesSeen += 1
@@ -211,6 +228,7 @@ public struct SoundFeatures: Sendable {
         frames.append(flatness)
         frames.append(centroid)
         frames.append(lastPitch)
+        frames.append(steadiness)
         swap(&bands, &previousBands)
         bandsBefore = true
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// The shipped speech and music model through `hearclear analyze`, on recordings made at test time
 /// from Debian packages: sources held out of its training (festival's voice, drascula's music,
-/// the one 10 dB over the other), and constructed signals (a pure tone, espeak-ng's speech, a chord progression sox plays). A
+/// the one 10 dB over the other, the voice over steady noise), and constructed signals (a pure tone, espeak-ng's speech, a chord progression sox plays). A
 /// broken model or a changed feature fails here.
 @Suite struct SoundClassEndToEndTests {
     let folder: URL
@@ -85,29 +85,39 @@ import Testing
         #expect(both.speech > 0.5, "festival 10 dB over drascula: \(both)")
     }
 
-    /// Where the shipped model fails (docs/sound-classes.md, "A voice over steady noise"): festival's
-    /// voice 3 dB above pink noise by their Leq, as guests talk over a fan, is read as music in most
-    /// seconds. Recorded as a known issue, so that a model that hears it right fails here until the
-    /// doc says so too.
-    @Test func aVoiceOverSteadyNoiseIsReadAsMusic() async throws {
-        let voice = folder.appendingPathComponent("noisy-voice.wav").path, noise = folder.appendingPathComponent("noise.wav").path
+    /// A voice over steady noise, as guests talk over a fan (docs/sound-classes.md, "A voice over
+    /// steady noise"; version 7 read it as music): festival's voice 9 dB above pink noise by their
+    /// Leq is speech, and at 3 dB above not music either. At 3 dB it is found as speech in too few
+    /// seconds, recorded as a known issue, so that a model that hears it fails here until the doc
+    /// says so too.
+    @Test func aVoiceOverSteadyNoiseIsNotMusic() async throws {
+        let voice = folder.appendingPathComponent("noisy-voice.wav").path
         try await sox([try await festival(named: "noisy-festival"), "-r", "48000", "-c", "1", voice, "norm", "-20", "trim", "0", "20"])
-        // About 3 dB under the voice's Leq (−42.3 dBFS): pink noise at −45.3.
-        try await sox(["-n", "-r", "48000", "-c", "1", noise, "synth", "20", "pinknoise", "vol", "0.04"])
-        let mixed = folder.appendingPathComponent("voice-over-noise.raw.wav").path
-        try await sox(["-m", "-v", "1", voice, "-v", "1", noise, mixed])
-        let heard = try await shares(try await recording(mixed, named: "voice-over-noise"))
-        withKnownIssue("version 7 reads a voice over steady noise as music") {
-            #expect(heard.speech >= 0.5 && heard.music <= 0.3, "festival 3 dB over pink noise: \(heard)")
+        // The voice's Leq is −42.3 dBFS: pink noise at −51.3 and −45.3.
+        for (volume, above) in [("0.02", 9), ("0.04", 3)] {
+            let noise = folder.appendingPathComponent("noise-\(above).wav").path
+            try await sox(["-n", "-r", "48000", "-c", "1", noise, "synth", "20", "pinknoise", "vol", volume])
+            let mixed = folder.appendingPathComponent("voice-over-noise-\(above).raw.wav").path
+            try await sox(["-m", "-v", "1", voice, "-v", "1", noise, mixed])
+            let heard = try await shares(try await recording(mixed, named: "voice-over-noise-\(above)"))
+            #expect(heard.music <= 0.2, "festival \(above) dB over pink noise: \(heard)")
+            if above == 9 {
+                #expect(heard.speech >= 0.7, "festival \(above) dB over pink noise: \(heard)")
+            } else {
+                withKnownIssue("version 19 misses a voice only 3 dB over steady noise") {
+                    #expect(heard.speech >= 0.5, "festival \(above) dB over pink noise: \(heard)")
+                }
+            }
         }
-        // As the doc has it: music in most seconds, so the known issue is this one and no other.
-        #expect(heard.music >= 0.5, "festival 3 dB over pink noise: \(heard)")
     }
 
-    @Test func aPureToneIsNotSpeechEspeakIsAndAChordProgressionIsMusic() async throws {
+    /// The tone over the recording's floor, as a microphone hears one: a held partial alone is not
+    /// music (a tone with digital silence under it is: docs/sound-classes.md).
+    @Test func aPureToneIsNeitherEspeakIsSpeechAndAChordProgressionIsMusic() async throws {
         let tone = folder.appendingPathComponent("tone.raw.wav").path
         try await sox(["-n", "-r", "48000", "-c", "1", tone, "synth", "10", "sine", "800"])
-        #expect(try await shares(try await recording(tone, named: "tone")).speech == 0)
+        let heard = try await shares(try await recording(tone, named: "tone"))
+        #expect(heard.speech == 0 && heard.music == 0, "tone: \(heard)")
 
         let speech = try await shares(try await espeak(Self.text, voice: "en-us", named: "espeak"))
         #expect(speech.speech >= 0.7, "espeak-ng: \(speech)")
