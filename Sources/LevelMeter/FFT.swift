@@ -72,12 +72,12 @@ final class RealFFT: @unchecked Sendable {
     }
 
     func real(_ bin: Int) -> Float { output[2 * bin] }
+    func imaginary(_ bin: Int) -> Float { output[2 * bin + 1] }
 
     /// The real parts of `bins` of the last `transform`, into `reals`.
     func reals(_ bins: ClosedRange<Int>, into reals: UnsafeMutablePointer<Float>) {
         for (index, bin) in bins.enumerated() { reals[index] = output[2 * bin] }
     }
-    func imaginary(_ bin: Int) -> Float { output[2 * bin + 1] }
 
     /// |X(k)|² of bins 0 … size/2 of the last `transform`, into `power`.
     func power(into power: UnsafeMutableBufferPointer<Float>) {
