@@ -145,7 +145,7 @@ let package = Package(
             name: "TestCluster",
             dependencies: ["LoopbackHTTP", .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system")],
             path: "Tests/TestCluster"),
-        .testTarget(name: "LevelMeterTests", dependencies: ["LevelMeter", "AudioInput", "TestSignals"]),
+        .testTarget(name: "LevelMeterTests", dependencies: ["LevelMeter", "AudioInput", "TestSignals", "HearClearAnalysis"]),
         .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient", "LevelMeter", "TestSignals"]),
         // Runs the built executables as people do; `swift build --build-tests` builds them first.
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearAnalysis
 import HearClearCore
 import Testing
 
@@ -47,12 +48,9 @@ import Testing
     /// one peak stays in its bins, but every bin of the floor weighs as much in the steadiness, so
     /// the tone raises it to about 0.14 only (the gated one about 0.07, noise 0).
     @Test func aSteadyToneIsPeriodicTonalAndSteadier() throws {
-        // A linear congruential generator: the same floor on every run.
-        var state: UInt64 = 2026
-        func floor() -> Float {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Float(Double(state >> 11) / Double(1 << 53) * 0.002 - 0.001)
-        }
+        // The same floor on every run.
+        var random = SplitMix64(seed: 2026)
+        func floor() -> Float { Float(random.uniform(-0.001, 0.001)) }
         func tone(_ index: Int) -> Double { 0.3 * sin(2 * Double.pi * 200 * Double(index) / 48_000) }
         let steady = frames { Float(tone($0)) + floor() }
         let gated = frames { Float(sin(2 * Double.pi * 4 * Double($0) / 48_000) > 0 ? tone($0) : 0) + floor() }
@@ -158,12 +156,9 @@ import Testing
     /// stay, peaks that move, and a flat spectrum, whose peaks are none.
     @Test(arguments: [1, 5, 8, 13, 29, 221, 222])
     func theSteadinessIsItsDefinition(bins: Int) {
-        // A linear congruential generator: the same spectra on every run.
-        var state = UInt64(bins)
-        func unit() -> Double {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Double(state >> 11) / Double(1 << 53)
-        }
+        // The same spectra on every run.
+        var random = SplitMix64(seed: UInt64(bins))
+        func unit() -> Double { random.uniform() }
         let reach = PeakSteadiness.reach
         func ratios(_ power: [Double]) -> [Double] {
             let peaks = power.indices.map { index in
