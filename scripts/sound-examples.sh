@@ -1,39 +1,76 @@
 #!/bin/sh
-# A few recordings through the shipped model (docs/sound-classes.md, "Features" and "A voice over
-# steady noise"), each made as SoundClassEndToEndTests makes its recordings (at −20 dBFS peak over
-# pink noise at −60 dBFS, a room's floor): music, festival's voice, that voice over pink noise 9 and
-# 3 dB below it by their Leq, white noise, and a 200 Hz tone. Prints each one's mean steadiness
-# over its frames (past the first), then its speech_share and music_share.
-#   scripts/sound-examples.sh [HEARCLEAR]     (default .build/release/hearclear)
+# Recordings through the shipped speech and music model, each made as SoundClassEndToEndTests makes
+# its recordings: at −20 dBFS peak over pink noise at −60 dBFS, a room's floor (docs/sound-classes.md).
+#
+#   scripts/sound-examples.sh examples [HEARCLEAR]
+#       music, festival's voice, that voice over pink noise 9 and 3 dB below it by their Leq, white
+#       noise and a 200 Hz tone: each one's mean steadiness over its frames (past the first), then
+#       its speech_share and music_share ("Features", "A voice over steady noise").
+#   scripts/sound-examples.sh unseen [HEARCLEAR]
+#       packages the model's corpus never used, looked at, never trained or tuned on ("Checked
+#       before shipping"): two games' music, three festival voices, one of them about 10 dB (by
+#       peaks) over two of the pieces. First: apt-get install frozen-bubble-data supertux-data
+#       festvox-us-slt-hts festvox-italp16k festvox-czech-krb
+#
+# HEARCLEAR defaults to .build/release/hearclear.
 set -e
-BIN=$(realpath "${1:-.build/release/hearclear}")
+# Repeatable: sox dithers at random unless told not to.
+export SOX_OPTS=-R
+case "${1:-}" in examples | unseen) ;; *) sed -n '2,15p' "$0" >&2; exit 2 ;; esac
+BIN=$(realpath "${2:-.build/release/hearclear}")
 WORK=$(mktemp -d /tmp/hearclear-sounds.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
 recording() {
     sox "$1" -r 48000 -c 1 level.wav norm -20
-    sox -R -n -r 48000 -c 1 floor.wav synth "$(soxi -D level.wav)" pinknoise vol 0.001
+    sox -n -r 48000 -c 1 floor.wav synth "$(soxi -D level.wav)" pinknoise vol 0.001
     sox -m level.wav floor.wav "$2"
 }
 steadiness() {
-    "$BIN" analyze "$1" --features | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "steadiness") c = i; next}
+    "$BIN" analyze "$1" --features 2>/dev/null | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "steadiness") c = i; next}
         NR > 2 && c {s += $c; n++} END {if (n) printf "%.2f\n", s / n; else print "-"}'
 }
 shares() {
-    "$BIN" analyze "$1" --json | awk -F': ' '/"speech_share"/ {s=$2} /"music_share"/ {m=$2} END {gsub(",", "", s); gsub(",", "", m); print s, m}'
+    "$BIN" analyze "$1" --json 2>/dev/null | awk -F': ' '/"speech_share"/ {s=$2} /"music_share"/ {m=$2} END {gsub(",", "", s); gsub(",", "", m); print s, m}'
 }
-sox /usr/share/planetblupi/music/music003.ogg music.raw.wav trim 20 30
-TEXT="Shall we meet at the corner cafe on Friday evening? I heard the new place by the river gets very busy after eight, so let us book a table early and talk before the band starts."
-echo "$TEXT $TEXT" | text2wave -o festival.wav
-sox festival.wav -r 48000 -c 1 voice.raw.wav norm -20 trim 0 20
-for pair in "0.02 9" "0.04 3"; do
-    set -- $pair
-    sox -R -n -r 48000 -c 1 pink$2.wav synth 20 pinknoise vol $1
-    sox -m -v 1 voice.raw.wav -v 1 pink$2.wav noisy$2.raw.wav
+
+if [ "$1" = examples ]; then
+    sox /usr/share/planetblupi/music/music003.ogg music.raw.wav trim 20 30
+    TEXT="Shall we meet at the corner cafe on Friday evening? I heard the new place by the river gets very busy after eight, so let us book a table early and talk before the band starts."
+    echo "$TEXT $TEXT" | text2wave -o festival.wav
+    sox festival.wav -r 48000 -c 1 voice.raw.wav norm -20 trim 0 20
+    for pair in "0.02 9" "0.04 3"; do
+        set -- $pair
+        sox -n -r 48000 -c 1 pink$2.wav synth 20 pinknoise vol $1
+        sox -m -v 1 voice.raw.wav -v 1 pink$2.wav noisy$2.raw.wav
+    done
+    sox -n -r 48000 -c 1 white.raw.wav synth 10 whitenoise
+    sox -n -r 48000 -c 1 tone.raw.wav synth 10 sine 200
+    for name in music voice noisy9 noisy3 white tone; do
+        recording $name.raw.wav $name.wav
+        echo "$name $(steadiness $name.wav) $(shares $name.wav)"
+    done
+    exit 0
+fi
+
+MUSIC="$(ls /usr/share/games/frozen-bubble/snd/frozen-mainzik-1p.ogg /usr/share/games/frozen-bubble/snd/frozen-mainzik-2p.ogg \
+    /usr/share/games/frozen-bubble/snd/introzik.ogg) $(dpkg -L supertux-data | grep '/music/.*\.ogg$' | head -12)"
+for file in $MUSIC; do echo "music $(basename "$file") $(shares "$file")"; done | tee music.txt
+awk '{s+=$3; m+=$4; n++} END {printf "music: %d pieces, speech %.3f, music %.3f on average\n", n, s/n, m/n}' music.txt
+head -c 1500 /usr/share/common-licenses/Apache-2.0 | tr '\n' ' ' | text2wave -eval "(voice_cmu_us_slt_arctic_hts)" -o slt.raw.wav
+echo "Buongiorno a tutti. Questa sera ci vediamo al ristorante vicino al fiume, dove si mangia bene e si parla tranquillamente fino a tardi. Prenotiamo un tavolo per le otto, prima che arrivi la musica dal vivo. Domani invece andiamo al mercato." \
+    | text2wave -eval "(voice_lp_diphone)" -o it.raw.wav
+echo "Dobrý den. Dnes večer se sejdeme v kavárně u řeky, kde je klid a dá se tam dobře mluvit. Zarezervujeme si stůl na osmou hodinu, než začne hrát kapela. Zítra půjdeme na trh a potom do parku." \
+    | text2wave -eval "(voice_czech_krb)" -o cz.raw.wav
+for voice in slt it cz; do
+    recording $voice.raw.wav $voice.wav
+    sox $voice.raw.wav -r 48000 -c 1 $voice-alone.wav norm -20
+    echo "voice $voice over the floor $(shares $voice.wav); alone $(shares $voice-alone.wav)"
 done
-sox -R -n -r 48000 -c 1 white.raw.wav synth 10 whitenoise
-sox -R -n -r 48000 -c 1 tone.raw.wav synth 10 sine 200
-for name in music voice noisy9 noisy3 white tone; do
-    recording $name.raw.wav $name.wav
-    echo "$name $(steadiness $name.wav) $(shares $name.wav)"
+# The American voice's first 40 s, its peaks 10 dB above the music's.
+sox slt.raw.wav -r 48000 -c 1 slt40.wav norm -20 trim 0 40
+for piece in /usr/share/games/frozen-bubble/snd/introzik.ogg /usr/share/games/supertux2/music/antarctic/salcon.ogg; do
+    sox "$piece" -r 48000 -c 1 piece.wav trim 0 40 norm -30
+    sox -m slt40.wav piece.wav mixed.wav
+    echo "voice slt over $(basename "$piece") $(shares mixed.wav)"
 done
