@@ -33,6 +33,7 @@ class MeterProcessor extends AudioWorkletProcessor {
     super();
     const design = options.processorOptions.design;
     this.floor = design.floor_db;
+    this.silence = design.silence_db;
     this.samplesPerInterval = design.samples_per_interval;
     this.samplesPerStep = design.samples_per_fast_step;
     this.fastSamples = design.fast_time_constant_s * design.sample_rate;
@@ -106,14 +107,18 @@ class MeterProcessor extends AudioWorkletProcessor {
 
   closeInterval() {
     const n = this.count;
+    const avg = this.level(this.weighted / n);
+    const classes = this.sound ? this.sound.closeInterval() : null;
     this.port.postMessage({
       type: "interval",
-      avg: this.level(this.weighted / n),
+      avg,
       peak: this.level(this.largest * this.largest),
       details: this.bands
         ? { fastMax: this.level(this.fastMax), cAvg: this.level(this.cSum / n), octaves: this.bandSums.map((sum) => this.level(sum / n)) }
         : null,
-      classes: this.sound ? this.sound.closeInterval() : null,
+      // A second that held no sound at all holds neither (SoundClasses.heard(inIntervalOf:)): the
+      // network never heard digital silence.
+      classes: classes && avg < this.silence ? { speech: 0, music: 0 } : classes,
     });
     this.resetSums();
     this.count = 0;

@@ -103,11 +103,10 @@ public struct LevelMeter: Sendable {
                 fastMax: Level.level(energy: fastMax), cAvg: Level.level(energy: sums.c / n),
                 octaves: (0..<4).map { Level.level(energy: sums.bands[$0] / n) })
             : nil
+        let avg = Level.level(energy: sums.weighted / n)
         let sample = Sample(
-            t: Double(index) * interval,
-            avg: Level.level(energy: sums.weighted / n),
-            peak: Level.level(energy: sums.largest * sums.largest),
-            details: details, classes: classified.isEmpty ? nil : classified.removeFirst())
+            t: Double(index) * interval, avg: avg, peak: Level.level(energy: sums.largest * sums.largest),
+            details: details, classes: classified.isEmpty ? nil : classified.removeFirst()?.heard(inIntervalOf: avg))
         index += 1
         sums = MeterFilters.Sums()
         count = 0

@@ -369,19 +369,25 @@ import FoundationNetworking
 
     /// Was: a microphone giving silence without the browser calling it muted (a switch on a
     /// headset, the system's own mute) measured on as the quietest room, and the person learned
-    /// nothing until the check-in was "too short to count". The fake microphone plays zeros.
+    /// nothing until the check-in was "too short to count". The fake microphone plays zeros. And
+    /// was: those seconds sent as music, p 0.50–0.55, which the network, never having heard digital
+    /// silence, made of them; such a second holds neither, as in the client.
     @Test func aMicrophoneGivingSilenceIsAskedAboutWhileMeasuring() async throws {
-        let (server, _, _) = try await corner("silent")
+        let (server, database, _) = try await corner("silent")
         let zeros = try temporaryFile("zeros.wav", WAVWriter.data([Float](repeating: 0, count: 48_000 * 30), sampleRate: 48_000, format: .int16))
         let browser = try MeasuringBrowser(server: server.url, venue: "corner", audio: zeros, home: folder)
         _ = try await browser.ask("seconds 3")
         let silent = try await browser.ask("elapsed")
         _ = try await browser.ask("stop")
         let thanks = try await browser.ask("wait Thank you")
+        let device = try JSONDecoder().decode(DeviceCredentials.self, from: Data(try await browser.ask("device").utf8))
         await browser.quit()
+        let checkIn = try await stored(try await sqlite(database, "SELECT id FROM checkin"), server: server, device: device)
         await server.stop()
         #expect(silent.contains(" measured, counts from 0:15 · no sound: is the microphone muted?"), "\(silent)")
         #expect(thanks.contains("No second of it held sound: the microphone gave silence (was it muted?), so it does not count."), "\(thanks)")
+        let classes = try #require(checkIn.classes, "the page sent no speech and music")
+        #expect(classes.speech.count >= 3 && (classes.speech + classes.music).allSatisfy { $0 == 0 }, "\(classes)")
     }
 
     /// Was: a phone was calibrated only by an offset typed in, which a person with a sound level

@@ -338,6 +338,26 @@ import Testing
         #expect(CheckInV2(checkIn).classes?.speech.count == 4)
     }
 
+    /// Was: `hearclear analyze` of a muted microphone's zeros said "music in 100 %" (p 0.50–0.55
+    /// each second): the network never heard digital silence, as its corpus lies over a −60 dBFS
+    /// floor. A second that held no sound at all (`Level.isSilence`, which the server drops) holds
+    /// neither; a faint sound above that is judged by the network as before.
+    @Test func aSecondOfNoSoundHoldsNeitherSpeechNorMusic() {
+        func judged(_ audio: [Float]) -> (meter: [SoundClasses?], network: [SoundClasses?]) {
+            var meter = LevelMeter(sampleRate: 48_000, classifier: .shipped)
+            var features = SoundFeatures(sampleRate: 48_000)!
+            let windows = features.process(audio) + [features.finish()].compactMap { $0 }
+            return ((meter.process(audio) + [meter.finish()?.sample].compactMap { $0 }).map(\.classes), windows.map(SoundClassifier.shipped.classes(of:)))
+        }
+        let zeros = judged([Float](repeating: 0, count: 48_000 * 3))
+        #expect(zeros.meter == [SoundClasses?](repeating: SoundClasses(speech: 0, music: 0), count: 3))
+        // What the rule corrects: the network alone calls some of those seconds music.
+        #expect(zeros.network.contains { ($0?.music ?? 0) >= SoundClasses.detected }, "\(zeros.network)")
+        // A tone at −100 dBFS is quiet but not silence: the network's own judgement stands.
+        let faint = judged((0..<(48_000 * 3)).map { Float(1e-5 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) })
+        #expect(faint.meter.count == 3 && faint.meter == faint.network)
+    }
+
     /// Only a recording of fewer than four frames in all has nothing to judge.
     @Test func aRecordingShorterThanFourFramesIsNotJudged() {
         var meter = LevelMeter(sampleRate: 48_000, classifier: .shipped)
