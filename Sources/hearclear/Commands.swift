@@ -403,9 +403,11 @@ extension Hearclear {
             var live = LiveMeter(
                 terminal: Terminal.standardOutput, total: audio.source.plannedSeconds(duration?.seconds, source: source), calibrationDB: calibration,
                 interval: audio.interval)
+            var measured = false
             try await Measurement(source: source, interval: audio.interval, weighting: weighting, duration: duration?.seconds).run { sample, seconds in
                 let line = live.line(after: sample, seconds: seconds)
                 lastSeconds = seconds
+                measured = true
                 if json {
                     samples.append(sample)
                 } else if interactive {
@@ -416,6 +418,8 @@ extension Hearclear {
             }
             if interactive { print("") }
             noteFileProblems(of: source)
+            // Was: nothing printed, and success, for a file of no samples (checkin says so too).
+            guard measured else { throw CommandFailure(audio.file.map(Analyze.holdsNoAudio) ?? "nothing was measured") }
             if json {
                 return try printJSON(
                     Analysis(
@@ -459,6 +463,8 @@ extension Hearclear {
             try AudioOptions.validate(interval: interval, calibration: calibration)
         }
 
+        static func holdsNoAudio(_ path: String) -> String { "\(path) holds no audio: nothing to measure" }
+
         func run() async throws {
             let file = try AudioFile.open(path)
             defer { noteFileProblems(of: file) }
@@ -476,6 +482,8 @@ extension Hearclear {
                 lastSeconds = last.seconds
             }
             if let last = extractor?.finish() { windows.append(last) }
+            // Was: a header and nothing under it, and success, as if the file had been measured.
+            guard !samples.isEmpty else { throw CommandFailure(Self.holdsNoAudio(path)) }
             if features {
                 guard extractor != nil else { throw CommandFailure("speech and music need \(SoundFeatures.minimumSampleRate) Hz or more; this file is \(file.sampleRate) Hz") }
                 // Every frame, also those of an interval too short to judge: the next interval's context.

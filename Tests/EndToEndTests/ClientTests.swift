@@ -233,6 +233,16 @@ import Testing
         #expect(result.errors.contains("not an audio file libsndfile can read"), "\(result.errors)")
     }
 
+    /// Was: a header with no line under it (`--json`: a document of no samples; `meter --file`:
+    /// nothing at all), and success, for a WAV file of no samples, as if it had been measured.
+    @Test(arguments: [["analyze"], ["analyze", "--json"], ["analyze", "--csv"], ["analyze", "--features"], ["meter", "--json", "--file"]])
+    func aFileOfNoSamplesIsSaidToHoldNoAudio(command: [String]) async throws {
+        let path = try temporaryFile("empty.wav", WAVWriter.data([], sampleRate: 48_000, format: .int16))
+        let result = try await hearclear(command + [path])
+        #expect(result.status != 0 && result.output.isEmpty, "\(result.status) \(result.output)")
+        #expect(result.errors.trimmingCharacters(in: .whitespacesAndNewlines) == "Error: \(path) holds no audio: nothing to measure", "\(result.errors)")
+    }
+
     /// Was: "Loud event at 0s: peak -19.84 dBFS, 3s", a tone peaking at -20 dBFS called loud for a reason the
     /// line did not give: loud is 85 dB after calibration, and without one the default's 110 dB.
     @Test func aLoudEventSaysHowLoudAfterTheCalibrationThatMadeItLoud() async throws {
