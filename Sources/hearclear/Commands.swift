@@ -403,11 +403,9 @@ extension Hearclear {
             var live = LiveMeter(
                 terminal: Terminal.standardOutput, total: audio.source.plannedSeconds(duration?.seconds, source: source), calibrationDB: calibration,
                 interval: audio.interval)
-            var measured = false
             try await Measurement(source: source, interval: audio.interval, weighting: weighting, duration: duration?.seconds).run { sample, seconds in
                 let line = live.line(after: sample, seconds: seconds)
                 lastSeconds = seconds
-                measured = true
                 if json {
                     samples.append(sample)
                 } else if interactive {
@@ -418,15 +416,16 @@ extension Hearclear {
             }
             if interactive { print("") }
             noteFileProblems(of: source)
-            // Was: nothing printed, and success, for a file of no samples (checkin says so too).
-            guard measured else { throw CommandFailure(audio.file.map(Analyze.holdsNoAudio) ?? "nothing was measured") }
+            // Was: nothing printed, and success, for a file of no samples (checkin says so too). The
+            // summary is there once any interval was measured.
+            guard let summary = live.summary else { throw CommandFailure(audio.file.map(Analyze.holdsNoAudio) ?? "nothing was measured") }
             if json {
                 return try printJSON(
                     Analysis(
                         sampleRate: source.sampleRate, weighting: weighting, interval: audio.interval, calibrationDB: calibration, samples: samples,
                         lastSeconds: lastSeconds))
             }
-            if let summary = live.summary { print(summary) }
+            print(summary)
         }
     }
 
