@@ -44,6 +44,11 @@ public final class LoopbackConnection: @unchecked Sendable {
         return true
     }
 
+    /// Closes this side for sending (a half-close): the server reads the end of its input.
+    public func finishSending() {
+        shutdown(socket, Int32(SHUT_WR))
+    }
+
     /// Whether the other side has sent something (or closed) within `timeout`.
     public func isReadable(within timeout: Duration) -> Bool {
         var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)

@@ -119,6 +119,21 @@ import FoundationNetworking
         #expect(served)
     }
 
+    /// A request whose input ends before it does (the client went away, or the server stopping shut
+    /// its input after the grace) is not invalid HTTP: a 400 would make a client set aside an upload
+    /// that was fine. It gets no answer, so the client sends it again.
+    @Test(arguments: ["in its head", "in its body"]) func aRequestCutOffByTheEndOfInputIsNotAnswered(cut: String) async throws {
+        let (server, token) = try await server(config: "{}")
+        let connection = try LoopbackConnection(port: server.port)
+        let head = uploadHead(token: token, length: 1000)
+        connection.send(cut == "in its head" ? String(head.prefix(40)) : head + #"{"id": "#)
+        connection.finishSending()
+        #expect(connection.readResponse().isEmpty)
+        let health = try LoopbackConnection(port: server.port)
+        health.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(health.readResponse().hasPrefix("HTTP/1.1 200"))
+    }
+
     @Test func whatTheHTTPParserRefusesIsSaidInWords() async throws {
         let (server, _) = try await server(config: "{}")
         for (request, words) in [

@@ -39,7 +39,8 @@ final class ConnectionCounts: Sendable {
 
 /// The first handler after HTTP decoding on every connection: it admits the connection by its
 /// address (`ConnectionCounts`), and answers what the HTTP parser could not read with a 400 that
-/// says so (Hummingbird's own has an empty body) before closing.
+/// says so (Hummingbird's own has an empty body) before closing; a request cut off by the end of
+/// the input gets no answer.
 ///
 /// Inbound only: it reads nothing of the requests themselves, and each handler a part passes
 /// through costs every request.
@@ -89,6 +90,10 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parserError = error as? HTTPParserError else { return context.fireErrorCaught(error) }
+        // Input that ends inside a request (the client went away, or the server stopping closed its
+        // input once the grace was over) is no invalid request: a 400 would have a client set aside
+        // an upload that was fine. Without an answer, it sends it again.
+        guard parserError != .invalidEOFState else { return context.close(promise: nil) }
         let body = ByteBuffer(string: #"{"error":{"message":"the request is not valid HTTP/1.1 (\#(Self.words(parserError))): the connection is closed"}}"#)
         let head = HTTPResponse(
             status: .badRequest,
