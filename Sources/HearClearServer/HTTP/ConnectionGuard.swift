@@ -100,7 +100,8 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
             headerFields: [.contentType: "application/json; charset=utf-8", .contentLength: "\(body.readableBytes)", .connection: "close"])
         context.write(NIOAny(HTTPResponsePart.head(head)), promise: nil)
         context.write(NIOAny(HTTPResponsePart.body(body)), promise: nil)
-        context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        let channel = context.channel
+        context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// What the parser refused, in words a client's author can act on.

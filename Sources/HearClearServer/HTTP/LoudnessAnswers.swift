@@ -53,7 +53,7 @@ final class LoudnessAnswers: Sendable {
     /// `make`. `document` tells the answers of one venue apart (v1's and v2's loudness).
     func answer(
         venueID: String, document: String = "loudness", request: Request, context: some RequestContext,
-        make: @escaping @Sendable () async throws -> some Encodable
+        make: @escaping @Sendable () async throws -> some Encodable & Sendable
     ) async throws -> Response {
         let answer = try await answer(venueID: venueID, document: document, make: make)
         return try await PublicCaching.response(eTag: answer.eTag, request: request, context: context, headers: [.vary: "Accept-Encoding"]) {
@@ -69,7 +69,7 @@ final class LoudnessAnswers: Sendable {
     }
 
     /// The answer: cached, or being made, or made now.
-    func answer(venueID: String, document: String, make: @escaping @Sendable () async throws -> some Encodable) async throws -> Answer {
+    func answer(venueID: String, document: String, make: @escaping @Sendable () async throws -> some Encodable & Sendable) async throws -> Answer {
         // Read before the data, so a change that lands meanwhile makes the next request miss.
         let changeCount = changes.count(for: venueID)
         let key = "\(document) \(venueID)"
