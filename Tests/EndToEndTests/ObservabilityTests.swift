@@ -48,6 +48,12 @@ import FoundationNetworking
         _ = try await populate(api)
         _ = try await send("GET", api.appendingPathComponent("venues/bar/loudness"))
         _ = try await send("GET", api.appendingPathComponent("venues/bar/loudness"))
+        // A request cut off in its head: counted before its connection closes, which is what the
+        // read waits for.
+        let cutOff = try LoopbackConnection(port: server.port)
+        cutOff.send("POST /api/v1/checkins HTTP/1.1\r\nHost: x\r\nContent-Le")
+        cutOff.finishSending()
+        #expect(cutOff.readResponse().isEmpty)
 
         let (status, response, body) = try await send("GET", metricsURL)
         #expect(status == 200)
@@ -60,6 +66,7 @@ import FoundationNetworking
             #"hearclear_samples_stored_total 60"#,
             #"hearclear_answer_cache_total{result="miss"} 1"#,
             #"hearclear_answer_cache_total{result="hit"} 1"#,
+            #"hearclear_requests_cut_off_total 1"#,
         ] {
             #expect(text.contains(line), "missing \(line)")
         }

@@ -93,7 +93,10 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
         // Input that ends inside a request (the client went away, or the server stopping closed its
         // input once the grace was over) is no invalid request: a 400 would have a client set aside
         // an upload that was fine. Without an answer, it sends it again.
-        guard parserError != .invalidEOFState else { return context.close(promise: nil) }
+        guard parserError != .invalidEOFState else {
+            ServerMetrics.requestsCutOff.increment()
+            return context.close(promise: nil)
+        }
         let body = ByteBuffer(string: #"{"error":{"message":"the request is not valid HTTP/1.1 (\#(Self.words(parserError))): the connection is closed"}}"#)
         let head = HTTPResponse(
             status: .badRequest,

@@ -26,6 +26,9 @@ enum ServerMetrics {
     static let adminLoginsThrottled = Counter(label: "hearclear_admin_logins_throttled_total")
     /// Connections closed at once because their address held `max_connections_per_address` already.
     static let connectionsRefused = Counter(label: "hearclear_connections_refused_total")
+    /// Requests whose connection's input ended inside them (the client went away, or the stopping
+    /// server closed it), closed unanswered: the access log has no line for one cut off in its head.
+    static let requestsCutOff = Counter(label: "hearclear_requests_cut_off_total")
 
     static let answerCacheHits = Counter(label: "hearclear_answer_cache_total", dimensions: [("result", "hit")])
     static let answerCacheMisses = Counter(label: "hearclear_answer_cache_total", dimensions: [("result", "miss")])
