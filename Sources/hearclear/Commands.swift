@@ -416,8 +416,8 @@ extension Hearclear {
             }
             if interactive { print("") }
             noteFileProblems(of: source)
-            // Was: nothing printed, and success, for a file of no samples (checkin says so too). The
-            // summary is there once any interval was measured.
+            // Without one interval there is nothing to report, and success would say a file of no
+            // samples was measured (checkin refuses it too); the summary exists once one was.
             guard let summary = live.summary else { throw CommandFailure(audio.file.map(Analyze.holdsNoAudio) ?? "nothing was measured") }
             if json {
                 return try printJSON(
@@ -481,7 +481,7 @@ extension Hearclear {
                 lastSeconds = last.seconds
             }
             if let last = extractor?.finish() { windows.append(last) }
-            // Was: a header and nothing under it, and success, as if the file had been measured.
+            // Otherwise a file of no samples prints a header alone and succeeds, as if it had been measured.
             guard !samples.isEmpty else { throw CommandFailure(Self.holdsNoAudio(path)) }
             if features {
                 guard extractor != nil else { throw CommandFailure("speech and music need \(SoundFeatures.minimumSampleRate) Hz or more; this file is \(file.sampleRate) Hz") }
