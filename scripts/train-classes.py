@@ -2,7 +2,7 @@
 """Rebuilds the speech and music model from scratch (make train-classes; docs/sound-classes.md).
 
 1. Makes a corpus of clips only from what Debian packages ship (SOURCES below, with licences):
-   speech, crowd babble, music, speech over music and over babble, noise, effects, tones and hums, passed
+   speech, crowd babble, music, speech over music and over babble, noise, effects and tones, passed
    through rooms and microphones, every clip over a pink noise bed at -60 dBFS (synthetic speech
    has digital silence between words, which no room has).
 2. Reads each clip's frames with the client itself (`hearclear analyze --features`), so the model
@@ -37,7 +37,7 @@ SEED = 2026
 # A model trained again is a new version, even on the same features: check-ins say which version
 # classified them (docs/sound-classes.md, "Model versions in the shares"). A new version is a new
 # file name: SoundClassifier.resourceName and Package.swift's resource name it too.
-MODEL_VERSION = 20
+MODEL_VERSION = 19
 # SoundFeatures.version: the meter refuses a model made from other features (the shipped model's
 # test fails when the two differ).
 FEATURES_VERSION = 4
@@ -95,7 +95,7 @@ SOURCES = [
     ("hedgewars", "hedgewars-data", "music GPL-2, sound effects GFDL-1.3", "game music, and sound effects that are neither speech nor music (held out)"),
     ("timgm6mb", "fluidsynth, timgm6mb-soundfont", "LGPL-2.1+; TimGM6mb: GPL-2", "songs as for fluid-gm played through another soundfont (held out)"),
     ("gpl-text", "base-files", "the licences' own texts", "the words espeak-ng, flite and festival read: /usr/share/common-licenses"),
-    ("sox", "sox", "GPL-2+", "noise, tones, hums, sweeps, chord progressions, rooms (reverberation), microphones (filters) and clipping, by sox"),
+    ("sox", "sox", "GPL-2+", "noise, tones, sweeps, chord progressions, rooms (reverberation), microphones (filters) and clipping, by sox"),
 ]
 
 
@@ -508,24 +508,6 @@ def make_corpus(corpus, rng):
             pair = rng.choice([(350, 440), (440, 480), (425, 425), (400, 450)])
             sox("-r", "48000", "-c", "2", "-n", raw, "synth", "2", "sine", str(pair[0]), "sine", str(pair[1]), "remix", "-", "pad", "0", f"{rng.uniform(0.5, 4):.1f}", "repeat", "3")
         corpus.finish(raw, f"steady-{index}", "train", "tone", 0, 0, "sox")
-    # Added for version 20 (docs/sound-classes.md): version 19 read a mains hum over a quiet room as
-    # music (24 of 32 hums of 50 to 120 Hz and their harmonics), which the six hums above, all of one
-    # recipe, had not taught it. Hums as fridges, transformers, lights and fans make them: a
-    # fundamental (the mains' 50 or 60 Hz or their doubles, or a fan's blades at 70 to 400 Hz) with
-    # one to five of its first eight harmonics at random strengths, a third of them slowly wavering,
-    # over room noise of a random colour 0 to 30 dB under it. Drawn after every clip above.
-    for index in range(48):
-        raw = corpus.work(f"hum-{index}.raw.wav")
-        fundamental = rng.choice([50, 60, 100, 120]) if index % 3 else rng.randint(70, 400)
-        harmonics = sorted(rng.sample(range(1, 9), rng.randint(1, 5)))
-        strengths = ",".join(f"{channel}v{rng.uniform(0.1, 1.0):.2f}" for channel in range(1, len(harmonics) + 1))
-        wavering = ["tremolo", f"{rng.uniform(0.1, 1.0):.2f}", str(rng.randint(5, 20))] if index % 3 == 1 else []
-        hum, room = corpus.work(f"hum-{index}-partials.wav"), corpus.work(f"hum-{index}-room.wav")
-        sox("-r", "48000", "-c", str(len(harmonics)), "-n", hum, "synth", "10",
-            *[part for harmonic in harmonics for part in ("sine", str(fundamental * harmonic))], "remix", strengths, "norm", "-20", *wavering)
-        sox("-n", "-r", "48000", "-c", "1", room, "synth", "10", rng.choice(["pinknoise", "brownnoise", "whitenoise"]), "norm", str(-20 - rng.randint(0, 30)))
-        sox("-m", hum, room, raw)
-        corpus.finish(raw, f"hum-{index}", "train", "hum", 0, 0, "sox")
 
 
 def ogg_streams(path, folder):
