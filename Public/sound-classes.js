@@ -51,6 +51,10 @@ export class SoundClassesMeter {
     this.width = design.model.features.length;
     this.context = design.model.context_frames;
     this.fewestJudged = design.fewest_frames_judged;
+    this.unchangingIntervals = design.unchanging_intervals;
+    this.unchangingRange = design.unchanging_range;
+    // The last intervals' band means, oldest first (hasNotChanged).
+    this.recentMeans = [];
     this.frames = [];
     this.recent = [];
     this.previousBands = null;
@@ -186,11 +190,40 @@ export class SoundClassesMeter {
       const mean = sum / (count * bandCount);
       for (const frame of this.frames) for (let band = 0; band < bandCount; band++) frame[band] -= mean;
     }
+    const unchanging = this.hasNotChanged(this.frames);
     const window = this.recent.concat(this.frames);
     const context = this.recent.length;
     this.recent = window.slice(-this.context);
     this.frames = [];
-    return this.classify(window, context, count);
+    const classes = this.classify(window, context, count);
+    // A hum, which the network reads as music, holds neither (UnchangingSound).
+    return classes && unchanging ? { speech: 0, music: 0 } : classes;
+  }
+
+  /**
+   * Whether the sound has kept its spectrum over this interval, whose frames are `own`, and the
+   * intervals before it, the design's unchanging_intervals in all: the mean over the bands of how
+   * far each band's mean over an interval's own frames moved across them (highest less lowest) is
+   * at most unchanging_range. An interval without frames of its own starts the count again.
+   */
+  hasNotChanged(own) {
+    if (own.length === 0) {
+      this.recentMeans = [];
+      return false;
+    }
+    const bandCount = this.bands.length;
+    const means = new Float64Array(bandCount);
+    for (const frame of own) for (let band = 0; band < bandCount; band++) means[band] += frame[band];
+    for (let band = 0; band < bandCount; band++) means[band] /= own.length;
+    this.recentMeans.push(means);
+    if (this.recentMeans.length > this.unchangingIntervals) this.recentMeans.shift();
+    if (this.recentMeans.length < this.unchangingIntervals) return false;
+    let moved = 0;
+    for (let band = 0; band < bandCount; band++) {
+      const values = this.recentMeans.map((interval) => interval[band]);
+      moved += Math.max(...values) - Math.min(...values);
+    }
+    return moved / bandCount <= this.unchangingRange;
   }
 
   /** The network over the window's frames, pooled over the interval's (or its last few): {speech, music}. */

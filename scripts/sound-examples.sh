@@ -13,7 +13,7 @@
 #       festvox-us-slt-hts festvox-italp16k festvox-czech-krb
 #   scripts/sound-examples.sh hums [HEARCLEAR]
 #       32 hums, as a fridge, a transformer or lights make one: 50, 60, 100 and 120 Hz, each with
-#       harmonics 1-2, 1-3, 1, 3 and 5, or 1-6, at -30 dBFS peak over the floor alone and over pink
+#       harmonics 1-2, 1-3, 1, 3 and 5, or 1-6, 30 s at -30 dBFS peak over the floor alone and over pink
 #       noise 17 dB under the hum by RMS: the speech_share and music_share of each ("Version 20's trial").
 #
 # HEARCLEAR defaults to .build/release/hearclear.
@@ -58,13 +58,13 @@ if [ "$1" = examples ]; then
 fi
 
 if [ "$1" = hums ]; then
-    sox -n -r 48000 -c 1 floor.wav synth 10 pinknoise vol 0.001
-    sox -n -r 48000 -c 1 room.wav synth 10 pinknoise vol 0.01
+    sox -n -r 48000 -c 1 floor.wav synth 30 pinknoise vol 0.001
+    sox -n -r 48000 -c 1 room.wav synth 30 pinknoise vol 0.01
     for hz in 50 60 100 120; do
         for harmonics in "1 2" "1 2 3" "1 3 5" "1 2 3 4 5 6"; do
             partials=""
             for k in $harmonics; do partials="$partials sine $((hz * k))"; done
-            sox -r 48000 -c $(echo $harmonics | wc -w) -n hum.wav synth 10 $partials remix - norm -30
+            sox -r 48000 -c $(echo $harmonics | wc -w) -n hum.wav synth 30 $partials remix - norm -30
             sox -m hum.wav floor.wav alone.wav
             sox -m hum.wav room.wav over.wav
             echo "hum $hz Hz, harmonics $harmonics: over the floor $(shares alone.wav); over the room $(shares over.wav)"

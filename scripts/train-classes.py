@@ -37,12 +37,21 @@ SEED = 2026
 # A model trained again is a new version, even on the same features: check-ins say which version
 # classified them (docs/sound-classes.md, "Model versions in the shares"). A new version is a new
 # file name: SoundClassifier.resourceName and Package.swift's resource name it too.
-MODEL_VERSION = 19
+# Version 21 is version 19's corpus and network with the rule for a sound that does not change
+# (UNCHANGING_* below) after it: a rule that changes what a second holds is a new version too.
+MODEL_VERSION = 21
 # SoundFeatures.version: the meter refuses a model made from other features (the shipped model's
 # test fails when the two differ).
 FEATURES_VERSION = 4
 # SoundFeatures.contextFrames: the frames before an interval its window carries.
 CONTEXT = 16
+# UnchangingSound (Sources/LevelMeter): an interval holds neither speech nor music when, over it and
+# the intervals before it, 4 s of them, the means of its 16 mel bands over each interval's frames
+# moved by at most this much on average (log10 of energy). The meter applies it after the network;
+# the held-out figures judge the seconds as the meter does.
+UNCHANGING_INTERVALS = 4
+UNCHANGING_RANGE = 0.08
+BANDS = 16
 DILATIONS = (1, 2, 4, 8)
 # The network's width and weight decay are chosen by 4-fold cross-validation over the training
 # clips (whole clips per fold), never by the held-out sources. Widths are multiples of 8
@@ -571,6 +580,22 @@ def windows(intervals, width):
     return judged
 
 
+def unchanging(intervals):
+    """The indices of the intervals UnchangingSound finds unchanging, one-second intervals as
+    `features` reads them."""
+    found, recent = set(), []
+    for index, frames in enumerate(intervals):
+        if len(frames) == 0:
+            recent = []
+            continue
+        recent = (recent + [frames[:, :BANDS].mean(axis=0)])[-UNCHANGING_INTERVALS:]
+        if len(recent) == UNCHANGING_INTERVALS:
+            bands = np.array(recent)
+            if (bands.max(axis=0) - bands.min(axis=0)).mean() <= UNCHANGING_RANGE:
+                found.add(index)
+    return found
+
+
 class Teacher:
     """Silero VAD (PyPI silero-vad, MIT; its weights ship inside the package): a pretrained voice
     activity detector that says, every 32 ms, how likely a voice is speaking. Used here only to
@@ -733,6 +758,7 @@ def main():
     for (path, split, kind, speech, music, source, voice), (clip_names, intervals) in zip(corpus.clips, read):
         names = names or clip_names
         heard = teacher.speech_seconds(voice) if voice else None
+        steady = unchanging(intervals)
         for index, window in windows(intervals, len(clip_names)):
             second = speech
             if heard is not None:
@@ -742,7 +768,7 @@ def main():
                     checked[split][2] += 1
                     continue
                 checked[split][1] += second == 0
-            data[split].append((window, second, music, kind, source, os.path.basename(path), speech))
+            data[split].append((window, second, music, kind, source, os.path.basename(path), speech, index in steady))
 
     frames = np.vstack([frames for (_, frames), *_ in data["train"]])
     mean = frames.mean(axis=0)
@@ -782,16 +808,24 @@ def main():
         out.write("\n")
 
     held = data["held-out"]
+    held_truth = np.array([[entry[1], entry[2]] for entry in held])
+    steady = [index for index, entry in enumerate(held) if entry[7]]
+
+    def as_the_meter_judges(p):
+        p[steady] = 0
+        return p
+
     held_p = probabilities(network, tensors(held, mean, scale))
+    speech_alone, music_alone = balanced_accuracy(held_p, held_truth)
+    held_p = as_the_meter_judges(held_p)
 
     def predict(selected, label):
         return held_p[[index for index in range(len(held)) if selected(held[index])], 0 if label == "speech" else 1]
 
-    held_truth = np.array([[entry[1], entry[2]] for entry in held])
     before = ""
     if replaced:
         version, old_network, old_mean, old_scale = replaced
-        speech_before, music_before = balanced_accuracy(probabilities(old_network, tensors(held, old_mean, old_scale)), held_truth)
+        speech_before, music_before = balanced_accuracy(as_the_meter_judges(probabilities(old_network, tensors(held, old_mean, old_scale))), held_truth)
         before = f" The model this run replaced (version {version}), on the same seconds: speech {speech_before:.3f}, music {music_before:.3f}."
     lines = []
     for index, label in [(1, "speech"), (2, "music")]:
@@ -819,6 +853,8 @@ def main():
     mixed = sorted({entry[5] for entry in held if entry[3] == "speech over music +10 dB"})
     found = sum(1 for clip in mixed if (predict(lambda entry: entry[5] == clip and entry[1] == 1, "speech") >= 0.5).mean() > 0.5)
     train_seconds = len(data["train"])
+    unchanging_by_kind = [
+        (kind, np.mean([entry[7] for entry in data["train"] if entry[3] == kind])) for kind in sorted({entry[3] for entry in data["train"]})]
     report = "\n".join([
         f"Network: {len(DILATIONS)} convolutions of {width} channels, weight decay {decay}, chosen by 4-fold cross-validation over "
         f"the training clips (mean balanced accuracy {score:.3f}; the others: "
@@ -831,7 +867,11 @@ def main():
         f"{Teacher.SPEECH_SECONDS} s of a second: speech; none: not speech; in between: left out): "
         + "; ".join(f"{split}: {total} seconds, {silent} of them not speech, {left} left out" for split, (total, silent, left) in checked.items()) + ".",
         "",
-        "Held-out seconds, p ≥ 0.5 counted as detected:",
+        "Seconds of the training clips in a sound that has not changed (the rule the meter applies after the network), by kind: "
+        + ", ".join(f"{kind} {share:.1%}" for kind, share in unchanging_by_kind) + ".",
+        "",
+        f"Held-out seconds as the meter judges them (the network, then neither in a sound that has not changed for {UNCHANGING_INTERVALS} s: "
+        f"{len(steady)} of the {len(held)} seconds; the network alone: speech {speech_alone:.3f}, music {music_alone:.3f}), p ≥ 0.5 counted as detected:",
         "",
         "| class | true positive | false negative | false positive | true negative | balanced accuracy |",
         "|---|---|---|---|---|---|",

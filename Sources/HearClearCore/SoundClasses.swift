@@ -12,12 +12,15 @@ public struct SoundClasses: Sendable, Equatable, Codable {
         self.music = music
     }
 
+    /// Neither speech nor music, for certain: silence, or a sound that has not changed for seconds.
+    public static let neither = SoundClasses(speech: 0, music: 0)
+
     /// What an interval of `level` dBFS holds, judged by the network as `self`: a second that held
     /// no sound at all (`Level.isSilence`: a muted microphone, an input giving zeros) holds neither.
     /// The network never heard digital silence, as its corpus lies over a −60 dBFS floor, and read
     /// such seconds as music. The browser's meter applies the same rule with the design's `silence_db`.
     public func heard(inIntervalOf level: Double) -> SoundClasses {
-        Level.isSilence(level) ? SoundClasses(speech: 0, music: 0) : self
+        Level.isSilence(level) ? .neither : self
     }
 
     public enum Kind: String, Sendable, CaseIterable {

@@ -20,7 +20,12 @@
 /// with q′ the frame before's (0 for the first frame, or when that root is below 10⁻¹²). An
 /// interval's bands less their mean over its frames and bands, after the last
 /// `model.contextFrames` frames before it, are what the network reads; it pools over the
-/// interval's frames, or the last `fewestFramesJudged` when it has fewer.
+/// interval's frames, or the last `fewestFramesJudged` when it has fewer. An interval holds neither
+/// speech nor music, whatever the network says, when over it and the `unchangingIntervals − 1`
+/// before it the bands moved by at most `unchangingRange` on average: with each interval's band
+/// means over its own frames, the mean over the bands of (highest − lowest) across those intervals
+/// (`UnchangingSound`: a hum, a tone, a fan); an interval without frames of its own starts that
+/// count again.
 public struct SoundClassesDesign: Codable, Sendable, Equatable {
     public struct Band: Codable, Sendable, Equatable {
         public var bins: [Int]
@@ -46,6 +51,10 @@ public struct SoundClassesDesign: Codable, Sendable, Equatable {
     /// The bins on each side of a bin that the steadiness's neighbourhood spans.
     public var steadinessReach: Int
     public var fewestFramesJudged: Int
+    /// How many intervals, this one included, a sound must have kept its spectrum over to hold
+    /// neither, and how far (log10 of energy) its bands' means may have moved across them on average.
+    public var unchangingIntervals: Int
+    public var unchangingRange: Float
     /// A probability from this on counts as detected (`SoundClasses.detected`): in what a second
     /// held, and what a loud event's seconds mostly held (`SoundClasses.dominant`).
     public var detected: Double
@@ -53,7 +62,8 @@ public struct SoundClassesDesign: Codable, Sendable, Equatable {
 
     public init(
         decimationFactor: Int, decimationTaps: [Float], frameSize: Int, spectrumBins: [Int], binKHz: Float, bands: [Band], pitchLags: [Int],
-        windowCorrelation: [Float], steadinessReach: Int, fewestFramesJudged: Int, detected: Double, model: SoundClassesModel
+        windowCorrelation: [Float], steadinessReach: Int, fewestFramesJudged: Int, unchangingIntervals: Int, unchangingRange: Float,
+        detected: Double, model: SoundClassesModel
     ) {
         self.decimationFactor = decimationFactor
         self.decimationTaps = decimationTaps
@@ -65,6 +75,8 @@ public struct SoundClassesDesign: Codable, Sendable, Equatable {
         self.windowCorrelation = windowCorrelation
         self.steadinessReach = steadinessReach
         self.fewestFramesJudged = fewestFramesJudged
+        self.unchangingIntervals = unchangingIntervals
+        self.unchangingRange = unchangingRange
         self.detected = detected
         self.model = model
     }
@@ -80,5 +92,7 @@ public struct SoundClassesDesign: Codable, Sendable, Equatable {
         case windowCorrelation = "window_correlation"
         case steadinessReach = "steadiness_reach"
         case fewestFramesJudged = "fewest_frames_judged"
+        case unchangingIntervals = "unchanging_intervals"
+        case unchangingRange = "unchanging_range"
     }
 }

@@ -8,7 +8,7 @@ extension LevelMeter {
         MeterDesignDocument(
             sampleRate: sampleRate, intervalS: interval, samplesPerInterval: samplesPerInterval, samplesPerFastStep: samplesPerStep,
             a: design.a.map(\.coefficients), c: design.c.map(\.coefficients), bands: design.bands?.map { $0.map(\.coefficients) },
-            classes: classifier.flatMap { classifier in features?.design(classifier: classifier) },
+            classes: classifier.flatMap { classifier in features?.design(classifier: classifier, unchangingSound: unchangingSound) },
             loudEvents: .init(thresholdDB: LoudEventDetector.defaultThresholdDB, mergeWindowS: LoudEventDetector.defaultMergeWindow))
     }
 }

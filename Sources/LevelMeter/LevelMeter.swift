@@ -32,6 +32,7 @@ public struct LevelMeter: Sendable {
     /// Speech and music, fed the same blocks: its intervals end where the levels' do.
     private(set) var features: SoundFeatures?
     let classifier: SoundClassifier?
+    private(set) var unchangingSound: UnchangingSound
     private var classified: [SoundClasses?] = []
 
     /// With a `classifier`, intervals carry `classes` when the sample rate allows
@@ -48,6 +49,7 @@ public struct LevelMeter: Sendable {
         samplesPerStep = max(1, Int((Self.fastStep * Double(sampleRate)).rounded()))
         self.classifier = classifier
         features = classifier == nil ? nil : SoundFeatures(sampleRate: sampleRate, interval: interval)
+        unchangingSound = UnchangingSound(interval: interval)
     }
 
     /// Whether intervals carry `classes`.
@@ -60,7 +62,7 @@ public struct LevelMeter: Sendable {
 
     public mutating func process(_ samples: UnsafeBufferPointer<Float>) -> [Sample] {
         if let rows = features?.process(samples), let classifier {
-            classified += rows.map(classifier.classes(of:))
+            for window in rows { classified.append(judge(window, with: classifier)) }
         }
         var completed: [Sample] = []
         var position = 0
@@ -80,6 +82,14 @@ public struct LevelMeter: Sendable {
         return completed
     }
 
+    /// What `classifier` finds in `window`; neither in a sound that has not changed for seconds
+    /// (`UnchangingSound`: a hum, which the network reads as music).
+    private mutating func judge(_ window: SoundFeatures.Window, with classifier: SoundClassifier) -> SoundClasses? {
+        let unchanging = unchangingSound.hasNotChanged(through: window)
+        guard let classes = classifier.classes(of: window) else { return nil }
+        return unchanging ? .neither : classes
+    }
+
     /// The exponential average over `samples` samples of constant mean square: e ← e·d + m·(1 − d).
     private mutating func updateFast(meanSquare: Double, samples: Int) {
         let decay = exp(-Double(samples) / (LevelDetails.fastTimeConstant * Double(sampleRate)))
@@ -90,7 +100,7 @@ public struct LevelMeter: Sendable {
     /// The last, partial interval, if it holds any samples, and how long it lasted: its levels are
     /// means over that time, so a run's Leq weighs it by that time, not as a whole interval.
     public mutating func finish() -> (sample: Sample, seconds: Double)? {
-        if let last = features?.finish(), let classifier { classified.append(classifier.classes(of: last)) }
+        if let last = features?.finish(), let classifier { classified.append(judge(last, with: classifier)) }
         guard count > 0 else { return nil }
         let seconds = Double(count) / Double(sampleRate)
         return (closeInterval(), seconds)

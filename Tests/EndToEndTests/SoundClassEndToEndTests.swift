@@ -4,7 +4,7 @@ import Testing
 
 /// The shipped speech and music model through `hearclear analyze`, on recordings made at test time
 /// from Debian packages: sources held out of its training (festival's voice, drascula's music,
-/// the one 10 dB over the other, the voice over steady noise), and constructed signals (a pure tone, espeak-ng's speech, a chord progression sox plays). A
+/// the one 10 dB over the other, the voice over steady noise), and constructed signals (a pure tone, hums, espeak-ng's speech, a chord progression sox plays). A
 /// broken model or a changed feature fails here.
 @Suite struct SoundClassEndToEndTests {
     let folder: URL
@@ -104,7 +104,7 @@ import Testing
             if above == 9 {
                 #expect(heard.speech >= 0.7, "festival \(above) dB over pink noise: \(heard)")
             } else {
-                withKnownIssue("version 19 misses a voice only 3 dB over steady noise") {
+                withKnownIssue("version 21 misses a voice only 3 dB over steady noise") {
                     #expect(heard.speech >= 0.5, "festival \(above) dB over pink noise: \(heard)")
                 }
             }
@@ -112,21 +112,21 @@ import Testing
     }
 
     /// A hum, as a fridge, a transformer or a fan makes one in a quiet room, is neither speech nor
-    /// music (version 19 reads most mains hums as music: docs/sound-classes.md, "Version 20's trial"). Three kinds: the
-    /// mains' 50 Hz with two harmonics, 60 Hz with one, and 100 Hz with odd ones, each over room
-    /// noise about 20 dB under it.
+    /// music: the network alone (versions 19 and 21) reads most mains hums as music, and only its first three
+    /// seconds, before the rule for a sound that does not change can tell, keep the network's
+    /// judgement (docs/sound-classes.md, "A sound that does not change"). Three kinds: the mains'
+    /// 50 Hz with two harmonics, 60 Hz with one, and 100 Hz with odd ones, each over room noise
+    /// about 17 dB under it, 40 s long.
     @Test(arguments: [(50, [1, 2, 3]), (60, [1, 2]), (100, [1, 3, 5])])
     func aHumIsNeitherSpeechNorMusic(fundamental: Int, harmonics: [Int]) async throws {
         let name = "hum-\(fundamental)"
         let hum = folder.appendingPathComponent("\(name)-partials.wav").path, room = folder.appendingPathComponent("\(name)-room.wav").path
-        try await sox(["-r", "48000", "-c", "\(harmonics.count)", "-n", hum, "synth", "12"] + harmonics.flatMap { ["sine", "\(fundamental * $0)"] } + ["remix", "-", "norm", "-30"])
-        try await sox(["-n", "-r", "48000", "-c", "1", room, "synth", "12", "pinknoise", "vol", "0.01"])
+        try await sox(["-r", "48000", "-c", "\(harmonics.count)", "-n", hum, "synth", "40"] + harmonics.flatMap { ["sine", "\(fundamental * $0)"] } + ["remix", "-", "norm", "-30"])
+        try await sox(["-n", "-r", "48000", "-c", "1", room, "synth", "40", "pinknoise", "vol", "0.01"])
         let raw = folder.appendingPathComponent("\(name).raw.wav").path
         try await sox(["-m", hum, room, raw])
         let heard = try await shares(try await recording(raw, named: name))
-        withKnownIssue("version 19 reads a mains hum over a quiet room as music") {
-            #expect(heard.speech <= 0.2 && heard.music <= 0.2, "\(fundamental) Hz and harmonics \(harmonics) over a quiet room: \(heard)")
-        }
+        #expect(heard.speech <= 0.2 && heard.music <= 0.2, "\(fundamental) Hz and harmonics \(harmonics) over a quiet room: \(heard)")
     }
 
     /// The tone over the recording's floor, as a microphone hears one: a held partial alone is not

@@ -31,6 +31,8 @@ import Testing
                 #expect(classes.decimationFactor == 2 && classes.frameSize == (rate == 48000 ? 768 : 704) && classes.bands.count == 16)
                 #expect(classes.model.version == SoundClassifier.shipped.version && classes.fewestFramesJudged == 4)
                 #expect(classes.detected == SoundClasses.detected)
+                // A hum holds neither once it has kept its spectrum for 4 s of one-second intervals.
+                #expect(classes.unchangingIntervals == 4 && classes.unchangingRange == UnchangingSound.range)
                 #expect(design.loudEvents == .init(thresholdDB: LoudEventDetector.defaultThresholdDB, mergeWindowS: LoudEventDetector.defaultMergeWindow))
                 // What the page tells a person who might stop too soon: the too-short rule's number.
                 #expect(design.fewestCountedIntervals == Analysis.minimumKeptSamples)

@@ -358,6 +358,51 @@ import Testing
         #expect(faint.meter.count == 3 && faint.meter == faint.network)
     }
 
+    /// A hum keeps its spectrum for seconds, and over the half second the network sees it looks like
+    /// a held bass note: the network alone reads a mains hum as music (versions 19 and 21). From the fourth
+    /// second it has kept its spectrum, it holds neither; before, the network's judgement stands. A
+    /// melody, its note changing every second, keeps the network's judgement throughout.
+    @Test func aSoundThatDoesNotChangeHoldsNeitherFromItsFourthSecond() {
+        func judged(_ signal: (Int) -> Float) -> (meter: [SoundClasses?], network: [SoundClasses?]) {
+            let audio = (0..<(48_000 * 8)).map(signal)
+            var meter = LevelMeter(sampleRate: 48_000, classifier: .shipped)
+            var features = SoundFeatures(sampleRate: 48_000)!
+            return (meter.process(audio).map(\.classes), features.process(audio).map(SoundClassifier.shipped.classes(of:)))
+        }
+        var random = SplitMix64(seed: 2026)
+        let floor = (0..<(48_000 * 8)).map { _ in Float(Double.random(in: -0.001...0.001, using: &random)) }
+        func partials(_ hertz: [Double], at index: Int) -> Float {
+            Float(hertz.reduce(0) { $0 + 0.1 * sin(2 * Double.pi * $1 * Double(index) / 48_000) }) + floor[index]
+        }
+        let hum = judged { partials([60, 120, 180], at: $0) }
+        #expect(hum.network.count == 8 && hum.network.contains { ($0?.music ?? 0) >= SoundClasses.detected }, "\(hum.network)")
+        #expect(Array(hum.meter.prefix(3)) == Array(hum.network.prefix(3)))
+        #expect(hum.meter.dropFirst(3).allSatisfy { $0 == .neither }, "\(hum.meter) \(hum.network)")
+
+        let notes = [262.0, 330, 392, 523]
+        let melody = judged { partials([notes[$0 / 48_000 % 4], notes[$0 / 48_000 % 4] * 2], at: $0) }
+        #expect(melody.meter.count == 8 && melody.meter == melody.network)
+    }
+
+    /// The rule on made-up windows: four intervals of one second (eight of half a second) over which
+    /// the bands moved by at most 0.08 on average (here one band of the 16 moves, by up to 1.28);
+    /// bands that move more, or an interval without frames of its own, start the count again.
+    @Test func anUnchangingSoundSpansFourSecondsWithinTheRange() {
+        #expect(UnchangingSound(interval: 1).intervals == 4 && UnchangingSound(interval: 0.5).intervals == 8)
+        #expect(UnchangingSound(interval: 10).intervals == 4)
+        let width = SoundFeatures.names.count
+        func window(firstBand: Float, frames: Int = 31) -> SoundFeatures.Window {
+            var frame = [Float](repeating: 0, count: width)
+            frame[0] = firstBand
+            return SoundFeatures.Window(values: Array((0..<frames).map { _ in frame }.joined()), context: 0, frames: frames)
+        }
+        var sound = UnchangingSound(interval: 1)
+        let bands: [Float] = [0, 0.5, 1.2, 0.6, 2.0, 0.6, 0.6, 0.6, 0.6]
+        #expect(bands.map { sound.hasNotChanged(through: window(firstBand: $0)) } == [false, false, false, true, false, false, false, false, true])
+        #expect(sound.hasNotChanged(through: window(firstBand: 0.6, frames: 0)) == false)
+        #expect([0.6, 0.6, 0.6, 0.6].map { sound.hasNotChanged(through: window(firstBand: $0)) } == [false, false, false, true])
+    }
+
     /// Only a recording of fewer than four frames in all has nothing to judge.
     @Test func aRecordingShorterThanFourFramesIsNotJudged() {
         var meter = LevelMeter(sampleRate: 48_000, classifier: .shipped)

@@ -1,0 +1,52 @@
+/// Whether a sound has kept one spectrum for seconds: a hum, a tone, a fan, which is neither speech
+/// nor music (docs/sound-classes.md, "A sound that does not change"). The network sees half a
+/// second around each frame, over which a mains hum and its harmonics look like a held bass note and
+/// it reads them as music; what tells them apart is that a hum does not change for seconds, and
+/// music and speech do.
+///
+/// Fed each interval's window: the mean of each mel band over the interval's own frames (the bands
+/// are already less their interval's mean, so the level does not count, only the spectrum's shape);
+/// the interval is unchanging when, over it and the intervals before it, `intervals` in all, the
+/// bands moved by at most `range` on average (each band by the distance between its highest and
+/// lowest mean). On average rather than the most any band moved: a band that holds only a quiet
+/// room's noise moves by chance by nearly as much as the whole rule allows.
+public struct UnchangingSound: Sendable {
+    /// How long a sound must keep its spectrum: long enough that a held chord or note of music has
+    /// changed, short enough to leave only a check-in's first seconds to the network.
+    public static let seconds = 4.0
+    /// How far the bands may move on average, in log10 of energy: 0.8 dB. Chosen on training clips
+    /// (docs/sound-classes.md, "A sound that does not change"): hums keep within it over 4 s in 98 %
+    /// of their seconds, music in 2 % or fewer, speech in none.
+    public static let range: Float = 0.08
+
+    /// The intervals the rule spans: `seconds` of them, and at least four.
+    public let intervals: Int
+    /// The last intervals' band means, oldest first.
+    private var recent: [[Float]] = []
+
+    public init(interval: Double) {
+        intervals = max(4, Int((Self.seconds / interval).rounded(.up)))
+    }
+
+    /// Feeds an interval's window; whether the sound has not changed over the last `intervals`
+    /// intervals, this one included. An interval without frames of its own starts the span again.
+    public mutating func hasNotChanged(through window: SoundFeatures.Window) -> Bool {
+        guard window.frames > 0 else {
+            recent.removeAll()
+            return false
+        }
+        let width = SoundFeatures.names.count
+        let own = Array(window.own)
+        let means = (0..<SoundFeatures.bandCount).map { band in
+            stride(from: band, to: own.count, by: width).reduce(Float(0)) { $0 + own[$1] } / Float(window.frames)
+        }
+        recent.append(means)
+        if recent.count > intervals { recent.removeFirst() }
+        guard recent.count == intervals else { return false }
+        let moved = (0..<SoundFeatures.bandCount).reduce(Float(0)) { sum, band in
+            let values = recent.map { $0[band] }
+            return sum + values.max()! - values.min()!
+        }
+        return moved / Float(SoundFeatures.bandCount) <= Self.range
+    }
+}
