@@ -15,8 +15,8 @@ public struct UnchangingSound: Sendable {
     /// changed, short enough to leave only a check-in's first seconds to the network.
     public static let seconds = 4.0
     /// How far the bands may move on average, in log10 of energy: 0.8 dB. Chosen on training clips
-    /// (docs/sound-classes.md, "A sound that does not change"): hums keep within it over 4 s in 98 %
-    /// of their seconds, music in 2 % or fewer, speech in none.
+    /// (docs/sound-classes.md, "A sound that does not change"); `make train-classes` reports the
+    /// share of each kind's training seconds within it.
     public static let range: Float = 0.08
 
     /// The intervals the rule spans: `seconds` of them, and at least four.
