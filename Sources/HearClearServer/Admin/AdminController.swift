@@ -156,7 +156,7 @@ struct AdminController {
         if let origin = request.headers[.origin], !Self.isSameOrigin(origin, host: request.head.authority) {
             throw HTTPError(.forbidden, message: "the form was sent from another site (\(origin)): open the admin pages here and send it from there")
         }
-        var body = try await request.body.collect(upTo: 64 * 1024)
+        var body = try await request.collectWholeBody(upTo: 64 * 1024)
         let text = body.readString(length: body.readableBytes) ?? ""
         let fields: [String: String]
         do {

@@ -26,11 +26,11 @@ extension Request {
             group.addTask {
                 do {
                     return gzipped ? try await self.inflateBody(limit: limit) : try await self.collectBody(limit: limit)
-                } catch let error as HTTPError {
+                } catch let error where error is HTTPError || error is RequestCutOff {
                     throw error
                 } catch {
-                    // The client went away mid-body: its fault, not a server error.
-                    throw APIError.badRequest("the request body ended before it was complete")
+                    // The connection failed mid-body (reset by the client, say).
+                    throw RequestCutOff()
                 }
             }
             group.addTask {
@@ -55,6 +55,7 @@ extension Request {
             guard collected.readableBytes + chunk.readableBytes <= limit else { throw APIError.tooLarge(limit: limit) }
             collected.writeBuffer(&chunk)
         }
+        try checkWhole(received: collected.readableBytes)
         return collected
     }
 
@@ -87,6 +88,7 @@ extension Request {
                 inflated.writeBuffer(&window)
             }
         }
+        try checkWhole(received: compressedBytes)
         // A gzip stream ends with the inflated size modulo 2^32; a truncated body rarely matches it.
         let expectedSize = trailer.count == 4 ? trailer.reversed().reduce(0) { $0 << 8 | Int($1) } : -1
         guard expectedSize == inflated.readableBytes % (1 << 32) else {

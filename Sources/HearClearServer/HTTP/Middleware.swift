@@ -12,6 +12,8 @@ struct ErrorMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error as RequestCutOff {
+            throw error
         } catch var error as HTTPError {
             if error.body == nil {
                 error.body = error.status == .notFound ? "no such resource: \(request.uri.path)" : error.status.reasonPhrase

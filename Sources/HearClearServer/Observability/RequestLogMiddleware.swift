@@ -23,14 +23,26 @@ struct RequestLogMiddleware: RouterMiddleware {
             // Hummingbird's own id, read without `context.id`, which traps when a logger keeps no metadata.
             id = context.logger[metadataKey: HearClearLogHandler.requestIDKey]?.description ?? RequestID().description
         }
-        var response = try await next(request, context)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch is RequestCutOff {
+            // Counted by `ConnectionGuard` (hearclear_requests_cut_off_total), not as a status; the
+            // answer goes to a closed connection.
+            context.logger.info("\(request.method.rawValue) \(request.uri.path) cut off before its body was complete \(Self.milliseconds(ContinuousClock.now - start))")
+            return Response(status: .badRequest, headers: [.connection: "close"])
+        }
         response.headers[Self.header] = id
-        // Tenths of a millisecond, without String(format:), which cost more than the rest of the line.
         let elapsed = ContinuousClock.now - start
-        let tenths = Int(elapsed.inSeconds * 10_000)
-        context.logger.info("\(request.method.rawValue) \(request.uri.path) \(response.status.code) \(tenths / 10).\(tenths % 10)ms")
+        context.logger.info("\(request.method.rawValue) \(request.uri.path) \(response.status.code) \(Self.milliseconds(elapsed))")
         metrics.record(route: context.endpointPath ?? "NotFound", method: request.method, status: response.status.code, elapsed: elapsed)
         return response
+    }
+
+    /// Tenths of a millisecond, without String(format:), which cost more than the rest of the line.
+    static func milliseconds(_ elapsed: Duration) -> String {
+        let tenths = Int(elapsed.inSeconds * 10_000)
+        return "\(tenths / 10).\(tenths % 10)ms"
     }
 
     /// 1 to 128 of the characters A-Z a-z 0-9 . _ : -, so it cannot forge log lines or headers.
