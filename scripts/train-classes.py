@@ -51,6 +51,9 @@ CONTEXT = 16
 # the held-out figures judge the seconds as the meter does.
 UNCHANGING_INTERVALS = 4
 UNCHANGING_RANGE = 0.08
+# A shorter span whose shares the report gives beside the meter's, so that the choice of 4 s can
+# be checked against it (docs/sound-classes.md).
+SHORTER_SPAN = 2
 BANDS = 16
 DILATIONS = (1, 2, 4, 8)
 # The network's width and weight decay are chosen by 4-fold cross-validation over the training
@@ -580,16 +583,16 @@ def windows(intervals, width):
     return judged
 
 
-def unchanging(intervals):
+def unchanging(intervals, span=UNCHANGING_INTERVALS):
     """The indices of the intervals UnchangingSound finds unchanging, one-second intervals as
-    `features` reads them."""
+    `features` reads them (over `span` of them: the meter's, or another to compare it with)."""
     found, recent = set(), []
     for index, frames in enumerate(intervals):
         if len(frames) == 0:
             recent = []
             continue
-        recent = (recent + [frames[:, :BANDS].mean(axis=0)])[-UNCHANGING_INTERVALS:]
-        if len(recent) == UNCHANGING_INTERVALS:
+        recent = (recent + [frames[:, :BANDS].mean(axis=0)])[-span:]
+        if len(recent) == span:
             bands = np.array(recent)
             if (bands.max(axis=0) - bands.min(axis=0)).mean() <= UNCHANGING_RANGE:
                 found.add(index)
@@ -758,7 +761,7 @@ def main():
     for (path, split, kind, speech, music, source, voice), (clip_names, intervals) in zip(corpus.clips, read):
         names = names or clip_names
         heard = teacher.speech_seconds(voice) if voice else None
-        steady = unchanging(intervals)
+        steady, steady_shorter = unchanging(intervals), unchanging(intervals, SHORTER_SPAN)
         for index, window in windows(intervals, len(clip_names)):
             second = speech
             if heard is not None:
@@ -768,7 +771,7 @@ def main():
                     checked[split][2] += 1
                     continue
                 checked[split][1] += second == 0
-            data[split].append((window, second, music, kind, source, os.path.basename(path), speech, index in steady))
+            data[split].append((window, second, music, kind, source, os.path.basename(path), speech, index in steady, index in steady_shorter))
 
     frames = np.vstack([frames for (_, frames), *_ in data["train"]])
     mean = frames.mean(axis=0)
@@ -801,11 +804,15 @@ def main():
         "output": {"weights": [rounded(row) for row in network.output.weight.detach().numpy()], "bias": rounded(network.output.bias.detach().numpy())},
     }
     replaced_file = shipped_file()
+    replaced_bytes = open(replaced_file, "rb").read() if replaced_file else None
     if replaced_file and replaced_file != MODEL:
         os.remove(replaced_file)
     with open(MODEL, "w") as out:
         json.dump(model, out)
         out.write("\n")
+    # A run of the shipped version's recipe on the kind of machine that made it writes the same
+    # bytes (docs/sound-classes.md, "The model").
+    same_bytes = replaced_bytes == open(MODEL, "rb").read()
 
     held = data["held-out"]
     held_truth = np.array([[entry[1], entry[2]] for entry in held])
@@ -826,7 +833,9 @@ def main():
     if replaced:
         version, old_network, old_mean, old_scale = replaced
         speech_before, music_before = balanced_accuracy(as_the_meter_judges(probabilities(old_network, tensors(held, old_mean, old_scale))), held_truth)
-        before = f" The model this run replaced (version {version}), on the same seconds: speech {speech_before:.3f}, music {music_before:.3f}."
+        before = (
+            f" The file this run wrote is byte for byte the one it replaced (version {version})." if same_bytes
+            else f" The model this run replaced (version {version}), on the same seconds: speech {speech_before:.3f}, music {music_before:.3f}.")
     lines = []
     for index, label in [(1, "speech"), (2, "music")]:
         truth = held_truth[:, index - 1]
@@ -854,7 +863,8 @@ def main():
     found = sum(1 for clip in mixed if (predict(lambda entry: entry[5] == clip and entry[1] == 1, "speech") >= 0.5).mean() > 0.5)
     train_seconds = len(data["train"])
     unchanging_by_kind = [
-        (kind, np.mean([entry[7] for entry in data["train"] if entry[3] == kind])) for kind in sorted({entry[3] for entry in data["train"]})]
+        (kind, np.mean([entry[7] for entry in data["train"] if entry[3] == kind]), np.mean([entry[8] for entry in data["train"] if entry[3] == kind]))
+        for kind in sorted({entry[3] for entry in data["train"]})]
     report = "\n".join([
         f"Network: {len(DILATIONS)} convolutions of {width} channels, weight decay {decay}, chosen by 4-fold cross-validation over "
         f"the training clips (mean balanced accuracy {score:.3f}; the others: "
@@ -867,8 +877,9 @@ def main():
         f"{Teacher.SPEECH_SECONDS} s of a second: speech; none: not speech; in between: left out): "
         + "; ".join(f"{split}: {total} seconds, {silent} of them not speech, {left} left out" for split, (total, silent, left) in checked.items()) + ".",
         "",
-        "Seconds of the training clips in a sound that has not changed (the rule the meter applies after the network), by kind: "
-        + ", ".join(f"{kind} {share:.1%}" for kind, share in unchanging_by_kind) + ".",
+        f"Seconds of the training clips in a sound that has not changed (the rule the meter applies after the network) over {UNCHANGING_INTERVALS} s, "
+        f"and in brackets over {SHORTER_SPAN} s, by kind: "
+        + ", ".join(f"{kind} {share:.1%} ({shorter:.1%})" for kind, share, shorter in unchanging_by_kind) + ".",
         "",
         f"Held-out seconds as the meter judges them (the network, then neither in a sound that has not changed for {UNCHANGING_INTERVALS} s: "
         f"{len(steady)} of the {len(held)} seconds; the network alone: speech {speech_alone:.3f}, music {music_alone:.3f}), p ≥ 0.5 counted as detected:",
