@@ -268,6 +268,37 @@ import Testing
         }
     }
 
+    /// The calibrations devices measured themselves, per model: each device once, with its latest;
+    /// the median offered as the model's offset, which changes only when the operator saves it.
+    @Test(arguments: StoreKind.allCases) func theCalibrationPageSaysWhatEachModelsDevicesMeasured(store: StoreKind) async throws {
+        try await withAdmin(store) { client, database throws in
+            var tokens: [String] = []
+            for _ in 0..<3 { tokens.append(try await client.registerDevice(model: "Cheap Mic")) }
+            let uncalibrated = try await client.registerDevice(model: "Other Mic")
+            _ = try await client.putVenue("v1", token: tokens[0])
+            // The first device's earlier 130 is replaced by its latest, 120; the others say 121 and
+            // 125: the median of 120, 121 and 125 is 121, where one per check-in would have said 123.
+            for (token, calibration, start) in [
+                (tokens[0], 130.0, "2026-11-16T18:00:00Z"), (tokens[0], 120, "2026-11-16T19:00:00Z"), (tokens[1], 121, "2026-11-16T19:00:00Z"),
+                (tokens[2], 125, "2026-11-16T19:00:00Z"), (uncalibrated, nil, "2026-11-16T19:00:00Z"),
+            ] as [(String, Double?, String)] {
+                #expect(try await client.postCheckIn(makeCheckIn(venue: "v1", start: start, calibration: calibration), token: token).status == .created)
+            }
+            let table = try await database.repository.calibrations()
+            #expect(table.measured == [.init(model: "Cheap Mic", devices: 3, medianDB: 121, lowestDB: 120, highestDB: 125)])
+            let html = String(buffer: try await get(client, "/admin/calibration").body)
+            #expect(html.contains("<tr><td>Cheap Mic</td><td>3</td><td>121.0</td><td>120.0–125.0</td><td>none</td>"), "\(html)")
+            #expect(html.contains(#"<input type="hidden" name="offset" value="121.0"><button type="submit">Set 121.0 dB</button>"#))
+            #expect(!html.contains("<td>Other Mic</td>"))
+            #expect(try await database.repository.calibrationOffset(model: "Cheap Mic") == nil)
+            // Its button saves the median as the model's offset, like any other.
+            let (cookie, csrf) = try await session(client, page: "/admin/calibration")
+            #expect(try await post(client, "/admin/calibration", form: "csrf=\(csrf)&model=Cheap+Mic&offset=121.0", cookie: cookie).status == .seeOther)
+            #expect(try await database.repository.calibrationOffset(model: "Cheap Mic") == 121)
+            #expect(String(buffer: try await get(client, "/admin/calibration").body).contains("<td>120.0–125.0</td><td>121.0</td>"))
+        }
+    }
+
     /// Without an icon, every page load logged a 404 for /favicon.ico.
     @Test(arguments: StoreKind.allCases) func pagesHaveAnIconSoBrowsersAskForNothingMissing(store: StoreKind) async throws {
         try await withAdmin(store) { client, _ in

@@ -21,8 +21,8 @@ public protocol AdminStore: Repository {
     /// A check-in with its samples, events and the outlier rule's verdict on it, in one read.
     func checkInDetail(id: UUID) async throws -> CheckInDetail?
     func devices() async throws -> [DeviceListing]
-    /// The calibration table, and the device models seen, for adding rows.
-    func calibrations() async throws -> (offsets: [(model: String, offsetDB: Double)], models: [String])
+    /// The calibration table, the device models seen, and the calibrations devices brought of their own.
+    func calibrations() async throws -> CalibrationTable
 
     /// Marks a check-in as an outlier (or clears the mark); `false` when there is no such check-in.
     func setOutlierMark(checkIn: UUID, marked: Bool) async throws -> Bool

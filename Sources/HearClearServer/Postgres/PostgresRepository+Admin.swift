@@ -146,15 +146,25 @@ extension PostgresRepository: AdminStore {
         }
     }
 
-    public func calibrations() async throws -> (offsets: [(model: String, offsetDB: Double)], models: [String]) {
-        let result = try await read { [logger] connection in
+    public func calibrations() async throws -> CalibrationTable {
+        try await read { [logger] connection in
             let offsets = try await connection.query("SELECT model, offset_db FROM calibration ORDER BY model", logger: logger)
-                .decode((String, Double).self).reduce(into: [CalibrationRow]()) { $0.append(CalibrationRow(model: $1.0, offsetDB: $1.1)) }
+                .decode((String, Double).self).reduce(into: [CalibrationTable.ModelOffset]()) { $0.append(.init(model: $1.0, offsetDB: $1.1)) }
             let models = try await connection.query("SELECT DISTINCT model FROM device ORDER BY model", logger: logger)
                 .decode(String.self).reduce(into: [String]()) { $0.append($1) }
-            return (offsets, models)
+            let own = try await connection.query(
+                """
+                SELECT c.device_id, d.model, c.calibration_db
+                FROM (SELECT device_id, calibration_db, calibration_source, received_at FROM checkin ORDER BY received_at DESC LIMIT \(CalibrationTable.window)) c
+                JOIN device d ON d.id = c.device_id
+                WHERE c.calibration_source = \(CalibrationSource.checkIn) AND NOT d.banned
+                ORDER BY c.received_at DESC
+                """, logger: logger
+            ).decode((UUID, String, Double).self).reduce(into: [CalibrationTable.OwnCalibration]()) {
+                $0.append(.init(device: $1.0, model: $1.1, calibrationDB: $1.2))
+            }
+            return CalibrationTable(offsets: offsets, models: models, own: own)
         }
-        return (result.0.map { ($0.model, $0.offsetDB) }, result.1)
     }
 
     // MARK: Changes
@@ -306,7 +316,3 @@ private struct AdminPage: Sendable {
     var total: Int
 }
 
-private struct CalibrationRow: Sendable {
-    var model: String
-    var offsetDB: Double
-}

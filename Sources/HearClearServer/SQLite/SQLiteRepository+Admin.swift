@@ -128,11 +128,24 @@ extension SQLiteRepository: AdminStore {
         try await pool.read { db in try Self.deviceListings(db, literal: "ORDER BY d.last_seen_at DESC") }
     }
 
-    public func calibrations() async throws -> (offsets: [(model: String, offsetDB: Double)], models: [String]) {
+    public func calibrations() async throws -> CalibrationTable {
         try await pool.read { db in
-            let offsets = try CalibrationRecord.order(Column("model")).fetchAll(db).map { ($0.model, $0.offsetDb) }
+            let offsets = try CalibrationRecord.order(Column("model")).fetchAll(db).map { CalibrationTable.ModelOffset(model: $0.model, offsetDB: $0.offsetDb) }
             let models = try String.fetchAll(db, sql: "SELECT DISTINCT model FROM device ORDER BY model")
-            return (offsets, models)
+            let own = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.id AS device_id, d.model, c.calibration_db
+                    FROM (SELECT device_seq, calibration_db, calibration_source, received_at FROM checkin ORDER BY received_at DESC LIMIT ?) c
+                    JOIN device d ON d.seq = c.device_seq
+                    WHERE c.calibration_source = ? AND NOT d.banned
+                    ORDER BY c.received_at DESC
+                    """, arguments: [CalibrationTable.window, CalibrationSource.checkIn]
+            ).compactMap { row -> CalibrationTable.OwnCalibration? in
+                guard let device = row["device_id"] as UUID? else { return nil }
+                return CalibrationTable.OwnCalibration(device: device, model: row["model"], calibrationDB: row["calibration_db"])
+            }
+            return CalibrationTable(offsets: offsets, models: models, own: own)
         }
     }
 
