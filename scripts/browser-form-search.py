@@ -6,23 +6,17 @@ Search. Prints the address the browser went to, then one line per venue found: i
     /usr/bin/python3 scripts/browser-form-search.py http://127.0.0.1:PORT "Bloomsbury Cafe"
 """
 import sys
-import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
+import headless_chromium
+
 
 def main():
     base, name = sys.argv[1], sys.argv[2]
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=375,900"):
-        options.add_argument(flag)
-    options.add_argument("--user-data-dir=" + tempfile.mkdtemp(prefix="hearclear-browser-"))
-    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    driver = headless_chromium.start()
     try:
         driver.get(base + "/venues")
         field = driver.find_element(By.ID, "q")

@@ -51,13 +51,12 @@ connected) or "busy" (another app holds it).
 """
 import re
 import sys
-import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
+
+import headless_chromium
 
 TIMEOUT = 120
 
@@ -145,18 +144,12 @@ def main():
     idle = len(arguments) < len(sys.argv) - 1
     base, venue, audio = arguments[0], arguments[1], arguments[2]
     microphone = MICROPHONES[arguments[3] if len(arguments) > 3 else "chromium"]
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=375,900",
+    driver = headless_chromium.start(
         "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
         # %noloop: the file is played once, then silence, rather than from its start again.
         "--use-file-for-fake-audio-capture=" + audio + "%noloop",
         "--autoplay-policy=no-user-gesture-required",
-    ):
-        options.add_argument(flag)
-    options.add_argument("--user-data-dir=" + tempfile.mkdtemp(prefix="hearclear-measure-"))
-    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    )
     wait = WebDriverWait(driver, TIMEOUT)
     try:
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": KEEP_AUDIO_CONTEXTS + microphone})
