@@ -2,7 +2,8 @@
 // saved in IndexedDB before anything is sent, under the id it was given when it was made, and
 // leaves only when the server has stored it. Sent again after a failure it is the same bytes
 // under the same id, which the server stores once. This file is the only one that talks to the
-// server; the device key travels in the Authorization header only, never in an address.
+// server with the device key (measure.js reads the meter's design, which needs none), and the key
+// travels in the Authorization header only, never in an address.
 
 const DATABASE = "hearclear";
 const STORE = "outbox";
@@ -218,6 +219,41 @@ export async function send() {
     }
   }
   return result;
+}
+
+/**
+ * Venues of this name within `radius` metres of `place` ({latitude, longitude}), as the server
+ * lists them (GET /api/v1/venues: each word of the name, nearest first): [{id, name, distance_m}].
+ */
+export async function venuesNamed(name, place, radius) {
+  const query = new URLSearchParams({ q: name, near: `${place.latitude},${place.longitude}`, radius: String(radius) });
+  const response = await fetch(`/api/v1/venues?${query}`);
+  if (!response.ok) throw new Error(await reason(response));
+  return (await response.json()).venues.map((found) => ({ id: found.id, name: found.name, distance_m: found.distance_m }));
+}
+
+/**
+ * Adds a venue as this browser's device (PUT /api/v1/venues/{id}), registering one first if it has
+ * none, or a new one when the server no longer knows it. Returns null once added, else the
+ * server's words for why not.
+ */
+export async function addVenue(id, venue) {
+  const put = (credentials) =>
+    fetch(`/api/v1/venues/${encodeURIComponent(id)}`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${credentials.token}` },
+      body: JSON.stringify(venue),
+    });
+  try {
+    let response = await put(device() || (await register()));
+    if (response.status === 401) {
+      localStorage.removeItem(DEVICE_KEY);
+      response = await put(await register());
+    }
+    return response.ok ? null : await reason(response);
+  } catch (error) {
+    return error instanceof Waiting ? error.message : "the server cannot be reached: try again when the phone is online";
+  }
 }
 
 /**

@@ -177,7 +177,9 @@ public func buildRouter(
     }
         .methodNotAllowed("openapi.yaml", allowing: [.get])
 
-    PublicController(repository: repository, settings: settings, templates: templates, estimates: estimates).addRoutes(to: router.group("venues"))
+    let publicPages = PublicController(repository: repository, settings: settings, templates: templates, estimates: estimates)
+    publicPages.addRoutes(to: router.group("venues"))
+    publicPages.addVenueRoutes(to: router.group("add-venue"))
     if let password = settings.adminPassword {
         AdminController(store: repository, settings: settings, templates: templates, authenticator: AdminAuthenticator(password: password, failures: store.rateBuckets, trustedProxies: settings.trustedProxies))
             .addRoutes(to: router.group("admin"))

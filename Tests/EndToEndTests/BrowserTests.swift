@@ -157,6 +157,39 @@ import FoundationNetworking
         await server.stop()
     }
 
+    /// A person at a place the search does not find adds it from the phone (scripts/browser-add-venue.py):
+    /// search, "Not listed? Add it", a kind, "Add and measure", and the venue's measuring page opens;
+    /// the venue is stored in the phone's time zone. The same name at the same place again is
+    /// offered the first instead, and "Add mine anyway" adds another.
+    @Test func aPlaceTheSearchDidNotFindIsAddedFromThePhone() async throws {
+        let server = try await ServerProcess(database: folder.appendingPathComponent("add.sqlite").path)
+        func add(_ options: [String]) async throws -> [String] {
+            let result = try await Executable.run(
+                program: URL(fileURLWithPath: "/usr/bin/python3"),
+                [Executable.packageFolder.appendingPathComponent("scripts/browser-add-venue.py").path] + options
+                    + [server.url.absoluteString, "Café Müller", "48.85661,2.35222", "cafe"],
+                environment: ["HOME": folder.path, "TZ": "Asia/Tokyo"])
+            #expect(result.status == 0, "\(result.errors)")
+            return result.output.split(separator: "\n").map(String.init)
+        }
+        func measured(_ line: String?) throws -> String {
+            let address = try #require(line.flatMap { $0.hasPrefix("measure ") ? URL(string: String($0.dropFirst("measure ".count))) : nil }, "\(line ?? "nothing")")
+            #expect(address.path.hasPrefix("/venues/cafe-muller-") && address.path.hasSuffix("/measure"), "\(address)")
+            return address.pathComponents[2]
+        }
+        let first = try measured(try await add([]).first)
+        let (body, _) = try await URLSession.shared.data(from: server.url.appendingPathComponent("api/v1/venues/\(first)"))
+        let venue = try JSONDecoder().decode(Venue.self, from: body)
+        #expect(venue.name == "Café Müller" && venue.timezone == "Asia/Tokyo" && venue.kind == .cafe, "\(venue)")
+        #expect(abs(venue.latitude - 48.85661) < 1e-6 && abs(venue.longitude - 2.35222) < 1e-6)
+
+        let again = try await add(["--anyway"])
+        #expect(again.first?.hasPrefix("matches ") == true && again.first?.contains("/venues/\(first)/measure Measure Café Müller") == true, "\(again)")
+        let second = try measured(again.dropFirst().first)
+        #expect(second != first)
+        await server.stop()
+    }
+
     /// The public pages, without login and without script, on the seeded demo: the search, a
     /// venue's grids as tables, in plain words; at 375 px nothing wider than the screen.
     @Test func thePublicPagesRenderForAnyoneAtPhoneAndDesktopWidths() async throws {

@@ -125,7 +125,7 @@ import Testing
             _ = try await client.putVenue("far", token: token, name: "Far Away Bar", latitude: -34.5, longitude: 151.2093)
             let start = try await page(client, "/venues")
             #expect(start.contains(#"<form class="search" method="get" action="/venues" role="search">"#) && !start.contains("Venues found"))
-            #expect(start.contains(#"<button type="button" id="locate" hidden>"#) && start.contains(#"<script src="/public/locate.js">"#))
+            #expect(start.contains(#"<button type="button" id="locate" data-field="near" data-then="submit" hidden>"#) && start.contains(#"<script src="/public/locate.js">"#))
             let byName = try await page(client, "/venues?q=quiet")
             #expect(byName.contains(#"<a href="/venues/quiet">The Quiet Table</a>"#) && !byName.contains("Far Away"))
             let near = try await page(client, "/venues?near=-33.87,151.21")
@@ -136,6 +136,29 @@ import Testing
             #expect(!wrong.contains("Venues found") && !wrong.contains("No venue found"), "\(wrong)")
             let none = try await page(client, "/venues?q=nothing-like-it")
             #expect(none.contains("No venue found"))
+        }
+    }
+
+    /// A place the search did not find can be added from the phone: the search leads to the add
+    /// page with what it was given, which holds the form its script sends to the API (the browser
+    /// test adds one through it), and may talk to this server but not use the microphone.
+    @Test func aVenueTheSearchDidNotFindCanBeAdded() async throws {
+        try await withApp { client, _ in
+            let none = try await page(client, "/venues?q=Caf%C3%A9+%26+Bar+No+1&near=-33.87,151.21")
+            #expect(none.contains(#"<a href="/add-venue?name=Caf%C3%A9%20%26%20Bar%20No%201&amp;near=-33.87%2C151.21">Not listed? Add it and measure it</a>"#), "\(none)")
+            #expect(try await page(client, "/venues?q=x").contains(#"<a href="/add-venue?name=x">"#))
+            try await client.execute(uri: "/add-venue?name=Caf%C3%A9+%3Cb%3E&near=-33.87,151.21", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentSecurityPolicy]?.contains("script-src 'self'; connect-src 'self'") == true)
+                #expect(response.headers[PageTemplates.permissionsPolicy]?.hasPrefix("microphone=()") == true)
+                let html = String(buffer: response.body)
+                #expect(html.contains("<title>Add a venue · HearClear</title>"))
+                #expect(html.contains(#"<input id="name" name="name" value="Café &lt;b&gt;" required maxlength="200""#), "\(html)")
+                #expect(html.contains(#"<input id="place" name="place" value="-33.87,151.21""#))
+                #expect(html.contains(#"<option value="restaurant">restaurant</option>"#) && html.contains(#"data-radius="200""#))
+                #expect(html.contains(#"<script type="module" src="/public/add-venue.js"></script>"#))
+            }
+            #expect(try await client.execute(uri: "/add-venue", method: .post).status == .methodNotAllowed)
         }
     }
 

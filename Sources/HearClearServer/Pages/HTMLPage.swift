@@ -36,14 +36,16 @@ struct PageTemplates: Sendable {
         case none
         /// Run, and talk to nobody.
         case own
-        /// Run, talk to this server (fetch) and use the microphone: the measuring page.
+        /// Run, and talk to this server (fetch): adding a venue.
+        case connecting
+        /// Run, talk to this server and use the microphone: the measuring page.
         case measuring
 
         var policy: String {
             switch self {
             case .none: "script-src 'none'"
             case .own: "script-src 'self'"
-            case .measuring: "script-src 'self'; connect-src 'self'"
+            case .connecting, .measuring: "script-src 'self'; connect-src 'self'"
             }
         }
     }

@@ -3,15 +3,16 @@ import HearClearAnalysis
 import HearClearCore
 import Hummingbird
 
-/// The public pages under `/venues`: no login, no script needed (the one script only offers the
-/// browser's location to the search form). Errors are pages too, not JSON.
+/// The public pages under `/venues`, and `/add-venue`: no login; no script needed but to measure
+/// and to add a venue (the search's script only offers the browser's location). Errors are pages
+/// too, not JSON.
 struct PublicController {
     let repository: any Repository
     let settings: ServerSettings
     let templates: PageTemplates
     let estimates: VenueEstimates
 
-    static let templateNames = ["public_search", "public_venue", "public_measure", "public_error"]
+    static let templateNames = ["public_search", "public_venue", "public_measure", "public_add_venue", "public_error"]
     /// How far around typed coordinates the search looks, metres.
     static let searchRadiusM = 5000.0
 
@@ -23,6 +24,20 @@ struct PublicController {
             .methodNotAllowed(":venue_id", allowing: [.get])
         group.get(":venue_id/measure") { request, context in try await measure(request, context: context) }
             .methodNotAllowed(":venue_id/measure", allowing: [.get])
+    }
+
+    /// `/add-venue`: outside `/venues`, whose next segment is always a venue's id.
+    func addVenueRoutes(to group: RouterGroup<APIRequestContext>) {
+        group.add(middleware: HTMLErrorMiddleware(templates: templates))
+            .get { request, context in try await addVenue(request, context: context) }
+            .methodNotAllowed("", allowing: [.get])
+    }
+
+    /// "Add a venue", starting from what a search was given (`name`, `near`).
+    func addVenue(_ request: Request, context: some RequestContext) async throws -> Response {
+        let parameters = try request.formQuery()
+        let page = AddVenuePage(name: String((parameters["name"] ?? "").prefix(200)), near: String((parameters["near"] ?? "").prefix(64)))
+        return try await templates.renderPublic("public_add_venue", page, scripts: .connecting, request: request, context: context)
     }
 
     func search(_ request: Request, context: some RequestContext) async throws -> Response {

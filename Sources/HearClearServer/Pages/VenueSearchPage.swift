@@ -75,9 +75,22 @@ struct VenueSearchPage {
     /// Whether the venues found open with their answers for a listener with hearing loss.
     let hearingLoss: Bool
 
+    /// "Not listed? Add it": the add page, starting from what was searched.
+    let addVenue: String
+
+    static func addVenue(q: String, near: String) -> String {
+        let given = [("name", q), ("near", near)].filter { !$0.1.isEmpty }
+        guard !given.isEmpty else { return "/add-venue" }
+        // Everything but unreserved characters encoded: URLComponents leaves `+`, which a form's
+        // query reads as a space.
+        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        return "/add-venue?" + given.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")" }.joined(separator: "&")
+    }
+
     init(q: String, near: String, when: When?, found: Found, problem: String?, scale: LabelScale, hearingLoss: Bool) {
         self.q = q
         self.near = near
+        addVenue = Self.addVenue(q: q, near: near)
         let at: WeekdayHour? = if case .at(let at) = when { at } else { nil }
         days = [Choice(value: "", text: "Any day", selected: when == nil), Choice(value: "now", text: "Now", selected: when == .now)]
             + Weekday.allCases.map { Choice(value: $0.rawValue, text: $0.rawValue.capitalized, selected: at?.weekday == $0) }
