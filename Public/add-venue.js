@@ -71,7 +71,9 @@ async function offerMatches(newVenue) {
 async function add(checked) {
   const newVenue = venue();
   if (!newVenue) return;
-  for (const control of form.elements) control.disabled = true;
+  // One tap at a time: a second would add the venue twice.
+  const controls = [...form.elements, addAnyway];
+  for (const control of controls) control.disabled = true;
   try {
     say("Adding…");
     if (!checked) {
@@ -92,7 +94,7 @@ async function add(checked) {
     }
     location.assign(`/venues/${encodeURIComponent(id)}/measure`);
   } finally {
-    for (const control of form.elements) control.disabled = false;
+    for (const control of controls) control.disabled = false;
   }
 }
 
