@@ -29,7 +29,7 @@ enum CalibrationPage {
 
     static func model(store: any AdminStore, settings: ServerSettings, session: AdminSession) async throws -> Model {
         let table = try await store.calibrations()
-        let offsets = Dictionary(table.offsets.map { ($0.model, $0.offsetDB) }) { first, _ in first }
+        let offsets = Dictionary(uniqueKeysWithValues: table.offsets.map { ($0.model, $0.offsetDB) })
         return Model(
             chrome: PageChrome(title: "Calibration", csrf: session.csrfToken, section: "calibration"),
             rows: table.offsets.map { Row(model: $0.model, offset: Charts.format($0.offsetDB)) },
@@ -39,6 +39,7 @@ enum CalibrationPage {
                     range: measured.devices > 1 ? "\(Charts.format(measured.lowestDB))–\(Charts.format(measured.highestDB))" : "",
                     set: offsets[measured.model].map(Charts.format))
             },
-            window: CalibrationTable.window.formatted(.number.locale(Locale(identifier: "en_US"))), models: table.models, defaultCalibration: Charts.format(settings.defaultCalibrationDB))
+            window: CalibrationTable.window.formatted(.number.locale(Locale(identifier: "en_US"))),
+            models: table.models, defaultCalibration: Charts.format(settings.defaultCalibrationDB))
     }
 }
