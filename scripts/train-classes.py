@@ -39,8 +39,7 @@ SEED = 2026
 # file name: SoundClassifier.resourceName and Package.swift's resource name it too.
 # Version 21 is version 19's corpus and network with the rule for a sound that does not change
 # (UNCHANGING_* below) after it: a rule that changes what a second holds is a new version too.
-# Version 22 is version 21 with each second then judged beside its neighbours (NEIGHBOUR_INTERVALS).
-MODEL_VERSION = 22
+MODEL_VERSION = 21
 # SoundFeatures.version: the meter refuses a model made from other features (the shipped model's
 # test fails when the two differ).
 FEATURES_VERSION = 4
@@ -55,10 +54,6 @@ UNCHANGING_RANGE = 0.08
 # A shorter span whose shares the report gives beside the meter's, so that the choice of 4 s can
 # be checked against it (docs/sound-classes.md).
 SHORTER_SPAN = 2
-# After both: each interval's probabilities are the mean of its own and those of the judged
-# intervals up to this many either side of it in the series (a check-in, a recording). Written into
-# the model file, since it changes what a second holds; SoundClassifier.judgedBesideNeighbours.
-NEIGHBOUR_INTERVALS = 1
 BANDS = 16
 DILATIONS = (1, 2, 4, 8)
 # The network's width and weight decay are chosen by 4-fold cross-validation over the training
@@ -710,7 +705,7 @@ def shipped_file():
 
 
 def shipped_network():
-    """The model this run replaces, as a Network with its standardisation and neighbour rule, or None when it was made
+    """The model this run replaces, as a Network with its standardisation, or None when it was made
     from other features or has another shape: to judge it on the same held-out seconds."""
     try:
         shipped = json.load(open(shipped_file()))
@@ -729,9 +724,7 @@ def shipped_network():
             layer.bias.copy_(torch.tensor(c["bias"]))
         network.output.weight.copy_(torch.tensor(shipped["output"]["weights"]))
         network.output.bias.copy_(torch.tensor(shipped["output"]["bias"]))
-    # A model from before the neighbour rule judged each second alone.
-    return (shipped["version"], network, np.array(shipped["mean"], dtype=np.float32), np.array(shipped["scale"], dtype=np.float32),
-            shipped.get("neighbour_intervals", 0))
+    return shipped["version"], network, np.array(shipped["mean"], dtype=np.float32), np.array(shipped["scale"], dtype=np.float32)
 
 
 def probabilities(network, inputs):
@@ -744,13 +737,15 @@ def balanced_accuracy(p, truth):
     return [((detected[truth[:, c] == 1, c]).mean() + (~detected[truth[:, c] == 0, c]).mean()) / 2 for c in range(truth.shape[1])]
 
 
-def beside_neighbours(p, entries, reach=NEIGHBOUR_INTERVALS):
-    """Each second's probabilities averaged with those of the judged seconds up to `reach` either
-    side of it in its clip, those `entries` hold (SoundClassifier.judgedBesideNeighbours)."""
+def smoothed(p, entries):
+    """Each second's probabilities averaged with those of the seconds either side of it in its clip
+    (those it has): what a meter that waited a second before judging one could give. Not a rule the
+    meter applies: cross-validation over the training clips reports it, to say whether it is worth
+    a trial."""
     at = {(entry[5], entry[9]): row for row, entry in enumerate(entries)}
     out = np.empty_like(p)
     for row, entry in enumerate(entries):
-        out[row] = p[[at[key] for key in ((entry[5], entry[9] + step) for step in range(-reach, reach + 1)) if key in at]].mean(axis=0)
+        out[row] = p[[at[key] for key in ((entry[5], entry[9] + step) for step in (-1, 0, 1)) if key in at]].mean(axis=0)
     return out
 
 
@@ -775,9 +770,6 @@ def main():
     teacher = Teacher(os.path.join(work, "teacher"))
     # Seconds of clips holding speech: relabelled as not speech, and left out, by the teacher.
     checked = {split: [0, 0, 0] for split in data}
-    # Seconds the teacher left out are in no figure, but the meter judges them: they are the
-    # neighbours of seconds that are.
-    left_out = {split: [] for split in data}
     for (path, split, kind, speech, music, source, voice), (clip_names, intervals) in zip(corpus.clips, read):
         names = names or clip_names
         heard = teacher.speech_seconds(voice) if voice else None
@@ -787,10 +779,11 @@ def main():
             if heard is not None:
                 checked[split][0] += 1
                 second = teacher.label(heard, index)
+                if second is None:
+                    checked[split][2] += 1
+                    continue
                 checked[split][1] += second == 0
-                checked[split][2] += second is None
-            entry = (window, second, music, kind, source, os.path.basename(path), speech, index in steady, index in steady_shorter, index)
-            (left_out if second is None else data)[split].append(entry)
+            data[split].append((window, second, music, kind, source, os.path.basename(path), speech, index in steady, index in steady_shorter, index))
 
     frames = np.vstack([frames for (_, frames), *_ in data["train"]])
     mean = frames.mean(axis=0)
@@ -810,7 +803,7 @@ def main():
             network = train_network([tensor[fit] for tensor in train], y[fit], width, decay)
             p = probabilities(network, [tensor[check] for tensor in train])
             alone.append(balanced_accuracy(p, y[check].numpy()))
-            averaged.append(balanced_accuracy(beside_neighbours(p, [entry for entry, f in zip(data["train"], folds) if f == fold]), y[check].numpy()))
+            averaged.append(balanced_accuracy(smoothed(p, [entry for entry, f in zip(data["train"], folds) if f == fold]), y[check].numpy()))
             scores.append(np.mean(alone[-1]))
         validation.append((float(np.mean(scores)), width, decay))
         by_class[(width, decay)] = (np.mean(alone, axis=0), np.mean(averaged, axis=0))
@@ -823,7 +816,7 @@ def main():
         for c, d in zip(network.convolutions, DILATIONS)]
     model = {
         "version": MODEL_VERSION, "features_version": FEATURES_VERSION, "features": names, "context_frames": CONTEXT,
-        "mean": rounded(mean), "scale": rounded(scale), "neighbour_intervals": NEIGHBOUR_INTERVALS, "convolutions": convolutions,
+        "mean": rounded(mean), "scale": rounded(scale), "convolutions": convolutions,
         "output": {"weights": [rounded(row) for row in network.output.weight.detach().numpy()], "bias": rounded(network.output.bias.detach().numpy())},
     }
     replaced_file = shipped_file()
@@ -839,31 +832,23 @@ def main():
 
     held = data["held-out"]
     held_truth = np.array([[entry[1], entry[2]] for entry in held])
-    judged = held + left_out["held-out"]
-    steady = [index for index, entry in enumerate(judged) if entry[7]]
+    steady = [index for index, entry in enumerate(held) if entry[7]]
 
-    def as_the_meter_judges(network, mean, scale, reach=NEIGHBOUR_INTERVALS):
-        """The held-out seconds' probabilities as the meter finds them: the network's, neither in a
-        sound that has not changed, then each beside its neighbours (the teacher's left-out seconds
-        among them)."""
-        p = probabilities(network, tensors(judged, mean, scale))
+    def as_the_meter_judges(p):
         p[steady] = 0
-        return beside_neighbours(p, judged, reach)[:len(held)] if reach else p[:len(held)]
+        return p
 
-    speech_alone, music_alone = balanced_accuracy(probabilities(network, tensors(held, mean, scale)), held_truth)
-    # The same network judging each second alone: the rules before the neighbour rule.
-    alone_p = as_the_meter_judges(network, mean, scale, reach=0)
-    speech_each, music_each = balanced_accuracy(alone_p, held_truth)
-    held_p = as_the_meter_judges(network, mean, scale)
+    held_p = probabilities(network, tensors(held, mean, scale))
+    speech_alone, music_alone = balanced_accuracy(held_p, held_truth)
+    held_p = as_the_meter_judges(held_p)
 
-    def predict(selected, label, p=None):
-        p = held_p if p is None else p
-        return p[[index for index in range(len(held)) if selected(held[index])], 0 if label == "speech" else 1]
+    def predict(selected, label):
+        return held_p[[index for index in range(len(held)) if selected(held[index])], 0 if label == "speech" else 1]
 
     before = ""
     if replaced:
-        version, old_network, old_mean, old_scale, old_reach = replaced
-        speech_before, music_before = balanced_accuracy(as_the_meter_judges(old_network, old_mean, old_scale, old_reach), held_truth)
+        version, old_network, old_mean, old_scale = replaced
+        speech_before, music_before = balanced_accuracy(as_the_meter_judges(probabilities(old_network, tensors(held, old_mean, old_scale))), held_truth)
         before = (
             f" The file this run wrote is byte for byte the one it replaced (version {version})." if same_bytes
             else f" The model this run replaced (version {version}), on the same seconds: speech {speech_before:.3f}, music {music_before:.3f}.")
@@ -891,10 +876,7 @@ def main():
         by_source.append(f"| {source} | {truth} | {len(ps)} | {(ps >= 0.5).mean():.2f} | {heard} | {(pm >= 0.5).mean():.2f} |")
     # Speech over music at +10 dB: in how many clips is speech found in most of its seconds of speech?
     mixed = sorted({entry[5] for entry in held if entry[3] == "speech over music +10 dB"})
-
-    def found_in(p=None):
-        return sum(1 for clip in mixed if (predict(lambda entry: entry[5] == clip and entry[1] == 1, "speech", p) >= 0.5).mean() > 0.5)
-    found = found_in()
+    found = sum(1 for clip in mixed if (predict(lambda entry: entry[5] == clip and entry[1] == 1, "speech") >= 0.5).mean() > 0.5)
     train_seconds = len(data["train"])
     unchanging_by_kind = [
         (kind, np.mean([entry[7] for entry in data["train"] if entry[3] == kind]), np.mean([entry[8] for entry in data["train"] if entry[3] == kind]))
@@ -905,7 +887,7 @@ def main():
         + ", ".join(f"{w} channels, decay {d}: {value:.3f}" for value, w, d in validation if (w, d) != (width, decay)) + ").",
         "",
         "The same cross-validation of that network with each second's probabilities averaged with those of the seconds either side "
-        f"of it in its clip, up to {NEIGHBOUR_INTERVALS} (the neighbour rule, here over the seconds the teacher kept): "
+        "of it in its clip (a rule the meter does not apply: it would have to wait a second before judging one): "
         f"speech {by_class[(width, decay)][1][0]:.3f} and music {by_class[(width, decay)][1][1]:.3f}, "
         f"against {by_class[(width, decay)][0][0]:.3f} and {by_class[(width, decay)][0][1]:.3f} without.",
         "",
@@ -920,11 +902,8 @@ def main():
         f"and in brackets over {SHORTER_SPAN} s, by kind: "
         + ", ".join(f"{kind} {share:.1%} ({shorter:.1%})" for kind, share, shorter in unchanging_by_kind) + ".",
         "",
-        f"Held-out seconds as the meter judges them (the network; then neither in a sound that has not changed for {UNCHANGING_INTERVALS} s: "
-        f"{len(steady)} of the {len(judged)} seconds judged, {len(held)} of which have a label; then each second's probabilities averaged with those of "
-        f"the seconds up to {NEIGHBOUR_INTERVALS} either side of it. The network alone: speech {speech_alone:.3f}, music {music_alone:.3f}; "
-        f"without the neighbours: speech {speech_each:.3f}, music {music_each:.3f}, and speech over music at +10 dB found in {found_in(alone_p)} of {len(mixed)} clips), "
-        "p ≥ 0.5 counted as detected:",
+        f"Held-out seconds as the meter judges them (the network, then neither in a sound that has not changed for {UNCHANGING_INTERVALS} s: "
+        f"{len(steady)} of the {len(held)} seconds; the network alone: speech {speech_alone:.3f}, music {music_alone:.3f}), p ≥ 0.5 counted as detected:",
         "",
         "| class | true positive | false negative | false positive | true negative | balanced accuracy |",
         "|---|---|---|---|---|---|",
