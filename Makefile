@@ -31,7 +31,9 @@ CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils plan
 	ktuberling-data klettres-data asterisk-core-sounds-en-wav asterisk-core-sounds-es-wav asterisk-core-sounds-it-wav \
 	asterisk-core-sounds-fr-wav asterisk-core-sounds-ru-wav asterisk-moh-opsound-wav wesnoth-1.16-music hedgewars-data \
 	wesnoth-1.16-data warzone2100-music opus-tools fluidsynth fluid-soundfont-gm timgm6mb-soundfont \
-	gcompris-qt-data colobot-common-sounds
+	gcompris-qt-data colobot-common-sounds \
+	festvox-us-slt-hts festvox-kdlpc16k festvox-italp16k festvox-czech-krb pingus-data extremetuxracer-data lincity-ng-data \
+	frozen-bubble-data supertux-data
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080
