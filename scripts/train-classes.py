@@ -1000,14 +1000,14 @@ def main():
         f"{len(steady)} of the {len(held)} seconds; then each class's probability averaged with those of the seconds up to its reach either side "
         "(" + ", ".join(f"{label} {NEIGHBOUR_INTERVALS[label]}" for label in CLASSES) + "), with the seconds the teacher leaves out among them. "
         f"The network alone: speech {speech_alone:.3f}, music {music_alone:.3f}; without the neighbours: speech {speech_each:.3f}, "
-        f"music {music_each:.3f}, speech over music at +10 dB found in {found_over_music(each_p, held)[0]} of {len(mixed)} clips), "
+        f"music {music_each:.3f}, speech over music at +10 dB found in {found_over_music(each_p, held)[0]} of {mixed} clips), "
         "p ≥ 0.5 counted as detected:",
         "",
         "| class | true positive | false negative | false positive | true negative | balanced accuracy |",
         "|---|---|---|---|---|---|",
         *lines,
         "",
-        f"Speech over music at +10 dB: speech found in most of its seconds of speech in {found} of {len(mixed)} held-out clips.{before}",
+        f"Speech over music at +10 dB: speech found in most of its seconds of speech in {found} of {mixed} held-out clips.{before}",
         "",
         f"The second held-out set (sources no choice had been made on before version 22's trial; "
         f"{len(second)} seconds from {sum(1 for c in corpus.clips if c[1] == 'second')} clips), as the meter judges them, and in the last column "
