@@ -2,6 +2,7 @@
 // meter the server designed (meter-worklet.js), shown live; at the end a check-in of API v2 for
 // this venue, kept in the outbox (outbox.js) until the server has it.
 import * as outbox from "./outbox.js";
+import { judgedBesideNeighbours } from "./sound-classes.js";
 
 const meter = document.getElementById("meter");
 const venue = meter.dataset.venue;
@@ -230,6 +231,8 @@ async function start() {
   session = {
     stream, context, node, problems, rate: context.sampleRate, details: filters.bands !== null,
     classesModel: detected !== null ? filters.classes.model.version : null, detected, loudEvents: filters.loud_events ?? null,
+    // A model from before the neighbour rule judges each second alone.
+    neighbourIntervals: (detected !== null && filters.classes.model.neighbour_intervals) || { speech: 0, music: 0 },
     fewestCounted: filters.fewest_counted_intervals ?? null, silence: filters.silence_db ?? null,
     calibration: calibration(), serverCalibration: applied, startedAt: new Date(), intervals: [], wakeLock: null,
   };
@@ -524,7 +527,8 @@ function checkIn(current) {
   if (current.calibration !== null) body.calibration_db = current.calibration;
   // As the CLI sends them: only when every interval was judged (API v2 carries none otherwise).
   if (current.classesModel !== null && current.intervals.every((interval) => interval.classes)) {
-    body.classes = { speech: current.intervals.map((i) => percent(i.classes.speech)), music: current.intervals.map((i) => percent(i.classes.music)) };
+    const judged = (kind) => judgedBesideNeighbours(current.intervals.map((i) => percent(i.classes[kind])), current.neighbourIntervals[kind]);
+    body.classes = { speech: judged("speech"), music: judged("music") };
     body.classes_model = current.classesModel;
   }
   // From the seconds as they go up (tenths, whole percent), as the CLI finds them when it seals a

@@ -267,3 +267,17 @@ export class SoundClassesMeter {
     return { speech, music };
   }
 }
+
+/**
+ * A check-in's whole percents of one class, each the mean of its own and those up to `reach`
+ * either side of it, rounded half up: the model's last rule (neighbour_intervals, a reach per
+ * class), run once the measurement has ended, as SoundClasses.judgedBesideNeighbours runs it on the
+ * same integers.
+ */
+export function judgedBesideNeighbours(percents, reach) {
+  if (!(reach > 0)) return percents;
+  return percents.map((_, t) => {
+    const near = percents.slice(Math.max(0, t - reach), t + reach + 1);
+    return Math.round(near.reduce((sum, p) => sum + p, 0) / near.length);
+  });
+}

@@ -28,6 +28,8 @@ then does what standard input asks, one command a line, and answers each on stan
     left-levels    prints the level arrays' names, in the order of its body, of the last check-in
                    kept in the browser's storage as a measuring page was left ("none" if none)
     device         prints the device this browser registered as (its JSON, from the page's storage)
+    judge R P,P,…  prints, comma-separated, the whole percents P judged beside their neighbours up to R
+                   either side by the page's own rule (sound-classes.js, judgedBesideNeighbours)
     calibrate DB   types DB as what a sound level meter reads and taps "Calibrate"; waits until the
                    page says how that ended, and prints it
     calibrate-enter DB
@@ -239,6 +241,11 @@ def main():
                     "return left.length ? Object.keys(JSON.parse(left[left.length - 1].body).levels).join(',') : 'none'"))
             elif command == "device":
                 answer(driver.execute_script("return localStorage.getItem('hearclear-device')"))
+            elif command == "judge":
+                reach, percents = argument.split(" ")
+                answer(",".join(str(p) for p in driver.execute_script(
+                    "return import('/public/sound-classes.js').then((m) => m.judgedBesideNeighbours(arguments[1], arguments[0]))",
+                    int(reach), [int(p) for p in percents.split(",")])))
             elif command == "quit":
                 break
             else:

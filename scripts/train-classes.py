@@ -583,7 +583,7 @@ def make_corpus(corpus, rng):
     effects = audio_files(os.path.join(ETR, "sounds")) + [
         os.path.join(PINGUS_SOUNDS, name + ".wav") for name in ("chink", "digger", "plop", "plop2", "splash", "tick", "ting")]
     for index, raw in enumerate(effect_clips(effects, 4, "effects-second")):
-        corpus.finish(raw, f"effects-second-{index}", "second", "sound effects", 0, 0, "etr + pingus (effects)")
+        corpus.finish(raw, f"effects-second-{index}", "second", "sound effects", 0, 0, "etr, pingus (effects)")
 
 
 def ogg_streams(path, folder):
@@ -980,8 +980,8 @@ def main():
         f"the training clips (mean balanced accuracy {score:.3f}; the others: "
         + ", ".join(f"{w} channels, decay {d}: {value:.3f}" for value, w, d in validation if (w, d) != (width, decay)) + ").",
         "",
-        "The same cross-validation of that network with each second's probabilities averaged with those of the seconds either side "
-        "of it in its clip (a rule the meter does not apply: it would have to wait a second before judging one): "
+        "The same cross-validation of that network with each second's probabilities of both classes averaged with those of the seconds "
+        "either side of it in its clip, of those the teacher kept (the meter does so for music only, NEIGHBOUR_INTERVALS): "
         f"speech {by_class[(width, decay)][1][0]:.3f} and music {by_class[(width, decay)][1][1]:.3f}, "
         f"against {by_class[(width, decay)][0][0]:.3f} and {by_class[(width, decay)][0][1]:.3f} without.",
         "",

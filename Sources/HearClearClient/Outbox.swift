@@ -99,11 +99,14 @@ public struct Outbox: Sendable {
             DurableFile.syncFolder(recording.deletingLastPathComponent())
         }
         guard !samples.isEmpty else { return nil }
+        // The recording keeps each interval as the meter handed it on; the check-in, the series judged whole.
+        let classesModel = SoundClassifier.shippedVersion(classifying: samples)
+        let samples = classesModel == nil ? samples : SoundClassifier.shipped.judgedBesideNeighbours(samples)
         let checkIn = CheckIn(
             id: header.id, venueID: header.venueID, startedAt: header.startedAt, intervalS: header.intervalS,
             weighting: .a, calibrationDB: header.calibrationDB, samples: samples,
             events: LoudEventDetector.events(in: samples, interval: header.intervalS, calibrationDB: header.calibrationDB ?? Level.defaultCalibrationDB),
-            classesModel: SoundClassifier.shippedVersion(classifying: samples))
+            classesModel: classesModel)
         try DurableFile.write(try CheckInV2(checkIn).body(.outbox), to: sealed(recording))
         return checkIn
     }

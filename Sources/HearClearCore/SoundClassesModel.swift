@@ -30,6 +30,20 @@ public struct SoundClassesModel: Codable, Sendable, Equatable {
         }
     }
 
+    /// How many intervals either side of one each class is judged beside.
+    public struct NeighbourIntervals: Codable, Sendable, Equatable {
+        public var speech: Int
+        public var music: Int
+
+        public init(speech: Int, music: Int) {
+            self.speech = speech
+            self.music = music
+        }
+
+        /// Each interval judged alone: a model from before the rule.
+        public static let none = NeighbourIntervals(speech: 0, music: 0)
+    }
+
     public var version: Int
     /// The features' version (`SoundFeatures.version`) it was trained on.
     public var featuresVersion: Int
@@ -37,12 +51,17 @@ public struct SoundClassesModel: Codable, Sendable, Equatable {
     public var contextFrames: Int
     public var mean: [Float]
     public var scale: [Float]
+    /// After the network and the rules that turn a second to neither, each interval's probability
+    /// of a class becomes the mean of its own and those of the classified intervals up to this many
+    /// either side of it (`SoundClasses.judgedBesideNeighbours`); none in a model from before that
+    /// rule, which judges each interval alone.
+    public var neighbourIntervals: NeighbourIntervals?
     public var convolutions: [Convolution]
     public var output: Output
 
     public init(
-        version: Int, featuresVersion: Int, features: [String], contextFrames: Int, mean: [Float], scale: [Float], convolutions: [Convolution],
-        output: Output
+        version: Int, featuresVersion: Int, features: [String], contextFrames: Int, mean: [Float], scale: [Float], neighbourIntervals: NeighbourIntervals?,
+        convolutions: [Convolution], output: Output
     ) {
         self.version = version
         self.featuresVersion = featuresVersion
@@ -50,6 +69,7 @@ public struct SoundClassesModel: Codable, Sendable, Equatable {
         self.contextFrames = contextFrames
         self.mean = mean
         self.scale = scale
+        self.neighbourIntervals = neighbourIntervals
         self.convolutions = convolutions
         self.output = output
     }
@@ -58,5 +78,6 @@ public struct SoundClassesModel: Codable, Sendable, Equatable {
         case version, features, mean, scale, convolutions, output
         case featuresVersion = "features_version"
         case contextFrames = "context_frames"
+        case neighbourIntervals = "neighbour_intervals"
     }
 }

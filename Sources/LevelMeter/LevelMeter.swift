@@ -31,7 +31,7 @@ public struct LevelMeter: Sendable {
     private var fastMax = 0.0
     /// Speech and music, fed the same blocks: its intervals end where the levels' do.
     private(set) var features: SoundFeatures?
-    let classifier: SoundClassifier?
+    public let classifier: SoundClassifier?
     private(set) var unchangingSound: UnchangingSound
     private var classified: [SoundClasses?] = []
 

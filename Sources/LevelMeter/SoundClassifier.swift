@@ -14,7 +14,7 @@ public struct SoundClassifier: Sendable {
         public let description: String
     }
 
-    public static let resourceName = "sound-classes-v21"
+    public static let resourceName = "sound-classes-v22"
     /// The fewest frames (128 ms) pooled into one judgement.
     static let fewestFramesJudged = 4
     public let version: Int
@@ -69,6 +69,8 @@ public struct SoundClassifier: Sendable {
             }
             widths.append(outputs)
         }
+        let reach = model.neighbourIntervals ?? .none
+        guard reach.speech >= 0, reach.music >= 0 else { throw InvalidModel(description: "the model's neighbour_intervals are negative") }
         guard model.mean.count == count, model.scale.count == count, model.scale.allSatisfy({ $0 > 0 && $0.isFinite }), !model.convolutions.isEmpty,
             model.output.bias.count == 2, model.output.weights.count == 2, model.output.weights.allSatisfy({ $0.count == 2 * widths.last! })
         else { throw InvalidModel(description: "the model's layers do not fit \(count) features and 2 classes, or a scale is not positive") }
@@ -91,6 +93,19 @@ public struct SoundClassifier: Sendable {
     /// when any of them was classified, as the client classifies with no other.
     public static func shippedVersion(classifying samples: [Sample]) -> Int? {
         samples.contains { $0.classes != nil } ? shipped.version : nil
+    }
+
+    /// `samples`, a series that has ended (a check-in, a recording), with each interval's classes
+    /// judged beside its neighbours', as this model's last rule says (`neighbourIntervals`): the
+    /// meter hands an interval on as it ends, before the next one is heard, so the rule runs over
+    /// the whole series afterwards. A model from before the rule leaves them as they are.
+    public func judgedBesideNeighbours(_ samples: [Sample]) -> [Sample] {
+        let judged = SoundClasses.judgedBesideNeighbours(samples.map(\.classes), reach: model.neighbourIntervals ?? .none)
+        return zip(samples, judged).map { sample, classes in
+            var sample = sample
+            sample.classes = classes
+            return sample
+        }
     }
 
     /// Pooled over the interval's own frames; an interval of fewer than four (the last of a

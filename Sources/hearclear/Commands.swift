@@ -422,8 +422,8 @@ extension Hearclear {
             if json {
                 return try printJSON(
                     Analysis(
-                        sampleRate: source.sampleRate, weighting: weighting, interval: audio.interval, calibrationDB: calibration, samples: samples,
-                        lastSeconds: lastSeconds))
+                        sampleRate: source.sampleRate, weighting: weighting, interval: audio.interval, calibrationDB: calibration,
+                        samples: SoundClassifier.shipped.judgedBesideNeighbours(samples), lastSeconds: lastSeconds))
             }
             print(summary)
         }
@@ -481,6 +481,7 @@ extension Hearclear {
                 lastSeconds = last.seconds
             }
             if let last = extractor?.finish() { windows.append(last) }
+            samples = meter.classifier?.judgedBesideNeighbours(samples) ?? samples
             // Otherwise a file of no samples prints a header alone and succeeds, as if it had been measured.
             guard !samples.isEmpty else { throw CommandFailure(Self.holdsNoAudio(path)) }
             if features {

@@ -393,7 +393,8 @@ import FoundationNetworking
     /// A hum the network alone reads as music (60 Hz and 120 Hz over a quiet room's noise, as
     /// `SoundClassEndToEndTests` makes it) holds neither on the page once it has kept its spectrum
     /// for four seconds, as in the client (`UnchangingSound`, the design's `unchanging_intervals`
-    /// and `unchanging_range`): the page's seconds from its fourth on are 0 and 0.
+    /// and `unchanging_range`): the page's seconds from its fourth on hold neither, from its fifth
+    /// 0 and 0 (the fourth's music is judged beside the third's, as version 22's last rule says).
     @Test func aHumHoldsNeitherOnThePageFromItsFourthSecond() async throws {
         let (server, database, _) = try await corner("hum")
         let hum = folder.appendingPathComponent("hum-partials.wav").path, room = folder.appendingPathComponent("hum-room.wav").path
@@ -410,6 +411,12 @@ import FoundationNetworking
         _ = try await browser.ask("stop")
         _ = try await browser.ask("wait Thank you")
         let device = try JSONDecoder().decode(DeviceCredentials.self, from: Data(try await browser.ask("device").utf8))
+        // The page's rule is the client's, to the rounding (50.5 is 51).
+        let percents = [90, 20, 85, 0, 100, 50, 51]
+        let judged = try await browser.ask("judge 1 " + percents.map(String.init).joined(separator: ","))
+        let client = SoundClasses.judgedBesideNeighbours(percents.map { SoundClasses(percent: 0, $0) }, reach: .init(speech: 0, music: 1))
+        #expect(judged == client.map { "\($0?.percent.music ?? -1)" }.joined(separator: ","))
+        #expect(judged == "55,65,35,62,50,67,51")
         await browser.quit()
         let checkIn = try await stored(try await sqlite(database, "SELECT id FROM checkin"), server: server, device: device)
         await server.stop()
@@ -417,9 +424,10 @@ import FoundationNetworking
         // What the rule corrects: analyze's network reads this hum as music in its first seconds.
         let analyzed = try await Executable.run("hearclear", ["analyze", audio, "--json"])
         let seconds = (try JSONSerialization.jsonObject(with: Data(analyzed.output.utf8)) as? [String: Any])?["samples"] as? [[String: Any]] ?? []
-        #expect(seconds.count == 30 && seconds.prefix(3).allSatisfy { ($0["music"] as? Double ?? 0) >= SoundClasses.detected }, "\(seconds.prefix(3))")
+        #expect(seconds.count == 30 && seconds.prefix(2).allSatisfy { ($0["music"] as? Double ?? 0) >= SoundClasses.detected }, "\(seconds.prefix(3))")
         #expect(classes.music.count >= 8, "\(classes)")
-        #expect((classes.speech.dropFirst(3) + classes.music.dropFirst(3)).allSatisfy { $0 == 0 }, "\(classes)")
+        #expect((classes.speech.dropFirst(3) + classes.music.dropFirst(3)).allSatisfy { $0 < 50 }, "\(classes)")
+        #expect((classes.speech.dropFirst(4) + classes.music.dropFirst(4)).allSatisfy { $0 == 0 }, "\(classes)")
     }
 
     /// Was: a phone was calibrated only by an offset typed in, which a person with a sound level

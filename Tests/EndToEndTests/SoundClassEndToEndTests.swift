@@ -104,7 +104,7 @@ import Testing
             if above == 9 {
                 #expect(heard.speech >= 0.7, "festival \(above) dB over pink noise: \(heard)")
             } else {
-                withKnownIssue("version 21 misses a voice only 3 dB over steady noise") {
+                withKnownIssue("version 22 misses a voice only 3 dB over steady noise") {
                     #expect(heard.speech >= 0.5, "festival \(above) dB over pink noise: \(heard)")
                 }
             }
@@ -112,7 +112,7 @@ import Testing
     }
 
     /// A hum, as a fridge, a transformer or a fan makes one in a quiet room, is neither speech nor
-    /// music: the network alone (versions 19 and 21) reads most mains hums as music, and only its first three
+    /// music: the network alone (versions 19, 21 and 22) reads most mains hums as music, and only its first three
     /// seconds, before the rule for a sound that does not change can tell, keep the network's
     /// judgement (docs/sound-classes.md, "A sound that does not change"). Three kinds: the mains'
     /// 50 Hz with two harmonics, 60 Hz with one, and 100 Hz with odd ones, each over room noise

@@ -32,7 +32,9 @@ func temporaryPaths() throws -> ClientPaths {
     }
 
     /// Speech and music go up with the levels (API v2's classes, in whole percent), the loud event
-    /// tagged with what its seconds held, also when a killed client's journal is sealed later.
+    /// tagged with what its seconds held, also when a killed client's journal is sealed later. The
+    /// journal keeps each second as the meter handed it on; sealing judges their music beside its
+    /// neighbours', the shipped model's last rule.
     @Test func aRecordingKeepsItsClassesAndTagsItsEvents() throws {
         let outbox = Outbox(paths: try temporaryPaths())
         let recording = try outbox.begin(Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: 100))
@@ -49,7 +51,7 @@ func temporaryPaths() throws -> ClientPaths {
 
         // A killed client's journal, as `Recording.append` writes it.
         let killed = Outbox.Header(venueID: "v1", startedAt: start, intervalS: 1, calibrationDB: 100)
-        let classes = [SoundClasses(speech: 0.9, music: 0.1), SoundClasses(speech: 0.8, music: 0.2)]
+        let classes = [SoundClasses(speech: 0.9, music: 0.1), SoundClasses(speech: 0.2, music: 0.7), SoundClasses(speech: 0.9, music: 0.1)]
         var journal = String(decoding: try JSONEncoder.outbox.encode(killed), as: UTF8.self) + "\n"
         for (second, heard) in classes.enumerated() {
             journal += String(decoding: try JSONEncoder.outbox.encode(IntervalRecord(Sample(t: Double(second), avg: -40, peak: -30, classes: heard))), as: UTF8.self) + "\n"
@@ -57,7 +59,8 @@ func temporaryPaths() throws -> ClientPaths {
         try Data(journal.utf8).write(to: outbox.folder.appendingPathComponent("\(killed.id.wireString).recording"))
         try outbox.recoverInterruptedRecordings()
         let recovered = try #require(try outbox.pending().first { $0.id == killed.id })
-        #expect(try recovered.checkIn().samples.map(\.classes) == classes)
+        #expect(try recovered.checkIn().samples.map { $0.classes?.percent.music } == [40, 30, 40])
+        #expect(try recovered.checkIn().samples.map { $0.classes?.percent.speech } == [90, 20, 90])
         #expect(try recovered.checkIn().classesModel == SoundClassifier.shipped.version)
     }
 

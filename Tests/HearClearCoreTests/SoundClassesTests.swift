@@ -16,4 +16,24 @@ import Testing
         #expect(!below.holds(.speech) && !below.holds(.music))
         #expect(borderline.words == "speech and music" && below.words == "other")
     }
+
+    /// Version 22's last rule: a second's music beside its neighbours'. A lone second of music
+    /// among speech (a network's slip) is no longer music, while speech, whose pauses last about a
+    /// second, is judged alone; seconds at the ends have one neighbour; a second nobody classified
+    /// stays so and counts for no one; the mean is of whole percents, rounded half up, as the
+    /// browser's meter rounds the same integers (`Math.round`).
+    @Test func musicIsJudgedBesideItsNeighbours() {
+        let heard: [SoundClasses?] = [
+            SoundClasses(percent: 90, 10), SoundClasses(percent: 20, 80), SoundClasses(percent: 85, 5), nil, SoundClasses(percent: 50, 50),
+            SoundClasses(percent: 51, 51),
+        ]
+        let judged = SoundClasses.judgedBesideNeighbours(heard, reach: .init(speech: 0, music: 1))
+        #expect(judged.map { $0?.percent.speech } == [90, 20, 85, nil, 50, 51])
+        #expect(judged.map { $0?.percent.music } == [45, 32, 43, nil, 51, 51])
+        #expect(!judged[1]!.holds(.music))
+        // Both classes, as a model could say.
+        #expect(SoundClasses.judgedBesideNeighbours(heard, reach: .init(speech: 1, music: 1)).map { $0?.percent.speech } == [55, 65, 53, nil, 51, 51])
+        // A model from before the rule.
+        #expect(SoundClasses.judgedBesideNeighbours(heard, reach: .none) == heard)
+    }
 }

@@ -262,7 +262,7 @@ import Testing
         }
         return SoundClassesModel(
             version: 1, featuresVersion: SoundFeatures.version, features: SoundFeatures.names, contextFrames: SoundFeatures.contextFrames,
-            mean: weights(SoundFeatures.names.count), scale: weights(SoundFeatures.names.count).map { abs($0) + 0.5 },
+            mean: weights(SoundFeatures.names.count), scale: weights(SoundFeatures.names.count).map { abs($0) + 0.5 }, neighbourIntervals: .init(speech: 0, music: 1),
             convolutions: convolutions, output: .init(weights: [weights(2 * channels), weights(2 * channels)], bias: weights(2)))
     }
 
@@ -359,7 +359,7 @@ import Testing
     }
 
     /// A hum keeps its spectrum for seconds, and over the half second the network sees it looks like
-    /// a held bass note: the network alone reads a mains hum as music (versions 19 and 21). From the fourth
+    /// a held bass note: the network alone reads a mains hum as music (versions 19, 21 and 22). From the fourth
     /// second it has kept its spectrum, it holds neither; before, the network's judgement stands. A
     /// melody, its note changing every second, keeps the network's judgement throughout.
     @Test func aSoundThatDoesNotChangeHoldsNeitherFromItsFourthSecond() {
