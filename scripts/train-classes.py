@@ -541,9 +541,10 @@ def make_corpus(corpus, rng):
             sox("-r", "48000", "-c", "2", "-n", raw, "synth", "2", "sine", str(pair[0]), "sine", str(pair[1]), "remix", "-", "pad", "0", f"{rng.uniform(0.5, 4):.1f}", "repeat", "3")
         corpus.finish(raw, f"steady-{index}", "train", "tone", 0, 0, "sox")
 
-    # Added for version 22's trial (docs/sound-classes.md): a second held-out set, from packages no
-    # choice here had been made on, to judge a rule chosen after the first held-out set's figures
-    # were seen. Never trained on. Drawn after every clip above, so that those stay the clips
+    # Added for version 22's trial (docs/sound-classes.md): a second held-out set, from packages
+    # nothing shipped was trained or chosen on (extremetuxracer's and lincity-ng's music was in
+    # version 6's trial, never shipped), to judge a rule chosen after the first held-out set's
+    # figures were seen. Never trained on. Drawn after every clip above, so that those stay the clips
     # version 21 was made from.
     second_voices = []
     english = sentences("LGPL-2.1")
@@ -902,7 +903,7 @@ def main():
     held = data["held-out"]
     held_truth = np.array([[entry[1], entry[2]] for entry in held])
     rule = tuple(NEIGHBOUR_INTERVALS[label] for label in CLASSES)
-    alone = (0,) * len(CLASSES)
+    each_alone = (0,) * len(CLASSES)
 
     def as_the_meter_judges(split, network, mean, scale, reaches=rule):
         """A split's labelled seconds' probabilities as the meter finds them: the network's, neither
@@ -916,7 +917,7 @@ def main():
     steady = [index for index, entry in enumerate(held) if entry[7]]
     speech_alone, music_alone = balanced_accuracy(probabilities(network, tensors(held, mean, scale)), held_truth)
     # The same network with version 21's rules: each second judged alone.
-    each_p = as_the_meter_judges("held-out", network, mean, scale, alone)
+    each_p = as_the_meter_judges("held-out", network, mean, scale, each_alone)
     speech_each, music_each = balanced_accuracy(each_p, held_truth)
     held_p = as_the_meter_judges("held-out", network, mean, scale)
 
@@ -940,7 +941,7 @@ def main():
 
     second = data["second"]
     second_truth = np.array([[entry[1], entry[2]] for entry in second])
-    second_p, second_each = as_the_meter_judges("second", network, mean, scale), as_the_meter_judges("second", network, mean, scale, alone)
+    second_p, second_each = as_the_meter_judges("second", network, mean, scale), as_the_meter_judges("second", network, mean, scale, each_alone)
 
     before = ""
     if replaced:
