@@ -316,6 +316,10 @@ import Testing
         var older = model
         older["features_version"] = SoundFeatures.version - 1
         #expect(throws: SoundClassifier.InvalidModel.self) { try SoundClassifier(json: try JSONSerialization.data(withJSONObject: older)) }
+        // A reach no series has.
+        var backwards = model
+        backwards["neighbour_intervals"] = ["speech": -1, "music": 1]
+        #expect(throws: SoundClassifier.InvalidModel.self) { try SoundClassifier(json: try JSONSerialization.data(withJSONObject: backwards)) }
         // Trained with another context than the meter gives.
         model["context_frames"] = SoundFeatures.contextFrames / 2
         #expect(throws: SoundClassifier.InvalidModel.self) { try SoundClassifier(json: try JSONSerialization.data(withJSONObject: model)) }
