@@ -435,10 +435,10 @@ def make_corpus(corpus, rng):
     babble(speech["held-out"], 8, "held-out", "held")
 
     # Speech over music at −5 to +20 dB: both present.
-    def mixtures(split, count, label):
+    def mixtures(split, count, label, voices=None, songs=None, snrs=(20, 15, 10, 5, 0, -5)):
         for index in range(count):
-            snr = [20, 15, 10, 5, 0, -5][index % 6]
-            (voice, voice_source), (song, song_source) = rng.choice(speech[split]), rng.choice(music[split])
+            snr = snrs[index % len(snrs)]
+            (voice, voice_source), (song, song_source) = rng.choice(voices or speech[split]), rng.choice(songs or music[split])
             raw = corpus.work(f"mix-{label}-{index}.raw.wav")
             alone = same_rate(voice, f"mix-{label}-{index}-s.wav", -20)
             sox("-m", alone, same_rate(song, f"mix-{label}-{index}-m.wav", -20 - snr), raw, "trim", "0", "12")
@@ -575,12 +575,7 @@ def make_corpus(corpus, rng):
         + excerpts(clips(audio_files(SUPERTUX_MUSIC), 12), 1, "supertux"))
     for index, (raw, source) in enumerate(songs_second):
         corpus.finish(raw, f"music-second-{index}", "second", "music", 0, 1, source)
-    for index in range(6):
-        (voice, voice_source), (song, song_source) = rng.choice(second_voices), rng.choice(songs_second)
-        raw = corpus.work(f"mix-second-{index}.raw.wav")
-        alone = same_rate(voice, f"mix-second-{index}-s.wav", -20)
-        sox("-m", alone, same_rate(song, f"mix-second-{index}-m.wav", -30), raw, "trim", "0", "12")
-        corpus.finish(raw, f"mix-second-{index}-snr10", "second", "speech over music +10 dB", 1, 1, f"{voice_source} + {song_source}", voice=alone)
+    mixtures("second", 6, "second", second_voices, songs_second, snrs=(10,))
     effects = audio_files(os.path.join(ETR, "sounds")) + [
         os.path.join(PINGUS_SOUNDS, name + ".wav") for name in ("chink", "digger", "plop", "plop2", "splash", "tick", "ting")]
     for index, raw in enumerate(effect_clips(effects, 4, "effects-second")):
