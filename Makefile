@@ -33,7 +33,10 @@ CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils plan
 	wesnoth-1.16-data warzone2100-music opus-tools fluidsynth fluid-soundfont-gm timgm6mb-soundfont \
 	gcompris-qt-data colobot-common-sounds \
 	festvox-us-slt-hts festvox-kdlpc16k festvox-italp16k festvox-czech-krb pingus-data extremetuxracer-data lincity-ng-data \
-	frozen-bubble-data supertux-data
+	frozen-bubble-data supertux-data \
+	festvox-ca-ona-hts festvox-czech-dita festvox-czech-ph festvox-suopuhe-lj festvox-hi-nsk tuxpaint-data bzflag-data mirrormagic-data \
+	festvox-czech-machac festvox-suopuhe-mv festvox-itapc16k asterisk-prompt-es-co asterisk-prompt-fr-armelle freedroidrpg-data xmoto-data \
+	sound-theme-freedesktop chromium-bsu-data
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080
