@@ -34,7 +34,6 @@ CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils plan
 	gcompris-qt-data colobot-common-sounds \
 	festvox-us-slt-hts festvox-kdlpc16k festvox-italp16k festvox-czech-krb pingus-data extremetuxracer-data lincity-ng-data \
 	frozen-bubble-data supertux-data \
-	festvox-ca-ona-hts festvox-czech-dita festvox-czech-ph festvox-suopuhe-lj festvox-hi-nsk tuxpaint-data bzflag-data mirrormagic-data \
 	festvox-czech-machac festvox-suopuhe-mv festvox-itapc16k asterisk-prompt-es-co asterisk-prompt-fr-armelle freedroidrpg-data xmoto-data \
 	sound-theme-freedesktop chromium-bsu-data
 PREFIX ?= /usr/local
