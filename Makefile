@@ -35,7 +35,8 @@ CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils plan
 	festvox-us-slt-hts festvox-kdlpc16k festvox-italp16k festvox-czech-krb pingus-data extremetuxracer-data lincity-ng-data \
 	frozen-bubble-data supertux-data \
 	festvox-czech-machac festvox-suopuhe-mv festvox-itapc16k asterisk-prompt-es-co asterisk-prompt-fr-armelle freedroidrpg-data xmoto-data \
-	sound-theme-freedesktop chromium-bsu-data
+	sound-theme-freedesktop chromium-bsu-data \
+	festvox-ru asterisk-prompt-it-menardi-wav singularity-music hyperrogue-music atanks-data lbreakout2-data
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080

@@ -99,6 +99,12 @@ FREEDROID = "/usr/share/freedroidrpg/data"
 XMOTO_MUSIC = "/usr/share/games/xmoto/Textures/Musics"
 FREEDESKTOP_SOUNDS = "/usr/share/sounds/freedesktop/stereo"
 CHROMIUM_BSU_SOUNDS = "/usr/share/games/chromium-bsu/wav"
+FESTVOX_RU_RECORDINGS = "/usr/share/festival/voices/russian/msu_ru_nsh_clunits/wav"
+MENARDI = "/usr/share/asterisk/sounds/it_IT_f_Menardi"
+SINGULARITY_MUSIC = "/usr/share/games/singularity/music"
+HYPERROGUE_MUSIC = "/usr/share/hyperrogue/music"
+ATANKS_SOUNDS = "/usr/share/games/atanks/sound"
+LBREAKOUT_SOUNDS = "/usr/share/games/lbreakout2/sounds"
 
 # What the third held-out set's festival voices read, written here in each voice's language (a
 # voice reads only its own language's letters).
@@ -153,6 +159,11 @@ SOURCES = [
     ("xmoto", "xmoto-data", "GPL-2+", "game music (third held-out set)"),
     ("freedesktop, chromium-bsu", "sound-theme-freedesktop, chromium-bsu-data", "CC-BY-SA-3.0, CC-BY-3.0, GPL-2+, GPL-2; Clarified-Artistic",
      "a desktop's alerts and a game's effects that are neither, without spoken words and music (third held-out set)"),
+    ("festvox-ru (recorded)", "festvox-ru", "BSD-like", "a Russian man's recorded sentences, the recordings a festival voice is made from (fourth held-out set)"),
+    ("asterisk-prompt-it-menardi", "asterisk-prompt-it-menardi-wav", "CC-BY-SA-3.0 (Italian)",
+     "recorded telephone prompts: an Italian woman; and its monkeys (fourth held-out set)"),
+    ("singularity, hyperrogue", "singularity-music, hyperrogue-music", "CC-BY-SA-3.0", "game music (fourth held-out set)"),
+    ("atanks, lbreakout2", "atanks-data, lbreakout2-data", "GPL-2+; GPL", "two games' sound effects that are neither, without lbreakout2's spoken words (fourth held-out set)"),
     ("gpl-text", "base-files", "the licences' own texts", "the words espeak-ng, flite and festival read: /usr/share/common-licenses"),
     ("sox", "sox", "GPL-2+", "noise, tones, sweeps, chord progressions, rooms (reverberation), microphones (filters) and clipping, by sox"),
 ]
@@ -637,6 +648,28 @@ def make_corpus(corpus, rng):
     for index, raw in enumerate(effect_clips(effects, 6, "effects-third")):
         corpus.finish(raw, f"effects-third-{index}", "third", "sound effects", 0, 0, "freedesktop, chromium-bsu, freedroidrpg (effects)")
 
+    # The fourth held-out set (docs/sound-classes.md, "A fourth held-out set"): recorded
+    # human voices rather than synthesisers, and music and effects of other games, from packages
+    # nothing here was trained or chosen on. Drawn after every clip above, so that those stay the
+    # same.
+    recordings = audio_files(FESTVOX_RU_RECORDINGS)
+    prompts = [path for path in audio_files(MENARDI) if "tt-monkeys" not in path]
+    fourth_voices = [(talk(corpus, recordings, f"fourth-ru-{part}", 14), "festvox-ru (recorded)") for part in range(3)] + [
+        (talk(corpus, prompts, f"fourth-menardi-{part}", 14), "asterisk-prompt-it-menardi") for part in range(3)]
+    for index, (raw, source) in enumerate(fourth_voices):
+        corpus.finish(raw, f"speech-fourth-{index}", "fourth", "speech", 1, 0, source)
+    # Asterisk's monkeys, shrieking and chattering: animals, neither speech nor music.
+    corpus.finish(os.path.join(MENARDI, "tt-monkeys.wav"), "animals-fourth", "fourth", "animals", 0, 0, "asterisk-prompt-it-menardi (monkeys)")
+    songs_fourth = (excerpts(clips(audio_files(SINGULARITY_MUSIC), 6), 1, "singularity")
+                    + excerpts(clips(audio_files(HYPERROGUE_MUSIC), 6), 1, "hyperrogue"))
+    for index, (raw, source) in enumerate(songs_fourth):
+        corpus.finish(raw, f"music-fourth-{index}", "fourth", "music", 0, 1, source)
+    mixtures("fourth", 6, "fourth", fourth_voices, songs_fourth, snrs=(10,))
+    spoken = re.compile(r"dammit|damn|excellent")
+    effects = [path for path in audio_files(ATANKS_SOUNDS) + audio_files(LBREAKOUT_SOUNDS) if not spoken.search(os.path.basename(path))]
+    for index, raw in enumerate(effect_clips(effects, 6, "effects-fourth")):
+        corpus.finish(raw, f"effects-fourth-{index}", "fourth", "sound effects", 0, 0, "atanks, lbreakout2 (effects)")
+
 
 def ogg_streams(path, folder):
     """The Ogg streams a file holds whole among other data (a Qt resource file), each from its
@@ -882,7 +915,7 @@ def main():
     make_corpus(corpus, rng)
 
     names = None
-    data = {"train": [], "held-out": [], "second": [], "third": []}
+    data = {"train": [], "held-out": [], "second": [], "third": [], "fourth": []}
     # Two clips at a time: the machine this runs on has two cores.
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         read = list(pool.map(lambda clip: features(hearclear, clip[0]), corpus.clips))
@@ -994,25 +1027,43 @@ def main():
     second_truth = np.array([[entry[1], entry[2]] for entry in second])
     second_p, second_each = as_the_meter_judges("second", network, mean, scale), as_the_meter_judges("second", network, mean, scale, each_alone)
 
-    third = data["third"]
-    third_truth = np.array([[entry[1], entry[2]] for entry in third])
-    third_p = as_the_meter_judges("third", network, mean, scale)
-    third_found = found_over_music(third_p, third)
-
-    before, third_before = "", ""
+    before = ""
     if replaced:
         version, old_network, old_mean, old_scale, old_reaches = replaced
         speech_before, music_before = balanced_accuracy(as_the_meter_judges("held-out", old_network, old_mean, old_scale, old_reaches), held_truth)
-        if not same_bytes:
-            third_old = as_the_meter_judges("third", old_network, old_mean, old_scale, old_reaches)
-            speech_third_old, music_third_old = balanced_accuracy(third_old, third_truth)
-            third_before = (
-                f" The model this run replaced (version {version}) on the same seconds: speech {speech_third_old:.3f}, "
-                f"music {music_third_old:.3f}, speech over music at +10 dB found in {found_over_music(third_old, third)[0]} of {third_found[1]} clips.")
         before = (
             f" The file this run wrote is byte for byte the one it replaced (version {version})." if same_bytes
             else f" The model this run replaced (version {version}), on the same seconds: speech {speech_before:.3f}, music {music_before:.3f}.")
     lines = [f"| {label} | {tp} | {fn} | {fp} | {tn} | {balanced:.3f} |" for label, tp, fn, fp, tn, balanced in confusion(held_p, held_truth)]
+
+    def later_set(split, what):
+        """The report of a held-out set built after the second, and the replaced model's figures on
+        it when this run changed the model."""
+        entries = data[split]
+        truth = np.array([[entry[1], entry[2]] for entry in entries])
+        p = as_the_meter_judges(split, network, mean, scale)
+        found = found_over_music(p, entries)
+        old = ""
+        if replaced and not same_bytes:
+            old_p = as_the_meter_judges(split, *replaced[1:])
+            speech_old, music_old = balanced_accuracy(old_p, truth)
+            old = (f" The model this run replaced (version {replaced[0]}) on the same seconds: speech {speech_old:.3f}, "
+                   f"music {music_old:.3f}, speech over music at +10 dB found in {found_over_music(old_p, entries)[0]} of {found[1]} clips.")
+        return [
+            f"The {split} held-out set ({what}; {len(entries)} seconds from {sum(1 for c in corpus.clips if c[1] == split)} clips), "
+            f"as the meter judges them; speech over music at +10 dB found in {found[0]} of {found[1]} clips.{old}",
+            "",
+            "| class | true positive | false negative | false positive | true negative | balanced accuracy |",
+            "|---|---|---|---|---|---|",
+            *[f"| {label} | {tp} | {fn} | {fp} | {tn} | {balanced:.3f} |" for label, tp, fn, fp, tn, balanced in confusion(p, truth)],
+            "",
+            f"By source of the {split} held-out set, as the meter judges them:",
+            "",
+            "| source | holds | seconds | speech share | its seconds of speech found | music share |",
+            "|---|---|---|---|---|---|",
+            *by_source(entries, p),
+            "",
+        ]
     second_lines = [
         f"| {label} | {tp} | {fn} | {fp} | {tn} | {balanced:.3f} | {each[5]:.3f} |"
         for (label, tp, fn, fp, tn, balanced), each in zip(confusion(second_p, second_truth), confusion(second_each, second_truth))]
@@ -1087,20 +1138,8 @@ def main():
         "|---|---|---|---|---|---|",
         *by_source(second, second_p),
         "",
-        f"The third held-out set (sources nothing here was trained or chosen on before version 23's trial; {len(third)} seconds from "
-        f"{sum(1 for c in corpus.clips if c[1] == 'third')} clips), as the meter judges them; speech over music at +10 dB found in "
-        f"{third_found[0]} of {third_found[1]} clips.{third_before}",
-        "",
-        "| class | true positive | false negative | false positive | true negative | balanced accuracy |",
-        "|---|---|---|---|---|---|",
-        *[f"| {label} | {tp} | {fn} | {fp} | {tn} | {balanced:.3f} |" for label, tp, fn, fp, tn, balanced in confusion(third_p, third_truth)],
-        "",
-        "By source of the third held-out set, as the meter judges them:",
-        "",
-        "| source | holds | seconds | speech share | its seconds of speech found | music share |",
-        "|---|---|---|---|---|---|",
-        *by_source(third, third_p),
-        "",
+        *later_set("third", "sources nothing here was trained or chosen on before version 23's trial"),
+        *later_set("fourth", "recorded voices, and music and effects, from packages nothing here was trained or chosen on"),
         "By kind of held-out clip (mean probability, and the share of seconds at p ≥ 0.5):",
         "",
         "| kind | seconds | speech p | speech share | music p | music share |",
