@@ -22,10 +22,10 @@ PROFILE_PACKAGES := linux-perf wrk
 # real music (Ogg recordings) that a check-in is measured from, espeak-ng for the speech of the
 # benchmarks' wire-size case, which the smoke test runs too, and of the browser's measuring test;
 # openssl to make the deployment test's certificate, curl to ask nginx over HTTPS with it.
-# festival (its kal voice) and drascula-music are the speech and music the sound-class model never
-# trained on, which the tests check it on.
+# festival (its kal voice), drascula-music and asterisk-prompt-it-menardi-wav (a recorded voice) are
+# speech and music the sound-class model never trained on, which the tests check it on.
 TEST_PACKAGES := sox chromium chromium-driver python3-selenium sqlite3 wrk lame mpg123 sndfile-programs opus-tools postgresql nginx planetblupi-music-ogg espeak-ng \
-	festival festvox-kallpc16k drascula-music openssl curl
+	festival festvox-kallpc16k drascula-music asterisk-prompt-it-menardi-wav openssl curl
 # What `make train-classes` builds its corpus from (docs/sound-classes.md); it trains with PyTorch and numpy from PyPI.
 CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils planetblupi-music-ogg nexuiz-music drascula-music \
 	ktuberling-data klettres-data asterisk-core-sounds-en-wav asterisk-core-sounds-es-wav asterisk-core-sounds-it-wav \

@@ -85,6 +85,27 @@ import Testing
         #expect(both.speech > 0.5, "festival 10 dB over drascula: \(both)")
     }
 
+    /// A recorded human voice held out of training: an Italian woman's telephone prompts
+    /// (asterisk-prompt-it-menardi-wav, 8 kHz, of the fourth held-out set) one after another are
+    /// speech, not music. The same package's recording of shrieking monkeys is neither, but version
+    /// 22 reads it as music (docs/sound-classes.md, "A fourth held-out set"): a known issue, so that
+    /// a model that hears it right fails here until the doc says so too.
+    @Test func aRecordedVoiceIsSpeechAndMonkeysAreNotMusic() async throws {
+        let prompts = "/usr/share/asterisk/sounds/it_IT_f_Menardi"
+        let raw = folder.appendingPathComponent("menardi.raw.wav").path
+        try await sox(
+            ["tt-allbusy", "tt-somethingwrong", "vm-advopts", "vm-calldiffnum", "vm-dialout", "transfer", "conf-getpin"].map { "\(prompts)/\($0).wav" }
+                + [raw])
+        let voice = try await shares(try await recording(raw, named: "menardi"))
+        #expect(voice.speech >= 0.7 && voice.music <= 0.3, "asterisk-prompt-it-menardi: \(voice)")
+
+        let monkeys = try await shares(try await recording("\(prompts)/tt-monkeys.wav", named: "monkeys"))
+        #expect(monkeys.speech <= 0.2, "monkeys: \(monkeys)")
+        withKnownIssue("version 22 reads Asterisk's shrieking monkeys as music") {
+            #expect(monkeys.music <= 0.2, "monkeys: \(monkeys)")
+        }
+    }
+
     /// A voice over steady noise, as guests talk over a fan (docs/sound-classes.md, "A voice over
     /// steady noise"; version 7 read it as music): festival's voice 9 dB above pink noise by their
     /// Leq is speech, and at 3 dB above not music either. At 3 dB it is found as speech in too few
