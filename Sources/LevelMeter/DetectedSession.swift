@@ -14,20 +14,23 @@ public struct DetectedSession: Sendable, Equatable {
     /// Nothing detected for this long ends a session.
     public static let quietGap = 20.0
 
-    /// `detections` are the intervals that passed, in time order, each `interval` seconds long.
-    public static func sessions(of detections: [(t: Double, value: Double)], interval: Double, quietGap: Double = quietGap) -> [DetectedSession] {
+    /// `detections` are the intervals that passed, in time order, each `interval` seconds long but
+    /// the last of a recording, which ends with it at `recordingEnd`.
+    public static func sessions(
+        of detections: [(t: Double, value: Double)], interval: Double, recordingEnd: Double = .infinity, quietGap: Double = quietGap
+    ) -> [DetectedSession] {
         var sessions: [DetectedSession] = []
         var sum = 0.0
         for detection in detections {
             if var current = sessions.last, detection.t - current.end < quietGap {
                 sum += detection.value
-                current.end = detection.t + interval
+                current.end = min(detection.t + interval, recordingEnd)
                 current.intervals += 1
                 current.meanValue = sum / Double(current.intervals)
                 sessions[sessions.count - 1] = current
             } else {
                 sum = detection.value
-                sessions.append(DetectedSession(start: detection.t, end: detection.t + interval, meanValue: detection.value, intervals: 1))
+                sessions.append(DetectedSession(start: detection.t, end: min(detection.t + interval, recordingEnd), meanValue: detection.value, intervals: 1))
             }
         }
         return sessions

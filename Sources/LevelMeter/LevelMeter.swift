@@ -182,11 +182,18 @@ public struct LoudEventDetector: Sendable {
         }
     }
 
-    /// All events of a finished series of intervals.
-    public static func events(in samples: [Sample], interval: Double, calibrationDB: Double, thresholdDB: Double = defaultThresholdDB) -> [LoudEvent] {
+    /// All events of a finished series of intervals. The last interval ends at `recordingEnd` when
+    /// the recording stopped part-way through it; a check-in's series does not say where it ended,
+    /// and counts its last interval whole.
+    public static func events(
+        in samples: [Sample], interval: Double, calibrationDB: Double, thresholdDB: Double = defaultThresholdDB, recordingEnd: Double = .infinity
+    ) -> [LoudEvent] {
         var detector = LoudEventDetector(thresholdDB: thresholdDB, calibrationDB: calibrationDB)
         var events = samples.compactMap { detector.add($0, interval: interval) }
-        if let last = detector.finish() { events.append(last) }
+        if var last = detector.finish() {
+            last.durationS = min(last.durationS, recordingEnd - last.t)
+            events.append(last)
+        }
         return events
     }
 }

@@ -577,7 +577,7 @@ struct Analysis: Encodable {
     var loudCalibrationDB: Double { calibrationDB ?? Level.defaultCalibrationDB }
 
     var events: [LoudEvent] {
-        LoudEventDetector.events(in: samples, interval: interval, calibrationDB: loudCalibrationDB)
+        LoudEventDetector.events(in: samples, interval: interval, calibrationDB: loudCalibrationDB, recordingEnd: duration)
     }
 
     /// The seconds measured.

@@ -68,6 +68,6 @@ extension Analysis {
             guard let value, value >= threshold else { return nil }
             return (sample.t, value)
         }
-        return DetectedSession.sessions(of: detections, interval: interval)
+        return DetectedSession.sessions(of: detections, interval: interval, recordingEnd: duration)
     }
 }

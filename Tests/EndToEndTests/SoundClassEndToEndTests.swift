@@ -199,6 +199,17 @@ import Testing
                 #expect((analysed?["events"] as? [[String: Any]])?.map { $0["class"] as? String } == ["music", "music"], "\(analysed?["events"] ?? "")")
             }
         }
+        // A recording that ends part-way through an interval: what was detected ends with it, not
+        // with the interval (a reported case: 1.04 s of music was "0 s – 2 s").
+        let short = folder.appendingPathComponent("short.raw.wav").path
+        try await sox([music, short, "trim", "0", "4.5"])
+        let shortPath = try await recording(short, named: "short")
+        let ending = try JSONSerialization.jsonObject(with: Data(try await Executable.run("hearclear", ["analyze", shortPath, "--detect", "music", "--json"]).output.utf8)) as? [String: Any]
+        #expect((ending?["sessions"] as? [[String: Any]])?.map { $0["end"] as? Double } == [4.5], "\(ending ?? [:])")
+        let loud = try JSONSerialization.jsonObject(with: Data(try await Executable.run("hearclear", ["analyze", shortPath, "--json", "--calibration", "110"]).output.utf8)) as? [String: Any]
+        let events = loud?["events"] as? [[String: Any]] ?? []
+        #expect(!events.isEmpty && events.allSatisfy { ($0["t"] as? Double ?? 0) + ($0["duration_s"] as? Double ?? .infinity) <= 4.5 }, "\(events)")
+
         let wrong = try await Executable.run("hearclear", ["analyze", music, "--detect", "music", "--threshold", "2"])
         #expect(wrong.status != 0 && wrong.errors.contains("--threshold for speech and music is a probability from 0 to 1"), "\(wrong.errors)")
         let unclassified = try await Executable.run("hearclear", ["analyze", music, "--detect", "music", "--no-classes"])

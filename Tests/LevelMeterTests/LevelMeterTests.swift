@@ -117,6 +117,14 @@ import Testing
         #expect(events.map(\.durationS) == [20, 20, 5])
     }
 
+    /// A recording that stops part-way through its last interval: an event in it ends with the
+    /// recording. A series that does not say where it ends counts the interval whole.
+    @Test func anEventEndsWithTheRecording() {
+        let loud = seconds([0, 1, 44], count: 45)
+        #expect(LoudEventDetector.events(in: loud, interval: 1, calibrationDB: 100, recordingEnd: 44.5).map(\.durationS) == [2, 0.5])
+        #expect(LoudEventDetector.events(in: loud, interval: 1, calibrationDB: 100).map(\.durationS) == [2, 1])
+    }
+
     @Test func theThresholdIsInclusiveAndCalibrated() {
         let atThreshold = [Sample(t: 0, avg: -30, peak: -15)]
         #expect(LoudEventDetector.events(in: atThreshold, interval: 1, calibrationDB: 100).count == 1)  // exactly 85

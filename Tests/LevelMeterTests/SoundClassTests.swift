@@ -17,6 +17,10 @@ import Testing
         #expect(DetectedSession.sessions(of: [(0, 1), (1, 1), (21, 1)], interval: 1).count == 1)
         #expect(DetectedSession.sessions(of: [(0, 1), (1, 1), (22, 1)], interval: 1).count == 2)
         #expect(DetectedSession.sessions(of: [], interval: 1).isEmpty)
+        // A recording that stops part-way through its last interval ends its last session there.
+        #expect(
+            DetectedSession.sessions(of: [(0, 1), (1, 1)], interval: 1, recordingEnd: 1.5)
+                == [DetectedSession(start: 0, end: 1.5, meanValue: 1, intervals: 2)])
     }
 
     @Test func anEventsClassIsWhatItsIntervalsMostlyHeld() {
