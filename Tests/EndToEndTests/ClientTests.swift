@@ -483,8 +483,11 @@ import Testing
         let venueAfter = Self.weekdayHour(now: Date(), in: .gmt)
         #expect(venueNow.status == 0, "\(venueNow.errors)")
         #expect([venueBefore, venueAfter].contains { venueNow.output.hasPrefix("Music Hall, \($0.replacingOccurrences(of: " at ", with: " ")): ") }, "\(venueNow.output)")
+        // Its own hour, read around its own run: an hour can turn between the commands above and it.
+        let quietBefore = Self.weekdayHour(now: Date(), in: zone)
         let nowQuiet = try await Executable.run("hearclear", ["quiet", "--near", "0,0", "--at", "now"], environment: environment.merging(["TZ": zone.identifier]) { $1 })
-        #expect(nowQuiet.output.hasPrefix("Easiest conversation on \(before)") || nowQuiet.output.hasPrefix("Easiest conversation on \(after)"), "\(nowQuiet.output)")
+        let quietAfter = Self.weekdayHour(now: Date(), in: zone)
+        #expect([quietBefore, quietAfter].contains { nowQuiet.output.hasPrefix("Easiest conversation on \($0)") }, "\(nowQuiet.output)")
         let minutes = try await hearclear("loudness", "hall", "--at", "fri 8:30pm")
         #expect(minutes.status != 0 && minutes.errors.contains("“fri 8:30pm” lies in friday-20 (20:00 to 21:00)"), "\(minutes.errors)")
 
