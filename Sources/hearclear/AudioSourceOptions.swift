@@ -7,11 +7,16 @@ struct AudioSourceOptions: ParsableArguments {
     @Option(name: [.customShort("D"), .long], help: "ALSA capture device, as arecord -D names it (default: default).")
     var device: String?
 
-    @Option(help: ArgumentHelp("Read this audio file (WAV, FLAC, Ogg, Opus, MP3; or a pipe of WAV) instead of the microphone.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp("Read this audio file (WAV, FLAC, Ogg, Opus, MP3; or a pipe of WAV, - for standard input) instead of the microphone.", valueName: "path"),
+        transform: Self.path)
     var file: String?
 
     @Option(help: "Capture sample rate in Hz (default: 48000, else 44100).")
     var rate: Int?
+
+    /// A recording's path as typed: `-` is standard input, as most command-line tools take it.
+    static func path(_ typed: String) -> String { typed == "-" ? "/dev/stdin" : typed }
 
     func validate() throws {
         if device != nil && file != nil { throw ValidationError("use either --device or --file, not both") }

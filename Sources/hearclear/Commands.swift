@@ -432,7 +432,8 @@ extension Hearclear {
     struct Analyze: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Per-interval levels and loud events of a recording, offline.")
 
-        @Argument(help: "The audio file: WAV, FLAC, Ogg Vorbis, Opus or MP3 (a pipe or FIFO: WAV).") var path: String
+        @Argument(help: "The audio file: WAV, FLAC, Ogg Vorbis, Opus or MP3 (a pipe or FIFO: WAV; - for standard input).", transform: AudioSourceOptions.path)
+        var path: String
         @Option(help: "Frequency weighting: A or Z.") var weighting: Weighting = .a
         @Option(help: "dB added to dBFS to estimate dB SPL, for loud events.", transform: AudioOptions.decibels) var calibration: Double?
         @Option(help: "Seconds per interval.") var interval: Double = 1

@@ -313,6 +313,22 @@ import Testing
         #expect(result.output.isEmpty, "\(result.output)")
     }
 
+    /// `-` is standard input, as most tools take it (`arecord -f S16_LE -r 48000 | hearclear analyze -`):
+    /// the same intervals as the file it is fed from. Was: "cannot open -".
+    @Test func aDashReadsStandardInput() async throws {
+        let file = try recording()
+        let client = Executable.buildFolder.appendingPathComponent("hearclear").path
+        let piped = try await Executable.run(
+            program: URL(fileURLWithPath: "/bin/sh"), ["-c", #""$0" analyze - --json < "$1""#, client, file], environment: environment)
+        let named = try await hearclear("analyze", file, "--json")
+        #expect(piped.status == 0 && named.status == 0, "\(piped.errors)")
+        func intervals(_ result: Executable.Result) -> NSArray? {
+            (try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])?["samples"] as? NSArray
+        }
+        let fromFile = intervals(named), fromPipe = intervals(piped)
+        #expect(fromFile?.count ?? 0 > 0 && fromFile == fromPipe, "\(piped.output.prefix(300))")
+    }
+
     /// FoundationNetworking and libcurl (about 8 MB) are loaded by the commands that talk to a
     /// server, and only by them; without the HTTP library next to it, the client says so in one line.
     @Test func onlyCommandsThatTalkToAServerLoadTheNetworkLibraries() async throws {
