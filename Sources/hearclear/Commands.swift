@@ -182,7 +182,7 @@ extension Hearclear {
         @Option(help: "How long to measure: 90s, 5m, 2h.") var duration = DurationArgument(seconds: 300)
         @OptionGroup var audio: AudioOptions
         @Option(help: ArgumentHelp(
-            "When the recording of --file began, e.g. 2026-11-20T21:15:00+11:00 (default: the file's modification time less its length).",
+            "When the recording of --file began, e.g. 2026-11-20T21:15:00+11:00, or 2026-11-20 21:15 on this computer's clock (default: the file's modification time less its length).",
             valueName: "moment")) var startedAt: MomentArgument?
         @Flag(help: "Print the server's answer as JSON.") var json = false
 
@@ -446,7 +446,7 @@ extension Hearclear {
         @Option(help: "What counts as detected: a probability for speech and music (default 0.5), a calibrated peak in dB for loud (default 85).")
         var threshold: Double?
         @Option(help: ArgumentHelp(
-            "When the recording began, e.g. 2026-11-20T21:15:00+11:00 (default: the file's modification time less its length); in --json as started_at.",
+            "When the recording began, e.g. 2026-11-20T21:15:00+11:00, or 2026-11-20 21:15 on this computer's clock (default: the file's modification time less its length); in --json as started_at.",
             valueName: "moment")) var startedAt: MomentArgument?
 
         func validate() throws {

@@ -92,21 +92,41 @@ extension Weighting: ExpressibleByArgument {
 
 extension VenueKind: ExpressibleByArgument {}
 
-/// A moment like `2026-11-20T21:15:00+11:00` (ISO 8601, with its offset or Z).
+/// A moment like `2026-11-20T21:15:00+11:00` (ISO 8601, with its offset or Z), or, as people
+/// write one, `2026-11-20 21:15` without an offset: this computer's time zone.
 struct MomentArgument: ExpressibleByArgument {
     let date: Date
     /// The offset it was written with, for saying other moments the same way.
     let timeZone: TimeZone
 
     init?(argument: String) {
-        guard let date = Timestamp.parse(argument) else { return nil }
-        self.date = date
-        if let offset = argument.firstMatch(of: /([+-])(\d\d):?(\d\d)$/) {
-            let seconds = ((Int(offset.2) ?? 0) * 60 + (Int(offset.3) ?? 0)) * 60
-            timeZone = TimeZone(secondsFromGMT: offset.1 == "-" ? -seconds : seconds) ?? .gmt
+        if let date = Timestamp.parse(argument) {
+            self.date = date
+            if let offset = argument.firstMatch(of: /([+-])(\d\d):?(\d\d)$/) {
+                let seconds = ((Int(offset.2) ?? 0) * 60 + (Int(offset.3) ?? 0)) * 60
+                timeZone = TimeZone(secondsFromGMT: offset.1 == "-" ? -seconds : seconds) ?? .gmt
+            } else {
+                timeZone = .gmt
+            }
+        } else if let date = Self.localTime(argument) {
+            self.date = date
+            timeZone = .current
         } else {
-            timeZone = .gmt
+            return nil
         }
+    }
+
+    /// A date and a time of day without an offset, with a space or a `T` between them, seconds
+    /// optional, read on this computer's clock.
+    static func localTime(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .current
+        for format in ["yyyy-MM-dd HH:mm", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
     }
 }
 

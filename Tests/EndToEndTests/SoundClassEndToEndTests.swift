@@ -192,6 +192,11 @@ import Testing
                 #expect(listed.output.contains("  0 s – 1"), "\(listed.output)")
                 let clock = try await Executable.run("hearclear", ["analyze", path, "--detect", "music", "--started-at", "2026-11-20T21:15:00+11:00"])
                 #expect(clock.output.contains("  21:15:00 – 21:15:1") && clock.output.contains("  21:15:35 – 21:15:45 (10 s), mean confidence "), "\(clock.output)")
+                // Written without its offset, as people write one: the computer's own time zone.
+                let local = try await Executable.run(
+                    "hearclear", ["analyze", path, "--detect", "music", "--json", "--started-at", "2026-11-20 21:15"], environment: ["TZ": "Australia/Sydney"])
+                let sessions = (try? JSONSerialization.jsonObject(with: Data(local.output.utf8)) as? [String: Any])?["sessions"] as? [[String: Any]]
+                #expect(sessions?.first?["started_at"] as? String == "2026-11-20T10:15:00Z", "\(local.output)\(local.errors)")
                 let json = try JSONSerialization.jsonObject(with: Data(try await Executable.run("hearclear", ["analyze", path, "--detect", "music", "--json"]).output.utf8)) as? [String: Any]
                 #expect((json?["sessions"] as? [[String: Any]])?.map { $0["start"] as? Double } == [0, 35])
                 // The music's loud moments are loud events, tagged with what they held.
