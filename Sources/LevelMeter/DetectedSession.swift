@@ -22,15 +22,16 @@ public struct DetectedSession: Sendable, Equatable {
         var sessions: [DetectedSession] = []
         var sum = 0.0
         for detection in detections {
+            let end = min(detection.t + interval, recordingEnd)
             if var current = sessions.last, detection.t - current.end < quietGap {
                 sum += detection.value
-                current.end = min(detection.t + interval, recordingEnd)
+                current.end = end
                 current.intervals += 1
                 current.meanValue = sum / Double(current.intervals)
                 sessions[sessions.count - 1] = current
             } else {
                 sum = detection.value
-                sessions.append(DetectedSession(start: detection.t, end: min(detection.t + interval, recordingEnd), meanValue: detection.value, intervals: 1))
+                sessions.append(DetectedSession(start: detection.t, end: end, meanValue: detection.value, intervals: 1))
             }
         }
         return sessions
