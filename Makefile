@@ -36,7 +36,9 @@ CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils plan
 	frozen-bubble-data supertux-data \
 	festvox-czech-machac festvox-suopuhe-mv festvox-itapc16k asterisk-prompt-es-co asterisk-prompt-fr-armelle freedroidrpg-data xmoto-data \
 	sound-theme-freedesktop chromium-bsu-data \
-	festvox-ru asterisk-prompt-it-menardi-wav singularity-music hyperrogue-music atanks-data lbreakout2-data
+	festvox-ru asterisk-prompt-it-menardi-wav singularity-music hyperrogue-music atanks-data lbreakout2-data \
+	festvox-mr-nsk festvox-te-nsk neverball-data ufoai-music \
+	festvox-ca-ona-hts festvox-czech-dita festvox-czech-ph festvox-suopuhe-lj tuxpaint-data bzflag-data mirrormagic-data
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080
