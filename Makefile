@@ -37,14 +37,13 @@ CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils plan
 	festvox-czech-machac festvox-suopuhe-mv festvox-itapc16k asterisk-prompt-es-co asterisk-prompt-fr-armelle freedroidrpg-data xmoto-data \
 	sound-theme-freedesktop chromium-bsu-data \
 	festvox-ru asterisk-prompt-it-menardi-wav singularity-music hyperrogue-music atanks-data lbreakout2-data \
-	festvox-mr-nsk festvox-te-nsk neverball-data ufoai-music \
-	festvox-ca-ona-hts festvox-czech-dita festvox-czech-ph festvox-suopuhe-lj tuxpaint-data bzflag-data mirrormagic-data
+	festvox-mr-nsk festival-mr festvox-te-nsk festival-te neverball-data ufoai-music
 PREFIX ?= /usr/local
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080
 DATABASE ?= hearclear.sqlite
 
-.PHONY: run demo test bench profile build release install deps test-deps bench-deps clean train-classes
+.PHONY: run demo test bench profile build release install deps test-deps bench-deps clean train-classes judge-classes
 
 # Installs the Debian packages of $(1) that are missing (apt-get update first); quiet when none are.
 define install_missing
@@ -126,14 +125,15 @@ bench: bench-deps
 
 ## The speech and music model from scratch: corpus from Debian packages, features by the client,
 ## labels checked by a voice activity detector (silero-vad, training only), training with a fixed
-## seed; rewrites the model resource and the figures of docs/sound-classes.md.
-train-classes:
+## seed; rewrites the model resource and the figures of docs/sound-classes.md. judge-classes makes
+## the same corpus and judges the shipped model on it instead, rewriting only the figures.
+train-classes judge-classes:
 	$(call install_missing,$(APT_PACKAGES) $(CLASS_PACKAGES))
 	swift build -c release --product hearclear
 	python3 -m venv .build/train-classes-venv
 	.build/train-classes-venv/bin/pip install --quiet torch==2.13.0+cpu numpy==2.4.6 silero-vad==6.2.3
 	rm -rf .build/sound-classes
-	.build/train-classes-venv/bin/python scripts/train-classes.py .build/release/hearclear .build/sound-classes
+	.build/train-classes-venv/bin/python scripts/train-classes.py .build/release/hearclear .build/sound-classes $(if $(filter judge-classes,$@),--judge)
 
 ## Where a /healthz request's time goes (perf, release build); docs/profiling.md reads its output.
 profile:

@@ -16,7 +16,12 @@
    shipped before (after judging that one on the same held-out seconds), and the figures between
    the markers of docs/sound-classes.md.
 
-Usage: scripts/train-classes.py HEARCLEAR_BINARY WORK_FOLDER
+With --judge (make judge-classes) it skips 3 and the model file: the shipped model, which must be
+this recipe's version, is judged on the corpus as it would be on a model trained here. PyTorch's
+training rounds otherwise on another processor, so a run there writes other weights than the
+shipped ones; judging the shipped model reports the figures of what users run, on any machine.
+
+Usage: scripts/train-classes.py HEARCLEAR_BINARY WORK_FOLDER [--judge]
 """
 import concurrent.futures
 import glob
@@ -41,9 +46,7 @@ SEED = 2026
 # (UNCHANGING_* below) after it: a rule that changes what a second holds is a new version too.
 # Version 22 is version 21 with each second's music then judged beside its neighbours'
 # (NEIGHBOUR_INTERVALS).
-# Version 24 is a new corpus (version 24's trial, docs/sound-classes.md) with version 22's network
-# and rules.
-MODEL_VERSION = 24
+MODEL_VERSION = 22
 # SoundFeatures.version: the meter refuses a model made from other features (the shipped model's
 # test fails when the two differ).
 FEATURES_VERSION = 4
@@ -62,8 +65,6 @@ SHORTER_SPAN = 2
 # intervals up to this many either side of it in the series (a check-in, a recording). Written into
 # the model file, since it changes what a second holds (SoundClasses.judgedBesideNeighbours).
 NEIGHBOUR_INTERVALS = {"speech": 0, "music": 1}
-# From version 24: the share of training clips heard through a telephone codec (Corpus.finish).
-CODEC_SHARE = 0.15
 CLASSES = ("speech", "music")
 BANDS = 16
 DILATIONS = (1, 2, 4, 8)
@@ -77,6 +78,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESOURCES = os.path.join(ROOT, "Sources/LevelMeter/Resources")
 MODEL = os.path.join(RESOURCES, f"sound-classes-v{MODEL_VERSION}.json")
 REPORT = os.path.join(ROOT, "docs/sound-classes.md")
+# What the run writes there: everything between these two lines.
+REPORT_BEGIN, REPORT_END = "<!-- train-classes: begin -->", "<!-- train-classes: end -->"
 PLANETBLUPI = "/usr/share/planetblupi/music"
 DRASCULA = "/usr/share/scummvm/drascula/audio"
 ALSA_SOUNDS = "/usr/share/sounds/alsa"
@@ -111,9 +114,6 @@ ATANKS_SOUNDS = "/usr/share/games/atanks/sound"
 LBREAKOUT_SOUNDS = "/usr/share/games/lbreakout2/sounds"
 UFOAI_MUSIC = "/usr/share/games/ufoai/base/0music.pk3"
 NEVERBALL = "/usr/share/games/neverball"
-TUXPAINT_SOUNDS = "/usr/share/tuxpaint/sounds"
-BZFLAG_SOUNDS = "/usr/share/games/bzflag"
-MIRRORMAGIC_SOUNDS = "/usr/share/games/mirrormagic/sounds"
 
 # What the third held-out set's festival voices read, written here in each voice's language (a
 # voice reads only its own language's letters).
@@ -130,28 +130,6 @@ THIRD_VOICES = [
         "La settimana prossima mia nonna compie gli anni. Vogliamo portarla a pranzo in un ristorante con giardino, dove regna il silenzio e i camerieri parlano piano."]),
 ]
 
-# Version 24's trial: festival voices in training, each reading its own language (the voices of
-# version 23's trial but its Hindi one, whose builder's other voices are in the fifth held-out set).
-TRAINING_VOICES = [
-    ("voice_upc_ca_ona_hts", "festvox-ca-ona-hts", [
-        "Bon vespre a tothom. Aquesta nit sopem al restaurant del port, on la cuina és bona i es pot parlar sense cridar. "
-        "He reservat una taula per a sis persones a les nou.",
-        "Demà al matí anirem al mercat a comprar fruita i peix fresc. Després passejarem per la platja i, si fa bon temps, "
-        "dinarem a la terrassa del bar de la plaça.",
-        "La setmana que ve comença el festival de música al parc. Hi haurà concerts cada vespre, però el dissabte a la tarda "
-        "és l'hora més tranquil·la per anar-hi amb els nens."]),
-    *[(voice, package, [
-        "Dobrý večer všem. Dnes půjdeme na večeři do malé restaurace na náměstí, kde je ticho a dá se v klidu povídat. "
-        "Stůl máme zamluvený na sedmou hodinu.",
-        "Zítra ráno pojedeme vlakem do hor. Vezmeme si teplé oblečení, svačinu a mapu, protože cesta na vrchol trvá skoro čtyři hodiny.",
-        "V sobotu večer hraje v kavárně živá kapela, a proto tam bývá velký hluk. Když si chceš popovídat, přijď raději v neděli odpoledne."])
-      for voice, package in (("voice_czech_dita", "festvox-czech-dita"), ("voice_czech_ph", "festvox-czech-ph"))],
-    ("voice_suo_fi_lj_diphone", "festvox-suopuhe-lj", [
-        "Hyvää iltaa kaikille. Tänään syömme pienessä ravintolassa joen rannalla, jossa on rauhallista ja voi puhua kaikessa rauhassa. "
-        "Pöytä on varattu kello seitsemäksi.",
-        "Huomenna aamulla lähdemme junalla pohjoiseen. Otamme mukaan lämpimät vaatteet ja eväät, koska matka kestää melkein koko päivän.",
-        "Lauantaina kahvilassa soittaa bändi, ja silloin siellä on kovaa melua. Jos haluat jutella, tule mieluummin sunnuntaina iltapäivällä."]),
-]
 # The fifth held-out set's festival voices (Marathi and Telugu, built by one maker from one
 # speaker's recorded diphones), reading their own scripts.
 FIFTH_VOICES = [
@@ -208,15 +186,10 @@ SOURCES = [
      "recorded telephone prompts: an Italian woman; and its monkeys (fourth held-out set)"),
     ("singularity, hyperrogue", "singularity-music, hyperrogue-music", "CC-BY-SA-3.0", "game music (fourth held-out set)"),
     ("atanks, lbreakout2", "atanks-data, lbreakout2-data", "GPL-2+; GPL", "two games' sound effects that are neither, without lbreakout2's spoken words (fourth held-out set)"),
-    ("festvox-mr-nsk, -te-nsk", "festvox-mr-nsk, festvox-te-nsk", "GPL-2+",
+    ("festvox-mr-nsk, -te-nsk", "festvox-mr-nsk, festvox-te-nsk, festival-mr, festival-te", "GPL-2+",
      "synthetic speech from one speaker's recorded diphones: Marathi and Telugu (fifth held-out set)"),
     ("neverball", "neverball-data", "GPL-2+", "a game's music, its announcer's words, and its sound effects that are neither (fifth held-out set)"),
     ("ufoai", "ufoai-music", "GPL-2+, GPL-2, CC-BY-3.0, CC-BY-SA-3.0, public domain (by track)", "orchestral and electronic game music, Ogg Vorbis inside 0music.pk3 (fifth held-out set)"),
-    ("festvox (training)", "festvox-ca-ona-hts, festvox-czech-dita, festvox-czech-ph, festvox-suopuhe-lj",
-     "LGPL-2.1+, GPL-3+, GPL-2+, LGPL-2.1",
-     "synthetic speech: a Catalan woman (HTS), a Czech woman and man, a Finnish woman, alone and over music (training, from version 24)"),
-    ("tuxpaint, bzflag, mirrormagic", "tuxpaint-data, bzflag-data, mirrormagic-data", "GPL-2+; LGPL-2.1 or MPL, GPL-2+; GPL",
-     "sound effects that are neither, without voices and jingles (training, from version 24)"),
     ("gpl-text", "base-files", "the licences' own texts", "the words espeak-ng, flite and festival read: /usr/share/common-licenses"),
     ("sox", "sox", "GPL-2+", "noise, tones, sweeps, chord progressions, rooms (reverberation), microphones (filters) and clipping, by sox"),
 ]
@@ -263,24 +236,11 @@ class Corpus:
         if rng.random() < 0.2:  # the level swelling and falling slowly
             effects += ["tremolo", f"{rng.uniform(0.05, 0.4):.2f}", str(rng.randint(20, 60))]
         drive = rng.randint(6, 15) if rng.random() < 0.08 else 0
-        # From version 24: a training clip is sometimes heard through a telephone network's codec at
-        # 8 kHz, as a call, a voice message or music on hold is. Drawn from a generator of the
-        # clip's own, so the draws above, and every held-out clip, stay what they were before.
-        codec = None
-        if split == "train":
-            draw = random.Random(f"{SEED}-codec-{name}").random()
-            codec = "gsm" if draw < CODEC_SHARE * 2 / 3 else "amr-nb" if draw < CODEC_SHARE else None
         out = self.path(name)
         self.clips.append((out, split, kind, speech, music, source, (voice or raw) if speech else None))
         if os.path.exists(out):  # made by an earlier run with the same seed
             return out
         tmp = out + ".tmp.wav"
-        if codec:
-            coded, decoded = out + f".{codec}", out + ".decoded.wav"
-            sox(raw, "-r", "8000", "-c", "1", "-t", codec, coded, "norm", "-3")
-            sox("-t", codec, coded, "-e", "floating-point", decoded)
-            os.remove(coded)
-            raw = decoded
         if drive:
             # Driven past full scale into 16 bits: clipped, as an overloaded phone records a loud room.
             driven = out + ".driven.wav"
@@ -295,8 +255,6 @@ class Corpus:
         sox("-m", tmp, bed, "-b", "16", out)
         os.remove(tmp)
         os.remove(bed)
-        if codec:
-            os.remove(raw)
         return out
 
 
@@ -340,6 +298,9 @@ def talk(corpus, words, name, seconds):
 def festival(voice, text, raw):
     """`text` read by one of festival's voices (`voice_…`) into `raw`; returns `raw`."""
     subprocess.run(["text2wave", "-eval", f"({voice})", "-o", raw], input=text, text=True, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # text2wave exits with 0 when a voice fails to load (a language package missing, say).
+    if not os.path.exists(raw):
+        raise RuntimeError(f"festival's {voice} wrote nothing: is its language's package (festival-xx) installed?")
     return raw
 
 
@@ -463,7 +424,7 @@ def make_corpus(corpus, rng):
             corpus.finish(raw, f"speech-{split}-{index}", split, "speech", 1, 0, source)
 
     # Music: 20-second excerpts of recorded tracks, and songs written here played through soundfonts.
-    def excerpts(paths, per_track, source, decode=None, tag=""):
+    def excerpts(paths, per_track, source, decode=None):
         chosen = []
         for path in paths:
             if decode:
@@ -474,7 +435,7 @@ def make_corpus(corpus, rng):
             seconds = duration(path)
             for part in range(per_track if seconds >= 25 else 0):
                 start = rng.uniform(0, seconds - 21)
-                raw = corpus.work(f"{source}{tag}-{os.path.basename(path)}-{part}.raw.wav")
+                raw = corpus.work(f"{source}-{os.path.basename(path)}-{part}.raw.wav")
                 sox(path, "-c", "1", raw, "trim", f"{start:.2f}", "20")
                 chosen.append((raw, source))
         return chosen
@@ -487,15 +448,15 @@ def make_corpus(corpus, rng):
                 with open(os.path.join(nexuiz, os.path.basename(member)), "wb") as out:
                     out.write(archive.read(member))
 
-    def songs(soundfont, count, source, tag=""):
+    def songs(soundfont, count, source):
         played = []
         for index in range(count):
-            song = corpus.work(f"{source}{tag}-{index}.mid")
+            song = corpus.work(f"{source}-{index}.mid")
             midi_song(rng, song, drums=index % 3 != 2)
-            raw = corpus.work(f"{source}{tag}-{index}.raw.wav")
+            raw = corpus.work(f"{source}-{index}.raw.wav")
             subprocess.run(["fluidsynth", "-ni", "-q", "-g", "0.6", "-r", "48000", "-F", raw, soundfont, song], check=True,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            trimmed = corpus.work(f"{source}{tag}-{index}.trim.wav")
+            trimmed = corpus.work(f"{source}-{index}.trim.wav")
             sox(raw, "-c", "1", trimmed, "trim", "0", "20")
             played.append((trimmed, source))
         return played
@@ -768,29 +729,6 @@ def make_corpus(corpus, rng):
     for index, raw in enumerate(effect_clips(effects, 4, "effects-fifth")):
         corpus.finish(raw, f"effects-fifth-{index}", "fifth", "sound effects", 0, 0, "neverball (effects)")
 
-    # Added for version 24's trial (docs/sound-classes.md): version 23's trial mended synthetic
-    # voices and effects read as music but lost music heard through a telephone and orchestral
-    # music, so training gains four more festival voices (alone and over music), three more games'
-    # sound effects, more excerpts of its own music sources and more songs, and (Corpus.finish)
-    # clips heard through a telephone codec. Drawn after every held-out clip, so those stay the same.
-    more_voices = []
-    for voice, package, texts in TRAINING_VOICES:
-        for part, text in enumerate(texts):
-            more_voices.append((festival(voice, text, corpus.work(f"voice-{package}-{part}.raw.wav")), package))
-    for index, (raw, source) in enumerate(more_voices):
-        corpus.finish(raw, f"speech-train-voices-{index}", "train", "speech", 1, 0, source)
-    mixtures("train", 12, "train-voices", more_voices)
-    # Without voices (a cry, a laugh, "are you sure?"), jingles and a harp's glissando.
-    voiced = re.compile(r"areyousure|youcannot|tuxok|giggle|harp|spree|autsch|lachen|halloffame|roaaar|quiek")
-    effects = [path for path in audio_files(TUXPAINT_SOUNDS) + audio_files(BZFLAG_SOUNDS) + audio_files(MIRRORMAGIC_SOUNDS)
-               if not voiced.search(os.path.basename(path))]
-    for index, raw in enumerate(effect_clips(effects, 12, "effects-more")):
-        corpus.finish(raw, f"effects-more-{index}", "train", "sound effects", 0, 0, "tuxpaint, bzflag, mirrormagic")
-    songs_more = (excerpts(clips(audio_files(WESNOTH), 16), 1, "wesnoth", tag="-more") + excerpts(clips(audio_files(nexuiz), 8), 1, "nexuiz", tag="-more")
-                  + excerpts(clips(audio_files(COLOBOT_MUSIC), 8), 1, "colobot", tag="-more") + songs(FLUID_GM, 16, "fluid-gm", tag="-more"))
-    for index, (raw, source) in enumerate(songs_more):
-        corpus.finish(raw, f"music-train-songs-{index}", "train", "music", 0, 1, source)
-
 
 def ogg_streams(path, folder):
     """The Ogg streams a file holds whole among other data (a Qt resource file), each from its
@@ -1027,10 +965,74 @@ def rounded(values):
     return [float(f"{value:.6g}") for value in np.asarray(values).ravel()]
 
 
+def train_and_write(data, names):
+    """Chooses the network by cross-validation over the training clips, trains it on all of them and
+    writes the model file in place of the shipped one. Returns the network, its standardisation,
+    the report's lines on the choice, and whether the file is byte for byte the one it replaced."""
+    frames = np.vstack([frames for (_, frames), *_ in data["train"]])
+    mean = frames.mean(axis=0)
+    scale = frames.std(axis=0)
+    scale[scale == 0] = 1
+    train = tensors(data["train"], mean, scale)
+    y = torch.tensor([[entry[1], entry[2]] for entry in data["train"]], dtype=torch.float32)
+
+    clips = sorted({entry[5] for entry in data["train"]})
+    fold_of = {clip: index % 4 for index, clip in enumerate(clips)}
+    folds = np.array([fold_of[entry[5]] for entry in data["train"]])
+    validation, by_class = [], {}
+    for width, decay in CANDIDATES:
+        scores, alone, averaged = [], [], []
+        for fold in range(4):
+            fit, check = torch.from_numpy(folds != fold), torch.from_numpy(folds == fold)
+            network = train_network([tensor[fit] for tensor in train], y[fit], width, decay)
+            p = probabilities(network, [tensor[check] for tensor in train])
+            alone.append(balanced_accuracy(p, y[check].numpy()))
+            averaged.append(balanced_accuracy(beside_neighbours(p, [entry for entry, f in zip(data["train"], folds) if f == fold], (1, 1)), y[check].numpy()))
+            scores.append(np.mean(alone[-1]))
+        validation.append((float(np.mean(scores)), width, decay))
+        by_class[(width, decay)] = (np.mean(alone, axis=0), np.mean(averaged, axis=0))
+    score, width, decay = max(validation)
+    network = train_network(train, y, width, decay)
+    convolutions = [
+        {"weights": rounded(c.weight.detach().numpy()), "bias": rounded(c.bias.detach().numpy()), "kernel": 3, "dilation": d}
+        for c, d in zip(network.convolutions, DILATIONS)]
+    model = {
+        "version": MODEL_VERSION, "features_version": FEATURES_VERSION, "features": names, "context_frames": CONTEXT,
+        "mean": rounded(mean), "scale": rounded(scale), "neighbour_intervals": NEIGHBOUR_INTERVALS, "convolutions": convolutions,
+        "output": {"weights": [rounded(row) for row in network.output.weight.detach().numpy()], "bias": rounded(network.output.bias.detach().numpy())},
+    }
+    replaced_file = shipped_file()
+    replaced_bytes = open(replaced_file, "rb").read() if replaced_file else None
+    if replaced_file and replaced_file != MODEL:
+        os.remove(replaced_file)
+    with open(MODEL, "w") as out:
+        json.dump(model, out)
+        out.write("\n")
+    # A run of the shipped version's recipe on the kind of machine that made it writes the same
+    # bytes (docs/sound-classes.md, "The model").
+    same_bytes = replaced_bytes == open(MODEL, "rb").read()
+    choice = [
+        f"Network: {len(DILATIONS)} convolutions of {width} channels, weight decay {decay}, chosen by 4-fold cross-validation over "
+        f"the training clips (mean balanced accuracy {score:.3f}; the others: "
+        + ", ".join(f"{w} channels, decay {d}: {value:.3f}" for value, w, d in validation if (w, d) != (width, decay)) + ").",
+        "",
+        "The same cross-validation of that network with each second's probabilities of both classes averaged with those of the seconds "
+        "either side of it in its clip, of those the teacher kept (the meter does so for music only, NEIGHBOUR_INTERVALS): "
+        f"speech {by_class[(width, decay)][1][0]:.3f} and music {by_class[(width, decay)][1][1]:.3f}, "
+        f"against {by_class[(width, decay)][0][0]:.3f} and {by_class[(width, decay)][0][1]:.3f} without.",
+    ]
+    return network, mean, scale, choice, same_bytes
+
+
 def main():
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(2)
     hearclear, work = sys.argv[1], sys.argv[2]
+    judging = sys.argv[3:] == ["--judge"]
+    # Judged before any file is overwritten, on the held-out seconds as labelled now.
+    replaced = shipped_network()
+    if judging and (not replaced or replaced[0] != MODEL_VERSION):
+        sys.exit(f"--judge: the shipped model is not version {MODEL_VERSION}, the one this script's recipe makes")
     rng = random.Random(SEED)
     corpus = Corpus(os.path.join(work, "corpus"), rng)
     make_corpus(corpus, rng)
@@ -1060,50 +1062,19 @@ def main():
             entry = (window, second, music, kind, source, os.path.basename(path), speech, index in steady, index in steady_shorter, index)
             (left_out if second is None else data)[split].append(entry)
 
-    frames = np.vstack([frames for (_, frames), *_ in data["train"]])
-    mean = frames.mean(axis=0)
-    scale = frames.std(axis=0)
-    scale[scale == 0] = 1
-    train = tensors(data["train"], mean, scale)
-    y = torch.tensor([[entry[1], entry[2]] for entry in data["train"]], dtype=torch.float32)
-
-    clips = sorted({entry[5] for entry in data["train"]})
-    fold_of = {clip: index % 4 for index, clip in enumerate(clips)}
-    folds = np.array([fold_of[entry[5]] for entry in data["train"]])
-    validation, by_class = [], {}
-    for width, decay in CANDIDATES:
-        scores, alone, averaged = [], [], []
-        for fold in range(4):
-            fit, check = torch.from_numpy(folds != fold), torch.from_numpy(folds == fold)
-            network = train_network([tensor[fit] for tensor in train], y[fit], width, decay)
-            p = probabilities(network, [tensor[check] for tensor in train])
-            alone.append(balanced_accuracy(p, y[check].numpy()))
-            averaged.append(balanced_accuracy(beside_neighbours(p, [entry for entry, f in zip(data["train"], folds) if f == fold], (1, 1)), y[check].numpy()))
-            scores.append(np.mean(alone[-1]))
-        validation.append((float(np.mean(scores)), width, decay))
-        by_class[(width, decay)] = (np.mean(alone, axis=0), np.mean(averaged, axis=0))
-    score, width, decay = max(validation)
-    # Judged before it is overwritten, on the held-out seconds as labelled now.
-    replaced = shipped_network()
-    network = train_network(train, y, width, decay)
-    convolutions = [
-        {"weights": rounded(c.weight.detach().numpy()), "bias": rounded(c.bias.detach().numpy()), "kernel": 3, "dilation": d}
-        for c, d in zip(network.convolutions, DILATIONS)]
-    model = {
-        "version": MODEL_VERSION, "features_version": FEATURES_VERSION, "features": names, "context_frames": CONTEXT,
-        "mean": rounded(mean), "scale": rounded(scale), "neighbour_intervals": NEIGHBOUR_INTERVALS, "convolutions": convolutions,
-        "output": {"weights": [rounded(row) for row in network.output.weight.detach().numpy()], "bias": rounded(network.output.bias.detach().numpy())},
-    }
-    replaced_file = shipped_file()
-    replaced_bytes = open(replaced_file, "rb").read() if replaced_file else None
-    if replaced_file and replaced_file != MODEL:
-        os.remove(replaced_file)
-    with open(MODEL, "w") as out:
-        json.dump(model, out)
-        out.write("\n")
-    # A run of the shipped version's recipe on the kind of machine that made it writes the same
-    # bytes (docs/sound-classes.md, "The model").
-    same_bytes = replaced_bytes == open(MODEL, "rb").read()
+    if judging:
+        _, network, mean, scale, _ = replaced
+        # The network's choice is the run's that trained it: its lines of the report are kept.
+        text = open(REPORT, encoding="utf-8").read()
+        kept = [line for line in text[text.index(REPORT_BEGIN):text.index(REPORT_END)].split("\n")
+                if line.startswith(("Network: ", "The same cross-validation "))]
+        if len(kept) != 2:
+            sys.exit(f"--judge: {REPORT}'s figures do not say how the shipped network was chosen; make train-classes writes them")
+        choice = [f"Judged, not trained (`make judge-classes`): the shipped model, version {MODEL_VERSION}, on this run's corpus. "
+                  "The two paragraphs after this one are the run's that trained it.", "", kept[0], "", kept[1]]
+        same_bytes = True
+    else:
+        network, mean, scale, choice, same_bytes = train_and_write(data, names)
 
     held = data["held-out"]
     held_truth = np.array([[entry[1], entry[2]] for entry in held])
@@ -1153,31 +1124,10 @@ def main():
         version, old_network, old_mean, old_scale, old_reaches = replaced
         speech_before, music_before = balanced_accuracy(as_the_meter_judges("held-out", old_network, old_mean, old_scale, old_reaches), held_truth)
         before = (
-            f" The file this run wrote is byte for byte the one it replaced (version {version})." if same_bytes
+            f" The model judged is the shipped one (version {version})." if judging
+            else f" The file this run wrote is byte for byte the one it replaced (version {version})." if same_bytes
             else f" The model this run replaced (version {version}), on the same seconds: speech {speech_before:.3f}, music {music_before:.3f}.")
     lines = [f"| {label} | {tp} | {fn} | {fp} | {tn} | {balanced:.3f} |" for label, tp, fn, fp, tn, balanced in confusion(held_p, held_truth)]
-
-    # Version 24's trial's rule, written before its run (docs/sound-classes.md): on the fifth set,
-    # at least the replaced model's balanced accuracy for each class and +10 dB found in at least 5
-    # clips and in as many as it; on each earlier set, neither class more than 0.01 below it.
-    ship_rule = []
-    if replaced and not same_bytes:
-        compared = []
-        for split in ("held-out", "second", "third", "fourth", "fifth"):
-            truth = np.array([[entry[1], entry[2]] for entry in data[split]])
-            new_p, old_p = as_the_meter_judges(split, network, mean, scale), as_the_meter_judges(split, *replaced[1:])
-            compared.append((split, balanced_accuracy(new_p, truth), balanced_accuracy(old_p, truth),
-                             found_over_music(new_p, data[split])[0], found_over_music(old_p, data[split])[0]))
-        *earlier, (_, fifth_new, fifth_old, fifth_found, fifth_found_old) = compared
-        ships = (all(n >= o for n, o in zip(fifth_new, fifth_old)) and fifth_found >= max(5, fifth_found_old)
-                 and all(n >= o - 0.01 for _, new, old, _, _ in earlier for n, o in zip(new, old)))
-        ship_rule = [
-            f"Version 24's trial's rule, against the model this run replaced (version {replaced[0]}), speech and music: "
-            + "; ".join(f"{split} set {new[0]:.3f} and {new[1]:.3f} against {old[0]:.3f} and {old[1]:.3f}, +10 dB in {found} clips against {found_old}"
-                        for split, new, old, found, found_old in compared)
-            + f". By it this model {'ships' if ships else 'does not ship'}.",
-            "",
-        ]
 
     def later_set(split, what):
         """The report of a held-out set built after the second, and the replaced model's figures on
@@ -1233,14 +1183,7 @@ def main():
         (kind, np.mean([entry[7] for entry in data["train"] if entry[3] == kind]), np.mean([entry[8] for entry in data["train"] if entry[3] == kind]))
         for kind in sorted({entry[3] for entry in data["train"]})]
     report = "\n".join([
-        f"Network: {len(DILATIONS)} convolutions of {width} channels, weight decay {decay}, chosen by 4-fold cross-validation over "
-        f"the training clips (mean balanced accuracy {score:.3f}; the others: "
-        + ", ".join(f"{w} channels, decay {d}: {value:.3f}" for value, w, d in validation if (w, d) != (width, decay)) + ").",
-        "",
-        "The same cross-validation of that network with each second's probabilities of both classes averaged with those of the seconds "
-        "either side of it in its clip, of those the teacher kept (the meter does so for music only, NEIGHBOUR_INTERVALS): "
-        f"speech {by_class[(width, decay)][1][0]:.3f} and music {by_class[(width, decay)][1][1]:.3f}, "
-        f"against {by_class[(width, decay)][0][0]:.3f} and {by_class[(width, decay)][0][1]:.3f} without.",
+        *choice,
         "",
         f"Training: {train_seconds} intervals (seconds) from {sum(1 for c in corpus.clips if c[1] == 'train')} clips; "
         f"held out: {len(held)} seconds from {sum(1 for c in corpus.clips if c[1] == 'held-out')} clips (seed {SEED}).",
@@ -1284,7 +1227,6 @@ def main():
         *later_set("third", "sources nothing here was trained or chosen on before version 23's trial"),
         *later_set("fourth", "recorded voices, and music and effects, from packages nothing here was trained or chosen on"),
         *later_set("fifth", "synthetic voices from recorded diphones, an announcer's words, music and effects, from packages nothing here was trained or chosen on before version 24's trial"),
-        *ship_rule,
         "By kind of held-out clip (mean probability, and the share of seconds at p ≥ 0.5):",
         "",
         "| kind | seconds | speech p | speech share | music p | music share |",
@@ -1304,8 +1246,7 @@ def main():
         *[f"| {name} | {package} | {licence} | {use} |" for name, package, licence, use in SOURCES],
     ])
     text = open(REPORT, encoding="utf-8").read()
-    start, end = "<!-- train-classes: begin -->", "<!-- train-classes: end -->"
-    text = text[:text.index(start) + len(start)] + "\n" + report + "\n" + text[text.index(end):]
+    text = text[:text.index(REPORT_BEGIN) + len(REPORT_BEGIN)] + "\n" + report + "\n" + text[text.index(REPORT_END):]
     with open(REPORT, "w", encoding="utf-8") as out:
         out.write(text)
     print(report)
