@@ -190,7 +190,9 @@ extension HearClearServerCommand {
                 try await DemoData.seed(into: store, defaultCalibrationDB: Level.defaultCalibrationDB, now: Date())
             }
             print("\(try database.location): seeded \(summary.venues) venues, \(summary.devices) devices, \(summary.checkIns) check-ins.")
-            print("Start the server with HEARCLEAR_ADMIN_PASSWORD set and open http://127.0.0.1:8080/admin (user admin).")
+            // The server's address is its own options', which seeding does not know: say the default and where it changes.
+            print("Serve it with HEARCLEAR_ADMIN_PASSWORD set (at least 8 characters), then open /venues (public) and /admin (user admin)"
+                + " at the server's address: http://127.0.0.1:8080 unless --hostname or --port say otherwise.")
         }
     }
 
