@@ -21,8 +21,13 @@ this recipe's version, is judged on the corpus as it would be on a model trained
 training rounds otherwise on another processor, so a run there writes other weights than the
 shipped ones; judging the shipped model reports the figures of what users run, on any machine.
 
-Usage: scripts/train-classes.py HEARCLEAR_BINARY WORK_FOLDER [--judge]
+With --judge --spread N it also trains the shipped network's recipe (its width and weight decay)
+again with N other seeds and reports the range of their figures on each held-out set beside the
+shipped model's: how far chance alone moves a recipe's figures, for judging a next one.
+
+Usage: scripts/train-classes.py HEARCLEAR_BINARY WORK_FOLDER [--judge [--spread N]]
 """
+import argparse
 import concurrent.futures
 import glob
 import hashlib
@@ -888,15 +893,15 @@ def tensors(entries, mean, scale):
     return torch.from_numpy(x), torch.from_numpy(valid), torch.from_numpy(own)
 
 
-def train_network(inputs, targets, width, decay):
+def train_network(inputs, targets, width, decay, seed=SEED):
     """Adam on the log loss, each class's two values weighing the same whatever their share of the
     seconds; deterministic for the seed."""
-    torch.manual_seed(SEED)
+    torch.manual_seed(seed)
     network = Network(inputs[0].shape[1], width)
     optimizer = torch.optim.Adam(network.parameters(), lr=0.003, weight_decay=decay)
     share = targets.mean(0)
     weights = torch.where(targets == 1, 0.5 / share, 0.5 / (1 - share))
-    order = torch.Generator().manual_seed(SEED)
+    order = torch.Generator().manual_seed(seed)
     for _ in range(EPOCHS):
         for batch in torch.randperm(len(targets), generator=order).split(BATCH):
             optimizer.zero_grad()
@@ -965,16 +970,20 @@ def rounded(values):
     return [float(f"{value:.6g}") for value in np.asarray(values).ravel()]
 
 
-def train_and_write(data, names):
-    """Chooses the network by cross-validation over the training clips, trains it on all of them and
-    writes the model file in place of the shipped one. Returns the network, its standardisation,
-    the report's lines on the choice, and whether the file is byte for byte the one it replaced."""
+def training_set(data):
+    """The training seconds' standardisation (mean, scale), their inputs standardised and their labels."""
     frames = np.vstack([frames for (_, frames), *_ in data["train"]])
     mean = frames.mean(axis=0)
     scale = frames.std(axis=0)
     scale[scale == 0] = 1
-    train = tensors(data["train"], mean, scale)
-    y = torch.tensor([[entry[1], entry[2]] for entry in data["train"]], dtype=torch.float32)
+    return mean, scale, tensors(data["train"], mean, scale), torch.tensor([[entry[1], entry[2]] for entry in data["train"]], dtype=torch.float32)
+
+
+def train_and_write(data, names):
+    """Chooses the network by cross-validation over the training clips, trains it on all of them and
+    writes the model file in place of the shipped one. Returns the network, its standardisation,
+    the report's lines on the choice, and whether the file is byte for byte the one it replaced."""
+    mean, scale, train, y = training_set(data)
 
     clips = sorted({entry[5] for entry in data["train"]})
     fold_of = {clip: index % 4 for index, clip in enumerate(clips)}
@@ -1027,8 +1036,15 @@ def train_and_write(data, names):
 def main():
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(2)
-    hearclear, work = sys.argv[1], sys.argv[2]
-    judging = sys.argv[3:] == ["--judge"]
+    parser = argparse.ArgumentParser(description="Rebuilds, or judges, the speech and music model (docs/sound-classes.md).")
+    parser.add_argument("hearclear", help="the client's binary, whose `analyze --features` reads the clips")
+    parser.add_argument("work", help="the folder for the corpus and the teacher")
+    parser.add_argument("--judge", action="store_true", help="judge the shipped model instead of training one")
+    parser.add_argument("--spread", type=int, default=0, metavar="N", help="with --judge: train the shipped recipe with N other seeds too")
+    arguments = parser.parse_args()
+    if arguments.spread and not arguments.judge or arguments.spread < 0:
+        parser.error("--spread takes a count of seeds, with --judge")
+    hearclear, work, judging, seeds = arguments.hearclear, arguments.work, arguments.judge, arguments.spread
     # Judged before any file is overwritten, on the held-out seconds as labelled now.
     replaced = shipped_network()
     if judging and (not replaced or replaced[0] != MODEL_VERSION):
@@ -1182,6 +1198,37 @@ def main():
     unchanging_by_kind = [
         (kind, np.mean([entry[7] for entry in data["train"] if entry[3] == kind]), np.mean([entry[8] for entry in data["train"] if entry[3] == kind]))
         for kind in sorted({entry[3] for entry in data["train"]})]
+    # The recipe trained again with other seeds: the range of its figures on each set (--spread).
+    spread = []
+    if seeds:
+        decay = float(re.search(r"weight decay ([0-9.e-]+),", choice[2]).group(1))
+        width = network.output.weight.shape[1] // 2
+        seed_mean, seed_scale, train, y = training_set(data)
+        splits = ("held-out", "second", "third", "fourth", "fifth")
+        judged = {split: [] for split in splits}
+        for seed in range(SEED + 1, SEED + 1 + seeds):
+            trained = train_network(train, y, width, decay, seed)
+            for split in splits:
+                truth = np.array([[entry[1], entry[2]] for entry in data[split]])
+                p = as_the_meter_judges(split, trained, seed_mean, seed_scale)
+                judged[split].append((*balanced_accuracy(p, truth), found_over_music(p, data[split])[0]))
+
+        def shipped(split):
+            truth = np.array([[entry[1], entry[2]] for entry in data[split]])
+            p = as_the_meter_judges(split, network, mean, scale)
+            return (*balanced_accuracy(p, truth), found_over_music(p, data[split])[0])
+        spread = [
+            f"The same recipe ({width} channels, weight decay {decay}) trained again with {seeds} other seeds ({SEED + 1} to {SEED + seeds}) "
+            "on this machine, as the meter judges them: the range of each set's figures, beside the shipped model's.",
+            "",
+            "| held-out set | shipped: speech, music, +10 dB clips | other seeds: speech | music | +10 dB clips |",
+            "|---|---|---|---|---|",
+            *[f"| {split} | {ship[0]:.3f}, {ship[1]:.3f}, {ship[2]} | "
+              + " | ".join(f"{min(run[k] for run in judged[split]):{form}}–{max(run[k] for run in judged[split]):{form}}" for k, form in ((0, ".3f"), (1, ".3f"), (2, "d")))
+              + " |" for split, ship in ((split, shipped(split)) for split in splits)],
+            "",
+        ]
+
     report = "\n".join([
         *choice,
         "",
@@ -1227,6 +1274,7 @@ def main():
         *later_set("third", "sources nothing here was trained or chosen on before version 23's trial"),
         *later_set("fourth", "recorded voices, and music and effects, from packages nothing here was trained or chosen on"),
         *later_set("fifth", "synthetic voices from recorded diphones, an announcer's words, music and effects, from packages nothing here was trained or chosen on before version 24's trial"),
+        *spread,
         "By kind of held-out clip (mean probability, and the share of seconds at p ≥ 0.5):",
         "",
         "| kind | seconds | speech p | speech share | music p | music share |",
