@@ -39,6 +39,7 @@ CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils plan
 	festvox-ru asterisk-prompt-it-menardi-wav singularity-music hyperrogue-music atanks-data lbreakout2-data \
 	festvox-mr-nsk festival-mr festvox-te-nsk festival-te neverball-data ufoai-music
 PREFIX ?= /usr/local
+SEEDS ?= 5
 HOSTNAME ?= 127.0.0.1
 PORT ?= 8080
 DATABASE ?= hearclear.sqlite
@@ -126,15 +127,15 @@ bench: bench-deps
 ## The speech and music model from scratch: corpus from Debian packages, features by the client,
 ## labels checked by a voice activity detector (silero-vad, training only), training with a fixed
 ## seed; rewrites the model resource and the figures of docs/sound-classes.md. judge-classes makes
-## the same corpus and judges the shipped model on it instead, rewriting only the figures; with
-## SEEDS=N it also trains the shipped recipe with N other seeds and reports their figures' range.
+## the same corpus and judges the shipped model on it instead, rewriting only the figures; it also
+## trains the shipped recipe with SEEDS other seeds and reports their figures' range (0: none).
 train-classes judge-classes:
 	$(call install_missing,$(APT_PACKAGES) $(CLASS_PACKAGES))
 	swift build -c release --product hearclear
 	python3 -m venv .build/train-classes-venv
 	.build/train-classes-venv/bin/pip install --quiet torch==2.13.0+cpu numpy==2.4.6 silero-vad==6.2.3
 	rm -rf .build/sound-classes
-	.build/train-classes-venv/bin/python scripts/train-classes.py .build/release/hearclear .build/sound-classes $(if $(filter judge-classes,$@),--judge $(if $(SEEDS),--spread $(SEEDS)))
+	.build/train-classes-venv/bin/python scripts/train-classes.py .build/release/hearclear .build/sound-classes $(if $(filter judge-classes,$@),--judge --spread $(SEEDS))
 
 ## Where a /healthz request's time goes (perf, release build); docs/profiling.md reads its output.
 profile:
