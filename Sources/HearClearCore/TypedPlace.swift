@@ -14,6 +14,7 @@ public struct TypedPlace: Sendable, Equatable {
 
     public var coordinate: Coordinate { Coordinate(latitude: latitude, longitude: longitude) }
 
-    /// What a bad value is told, wherever one is read.
-    public static let rule = "LATITUDE,LONGITUDE in degrees, like -33.87,151.21"
+    /// What a bad value is told, wherever one is read. Which number comes first is said outright:
+    /// map links and GeoJSON write longitude first, and a swapped pair is a common mistake.
+    public static let rule = "LATITUDE,LONGITUDE in degrees, latitude (-90 to 90) first, like -33.87,151.21"
 }

@@ -724,7 +724,10 @@ import Testing
         let wrong = try await hearclear("venue", "find", "moon", "--near", "south")
         #expect(wrong.status != 0 && wrong.errors.contains("no venue has the id “south”: --near takes LATITUDE,LONGITUDE"), "\(wrong.errors)")
         let neither = try await hearclear("venue", "find", "moon", "--near", "33.8 S")
-        #expect(neither.status != 0 && neither.errors.contains("--near must be LATITUDE,LONGITUDE in degrees, like -33.87,151.21, or a venue's id"), "\(neither.errors)")
+        #expect(neither.status != 0 && neither.errors.contains("--near must be LATITUDE,LONGITUDE in degrees, latitude (-90 to 90) first, like -33.87,151.21, or a venue's id"), "\(neither.errors)")
+        // Longitude first, as maps' URLs and GeoJSON write it: the error must say which comes first.
+        let swapped = try await hearclear("venue", "find", "moon", "--near", "151.215,-33.857")
+        #expect(swapped.status != 0 && swapped.errors.contains("latitude (-90 to 90) first"), "\(swapped.errors)")
         // Was: two of four bars listed, and nothing said of the others.
         let cut = try await hearclear("venue", "find", "bar", "--limit", "2")
         #expect(cut.output.split(separator: "\n").count == 3 && cut.output.hasSuffix("At most 2 are listed: --limit lists more, or add a word.\n"), "\(cut.output)")
