@@ -1204,19 +1204,17 @@ def main():
         decay = float(re.search(r"weight decay ([0-9.e-]+),", choice[2]).group(1))
         width = network.output.weight.shape[1] // 2
         seed_mean, seed_scale, train, y = training_set(data)
-        splits = ("held-out", "second", "third", "fourth", "fifth")
-        judged = {split: [] for split in splits}
+        truths = {split: np.array([[entry[1], entry[2]] for entry in data[split]]) for split in ("held-out", "second", "third", "fourth", "fifth")}
+
+        def figures(split, network, mean, scale):
+            """Speech's and music's balanced accuracy on a set, and its +10 dB clips where speech is found."""
+            p = as_the_meter_judges(split, network, mean, scale)
+            return (*balanced_accuracy(p, truths[split]), found_over_music(p, data[split])[0])
+        judged = {split: [] for split in truths}
         for seed in range(SEED + 1, SEED + 1 + seeds):
             trained = train_network(train, y, width, decay, seed)
-            for split in splits:
-                truth = np.array([[entry[1], entry[2]] for entry in data[split]])
-                p = as_the_meter_judges(split, trained, seed_mean, seed_scale)
-                judged[split].append((*balanced_accuracy(p, truth), found_over_music(p, data[split])[0]))
-
-        def shipped(split):
-            truth = np.array([[entry[1], entry[2]] for entry in data[split]])
-            p = as_the_meter_judges(split, network, mean, scale)
-            return (*balanced_accuracy(p, truth), found_over_music(p, data[split])[0])
+            for split in truths:
+                judged[split].append(figures(split, trained, seed_mean, seed_scale))
         spread = [
             f"The same recipe ({width} channels, weight decay {decay}) trained again with {seeds} other seeds ({SEED + 1} to {SEED + seeds}) "
             "on this machine, as the meter judges them: the range of each set's figures, beside the shipped model's.",
@@ -1225,7 +1223,7 @@ def main():
             "|---|---|---|---|---|",
             *[f"| {split} | {ship[0]:.3f}, {ship[1]:.3f}, {ship[2]} | "
               + " | ".join(f"{min(run[k] for run in judged[split]):{form}}–{max(run[k] for run in judged[split]):{form}}" for k, form in ((0, ".3f"), (1, ".3f"), (2, "d")))
-              + " |" for split, ship in ((split, shipped(split)) for split in splits)],
+              + " |" for split, ship in ((split, figures(split, network, mean, scale)) for split in truths)],
             "",
         ]
 
