@@ -37,7 +37,8 @@ CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils plan
 	festvox-czech-machac festvox-suopuhe-mv festvox-itapc16k asterisk-prompt-es-co asterisk-prompt-fr-armelle freedroidrpg-data xmoto-data \
 	sound-theme-freedesktop chromium-bsu-data \
 	festvox-ru asterisk-prompt-it-menardi-wav singularity-music hyperrogue-music atanks-data lbreakout2-data \
-	festvox-mr-nsk festival-mr festvox-te-nsk festival-te neverball-data ufoai-music
+	festvox-mr-nsk festival-mr festvox-te-nsk festival-te neverball-data ufoai-music \
+	festvox-hi-nsk festival-hi gcin-voice marsshooter-data warmux-data heroes-sound-effects
 PREFIX ?= /usr/local
 SEEDS ?= 5
 HOSTNAME ?= 127.0.0.1
@@ -127,15 +128,17 @@ bench: bench-deps
 ## The speech and music model from scratch: corpus from Debian packages, features by the client,
 ## labels checked by a voice activity detector (silero-vad, training only), training with a fixed
 ## seed; rewrites the model resource and the figures of docs/sound-classes.md. judge-classes makes
-## the same corpus and judges the shipped model on it instead, rewriting only the figures; it also
-## trains the shipped recipe with SEEDS other seeds and reports their figures' range (0: none).
+## the same corpus and judges the shipped model on it instead, rewriting only the figures. With SEEDS
+## (5 unless set; 0: none) judge-classes trains the shipped recipe with that many other seeds and
+## reports their figures' range; train-classes trains its recipe and the replaced model's with that
+## many seeds each and reports both.
 train-classes judge-classes:
 	$(call install_missing,$(APT_PACKAGES) $(CLASS_PACKAGES))
 	swift build -c release --product hearclear
 	python3 -m venv .build/train-classes-venv
 	.build/train-classes-venv/bin/pip install --quiet torch==2.13.0+cpu numpy==2.4.6 silero-vad==6.2.3
 	rm -rf .build/sound-classes
-	.build/train-classes-venv/bin/python scripts/train-classes.py .build/release/hearclear .build/sound-classes $(if $(filter judge-classes,$@),--judge --spread $(SEEDS))
+	.build/train-classes-venv/bin/python scripts/train-classes.py .build/release/hearclear .build/sound-classes --spread $(SEEDS) $(if $(filter judge-classes,$@),--judge)
 
 ## Where a /healthz request's time goes (perf, release build); docs/profiling.md reads its output.
 profile:

@@ -21,9 +21,11 @@ this recipe's version, is judged on the corpus as it would be on a model trained
 training rounds otherwise on another processor, so a run there writes other weights than the
 shipped ones; judging the shipped model reports the figures of what users run, on any machine.
 
-With --judge --spread N it also trains the shipped network's recipe (its width and weight decay)
-again with N other seeds and reports the range of their figures on each held-out set beside the
-shipped model's: how far chance alone moves a recipe's figures, for judging a next one.
+With --judge --spread N it also trains the shipped network's recipe (as the figures' "Network:"
+line names it) again with N other seeds and reports the range of their figures on each held-out
+set beside the shipped model's: how far chance alone moves a recipe's figures. With --spread N
+alone it trains this recipe and the replaced model's with N seeds each (from SEED) on this run's
+corpus and reports each set's mean and range for both: a next recipe judged against chance.
 
 Usage: scripts/train-classes.py HEARCLEAR_BINARY WORK_FOLDER [--judge [--spread N]]
 """
@@ -50,8 +52,9 @@ SEED = 2026
 # Version 21 is version 19's corpus and network with the rule for a sound that does not change
 # (UNCHANGING_* below) after it: a rule that changes what a second holds is a new version too.
 # Version 22 is version 21 with each second's music then judged beside its neighbours'
-# (NEIGHBOUR_INTERVALS).
-MODEL_VERSION = 22
+# (NEIGHBOUR_INTERVALS). Version 25 is version 22 with its network made of three smaller ones
+# trained apart and joined (CANDIDATES).
+MODEL_VERSION = 25
 # SoundFeatures.version: the meter refuses a model made from other features (the shipped model's
 # test fails when the two differ).
 FEATURES_VERSION = 4
@@ -73,10 +76,15 @@ NEIGHBOUR_INTERVALS = {"speech": 0, "music": 1}
 CLASSES = ("speech", "music")
 BANDS = 16
 DILATIONS = (1, 2, 4, 8)
-# The network's width and weight decay are chosen by 4-fold cross-validation over the training
-# clips (whole clips per fold), never by the held-out sources. Widths are multiples of 8
-# (SoundClassifier sums eight channels at a time).
-CANDIDATES = [(16, 1e-4), (16, 1e-3), (24, 1e-4), (24, 1e-3)]
+# The recipes the network is chosen among, by 4-fold cross-validation over the training clips
+# (whole clips per fold), never by the held-out sources: (networks, channels, weight decay). From
+# version 25 the network is three small networks trained apart from each other (each from its own
+# seed) and joined into one whose output is the mean of theirs (`joined`): one training's figures
+# move by a few hundredths with its seed alone, and the mean of several trainings moves less.
+# Joined, the file has the shape and the cost of one network of 24 channels, and SoundClassifier
+# runs it as it ran one. Widths are multiples of 8 (SoundClassifier sums eight channels at a time).
+# (Version 22's: one network, of 16 or 24 channels, weight decay 0.0001 or 0.001.)
+CANDIDATES = [(3, 8, 1e-4), (3, 8, 1e-3)]
 EPOCHS = 30
 BATCH = 128
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -119,6 +127,10 @@ ATANKS_SOUNDS = "/usr/share/games/atanks/sound"
 LBREAKOUT_SOUNDS = "/usr/share/games/lbreakout2/sounds"
 UFOAI_MUSIC = "/usr/share/games/ufoai/base/0music.pk3"
 NEVERBALL = "/usr/share/games/neverball"
+GCIN_VOICE = "/usr/share/gcin-voice/ogg"
+MARSSHOOTER_MUSIC = "/usr/share/games/marsshooter/audio/music"
+WARMUX = "/usr/share/games/warmux"
+HEROES_SOUNDS = "/usr/share/games/heroes/sfx"
 
 # What the third held-out set's festival voices read, written here in each voice's language (a
 # voice reads only its own language's letters).
@@ -146,6 +158,13 @@ FIFTH_VOICES = [
         "నమస్కారం మిత్రులారా. ఈ రోజు సాయంత్రం మనం నది ఒడ్డున ఉన్న చిన్న హోటల్‌లో భోజనం చేద్దాం, అక్కడ ప్రశాంతంగా ఉంటుంది.",
         "రేపు ఉదయం మేము రైలులో కొండల వైపు వెళ్తాము. ప్రయాణం చాలా పొడవుగా ఉంటుంది కాబట్టి వెచ్చని బట్టలు తీసుకెళ్తాము.",
         "శనివారం రాత్రి కేఫ్‌లో సంగీతం చాలా గట్టిగా వినిపిస్తుంది. మాట్లాడాలంటే ఆదివారం మధ్యాహ్నం రా."]),
+]
+
+# What the sixth held-out set's Hindi voice reads.
+SIXTH_HINDI = [
+    "नमस्ते दोस्तों. आज शाम हम नदी के किनारे वाले छोटे ढाबे में खाना खाने चलेंगे, वहाँ शांति रहती है और आराम से बातें हो जाती हैं.",
+    "कल सुबह हम रेलगाड़ी से पहाड़ों की ओर जाएँगे. सफ़र लंबा है, इसलिए हम गरम कपड़े और नाश्ता साथ ले जाएँगे.",
+    "शनिवार की रात कैफ़े में बहुत ज़ोर से संगीत बजता है. बात करनी हो तो रविवार की दोपहर को आना.",
 ]
 
 # Every source, the Debian package it comes from and its licence (from the package's copyright file).
@@ -195,6 +214,11 @@ SOURCES = [
      "synthetic speech from one speaker's recorded diphones: Marathi and Telugu (fifth held-out set)"),
     ("neverball", "neverball-data", "GPL-2+", "a game's music, its announcer's words, and its sound effects that are neither (fifth held-out set)"),
     ("ufoai", "ufoai-music", "GPL-2+, GPL-2, CC-BY-3.0, CC-BY-SA-3.0, public domain (by track)", "orchestral and electronic game music, Ogg Vorbis inside 0music.pk3 (fifth held-out set)"),
+    ("festvox-hi-nsk", "festvox-hi-nsk, festival-hi", "GPL-2+", "synthetic speech from one speaker's recorded diphones: Hindi (sixth held-out set)"),
+    ("gcin-voice", "gcin-voice", "GPL-3 or LGPL-3; CC-BY-3.0 (by file)", "a woman's recorded Mandarin syllables in their tones (sixth held-out set)"),
+    ("marsshooter", "marsshooter-data", "CC-BY-SA-3.0", "game music, Ogg Vorbis (sixth held-out set)"),
+    ("warmux", "warmux-data", "GPL-2+", "game music, and weapons' and other sound effects that are neither (sixth held-out set)"),
+    ("heroes", "heroes-sound-effects", "GPL-2+", "a game's sound effects that are neither, without its voices (sixth held-out set)"),
     ("gpl-text", "base-files", "the licences' own texts", "the words espeak-ng, flite and festival read: /usr/share/common-licenses"),
     ("sox", "sox", "GPL-2+", "noise, tones, sweeps, chord progressions, rooms (reverberation), microphones (filters) and clipping, by sox"),
 ]
@@ -734,6 +758,28 @@ def make_corpus(corpus, rng):
     for index, raw in enumerate(effect_clips(effects, 4, "effects-fifth")):
         corpus.finish(raw, f"effects-fifth-{index}", "fifth", "sound effects", 0, 0, "neverball (effects)")
 
+    # The sixth held-out set (docs/sound-classes.md, "Version 25's trial"), from packages nothing
+    # here was trained, chosen or judged on before version 25's trial, built before its run. Drawn
+    # after every clip above, so that those stay the same.
+    sixth_voices = [(festival("voice_hindi_NSK_diphone", text, corpus.work(f"sixth-hindi-{part}.raw.wav")), "festvox-hi-nsk")
+                    for part, text in enumerate(SIXTH_HINDI)]
+    # A woman's recorded Mandarin syllables, each in its tones (a folder per syllable).
+    syllables = sorted(glob.glob(os.path.join(GCIN_VOICE, "*", "*.ogg")))
+    sixth_voices += [(talk(corpus, syllables, f"sixth-gcin-{part}", 14), "gcin-voice") for part in range(3)]
+    for index, (raw, source) in enumerate(sixth_voices):
+        corpus.finish(raw, f"speech-sixth-{index}", "sixth", "speech", 1, 0, source)
+    songs_sixth = (excerpts(clips(audio_files(MARSSHOOTER_MUSIC), 6), 1, "marsshooter")
+                   + excerpts(clips(audio_files(os.path.join(WARMUX, "music", "ingame")), 6), 1, "warmux"))
+    for index, (raw, source) in enumerate(songs_sixth):
+        corpus.finish(raw, f"music-sixth-{index}", "sixth", "music", 0, 1, source)
+    mixtures("sixth", 6, "sixth", sixth_voices, songs_sixth, snrs=(10,))
+    # Without the cries, shouts and crowds among them (voices), and the jingles (music).
+    voiced = re.compile(r"^(foule\d|go|ho_yeh|no|oh|frog_music|victory|newcomer)\.(wav|ogg)$")
+    effects = [path for path in audio_files(HEROES_SOUNDS) + audio_files(os.path.join(WARMUX, "sound", "default", "weapons"))
+               + audio_files(os.path.join(WARMUX, "sound", "default", "misc")) if not voiced.match(os.path.basename(path))]
+    for index, raw in enumerate(effect_clips(effects, 6, "effects-sixth")):
+        corpus.finish(raw, f"effects-sixth-{index}", "sixth", "sound effects", 0, 0, "heroes, warmux (effects)")
+
 
 def ogg_streams(path, folder):
     """The Ogg streams a file holds whole among other data (a Qt resource file), each from its
@@ -912,6 +958,61 @@ def train_network(inputs, targets, width, decay, seed=SEED):
     return network
 
 
+# A report's "Network:" line, which names the recipe its model was trained by (version 22's: one
+# network; from version 25: several joined).
+RECIPE_LINE = re.compile(r"Network: (?:(\d+) networks of )?\d+ convolutions of (\d+) channels,(?: joined,)? weight decay ([0-9.e-]+),")
+
+
+def recipe_name(recipe, short=False):
+    """How a report's "Network:" line names a recipe (RECIPE_LINE reads it back)."""
+    members, width, decay = recipe
+    if short:
+        return f"{members} networks of {width} channels, decay {decay}" if members > 1 else f"{width} channels, decay {decay}"
+    joined = f"{members} networks of " if members > 1 else ""
+    return f"{joined}{len(DILATIONS)} convolutions of {width} channels,{' joined,' if members > 1 else ''} weight decay {decay}"
+
+
+def recipe_of(line):
+    """(networks, width, weight decay) of the recipe a report's "Network:" line names, or None."""
+    found = RECIPE_LINE.search(line)
+    return (int(found.group(1) or 1), int(found.group(2)), float(found.group(3))) if found else None
+
+
+def train_recipe(inputs, targets, recipe, seed=SEED):
+    """A recipe's network for a seed: one network as version 22 trained it, or several, each from a
+    seed of its own (1,000 apart, so that another recipe seed never repeats one), joined."""
+    members, width, decay = recipe
+    if members == 1:
+        return train_network(inputs, targets, width, decay, seed)
+    return joined([train_network(inputs, targets, width, decay, seed + 1000 * member) for member in range(members)])
+
+
+def joined(networks):
+    """One Network whose output is the mean of the networks' outputs (their logits): each layer's
+    channels side by side, every layer after the first seeing only its own network's channels (the
+    weights between networks zero), the output's weights divided by their count."""
+    width, count = len(networks[0].convolutions[0].bias), len(networks)
+    inputs = networks[0].convolutions[0].weight.shape[1]
+    network = Network(inputs, width * count)
+    with torch.no_grad():
+        for layer, parts in zip(network.convolutions, zip(*(n.convolutions for n in networks))):
+            layer.weight.zero_()
+            for index, part in enumerate(parts):
+                rows = slice(index * width, (index + 1) * width)
+                if layer is network.convolutions[0]:
+                    layer.weight[rows] = part.weight
+                else:
+                    layer.weight[rows, rows] = part.weight
+                layer.bias[rows] = part.bias
+        network.output.weight.zero_()
+        for index, part in enumerate(networks):
+            # Pooled: every channel's mean, then every channel's maximum.
+            network.output.weight[:, index * width:(index + 1) * width] = part.output.weight[:, :width] / count
+            network.output.weight[:, (count + index) * width:(count + index + 1) * width] = part.output.weight[:, width:] / count
+        network.output.bias.copy_(torch.stack([part.output.bias for part in networks]).mean(0))
+    return network
+
+
 def shipped_file():
     """The model file the client ships now (one, whatever its version), or None."""
     return next(iter(sorted(glob.glob(os.path.join(RESOURCES, "sound-classes-v*.json")))), None)
@@ -989,19 +1090,19 @@ def train_and_write(data, names):
     fold_of = {clip: index % 4 for index, clip in enumerate(clips)}
     folds = np.array([fold_of[entry[5]] for entry in data["train"]])
     validation, by_class = [], {}
-    for width, decay in CANDIDATES:
+    for recipe in CANDIDATES:
         scores, alone, averaged = [], [], []
         for fold in range(4):
             fit, check = torch.from_numpy(folds != fold), torch.from_numpy(folds == fold)
-            network = train_network([tensor[fit] for tensor in train], y[fit], width, decay)
+            network = train_recipe([tensor[fit] for tensor in train], y[fit], recipe)
             p = probabilities(network, [tensor[check] for tensor in train])
             alone.append(balanced_accuracy(p, y[check].numpy()))
             averaged.append(balanced_accuracy(beside_neighbours(p, [entry for entry, f in zip(data["train"], folds) if f == fold], (1, 1)), y[check].numpy()))
             scores.append(np.mean(alone[-1]))
-        validation.append((float(np.mean(scores)), width, decay))
-        by_class[(width, decay)] = (np.mean(alone, axis=0), np.mean(averaged, axis=0))
-    score, width, decay = max(validation)
-    network = train_network(train, y, width, decay)
+        validation.append((float(np.mean(scores)), recipe))
+        by_class[recipe] = (np.mean(alone, axis=0), np.mean(averaged, axis=0))
+    score, recipe = max(validation)
+    network = train_recipe(train, y, recipe)
     convolutions = [
         {"weights": rounded(c.weight.detach().numpy()), "bias": rounded(c.bias.detach().numpy()), "kernel": 3, "dilation": d}
         for c, d in zip(network.convolutions, DILATIONS)]
@@ -1021,14 +1122,13 @@ def train_and_write(data, names):
     # bytes (docs/sound-classes.md, "The model").
     same_bytes = replaced_bytes == open(MODEL, "rb").read()
     choice = [
-        f"Network: {len(DILATIONS)} convolutions of {width} channels, weight decay {decay}, chosen by 4-fold cross-validation over "
-        f"the training clips (mean balanced accuracy {score:.3f}; the others: "
-        + ", ".join(f"{w} channels, decay {d}: {value:.3f}" for value, w, d in validation if (w, d) != (width, decay)) + ").",
+        f"Network: {recipe_name(recipe)}, chosen by 4-fold cross-validation over the training clips (mean balanced accuracy {score:.3f}; "
+        "the others: " + ", ".join(f"{recipe_name(other, short=True)}: {value:.3f}" for value, other in validation if other != recipe) + ").",
         "",
         "The same cross-validation of that network with each second's probabilities of both classes averaged with those of the seconds "
         "either side of it in its clip, of those the teacher kept (the meter does so for music only, NEIGHBOUR_INTERVALS): "
-        f"speech {by_class[(width, decay)][1][0]:.3f} and music {by_class[(width, decay)][1][1]:.3f}, "
-        f"against {by_class[(width, decay)][0][0]:.3f} and {by_class[(width, decay)][0][1]:.3f} without.",
+        f"speech {by_class[recipe][1][0]:.3f} and music {by_class[recipe][1][1]:.3f}, "
+        f"against {by_class[recipe][0][0]:.3f} and {by_class[recipe][0][1]:.3f} without.",
     ]
     return network, mean, scale, choice, same_bytes
 
@@ -1040,13 +1140,21 @@ def main():
     parser.add_argument("hearclear", help="the client's binary, whose `analyze --features` reads the clips")
     parser.add_argument("work", help="the folder for the corpus and the teacher")
     parser.add_argument("--judge", action="store_true", help="judge the shipped model instead of training one")
-    parser.add_argument("--spread", type=int, default=0, metavar="N", help="with --judge: train the shipped recipe with N other seeds too")
+    parser.add_argument("--spread", type=int, default=0, metavar="N",
+                        help="train the shipped recipe with N other seeds (with --judge), or this recipe and the replaced one with N seeds each")
     arguments = parser.parse_args()
-    if arguments.spread and not arguments.judge or arguments.spread < 0:
-        parser.error("--spread takes a count of seeds, with --judge")
+    if arguments.spread < 0:
+        parser.error("--spread takes a count of seeds")
     hearclear, work, judging, seeds = arguments.hearclear, arguments.work, arguments.judge, arguments.spread
-    # Judged before any file is overwritten, on the held-out seconds as labelled now.
+    # Judged before any file is overwritten, on the held-out seconds as labelled now; the recipe
+    # that made it from the figures it was shipped with.
     replaced = shipped_network()
+    text = open(REPORT, encoding="utf-8").read()
+    shipped_choice = [line for line in text[text.index(REPORT_BEGIN):text.index(REPORT_END)].split("\n")
+                      if line.startswith(("Network: ", "The same cross-validation "))]
+    replaced_recipe = recipe_of(shipped_choice[0]) if shipped_choice else None
+    if (judging or seeds) and (len(shipped_choice) != 2 or not replaced_recipe):
+        sys.exit(f"{REPORT}'s figures do not say how the shipped network was chosen; make train-classes writes them")
     if judging and (not replaced or replaced[0] != MODEL_VERSION):
         sys.exit(f"--judge: the shipped model is not version {MODEL_VERSION}, the one this script's recipe makes")
     rng = random.Random(SEED)
@@ -1054,7 +1162,7 @@ def main():
     make_corpus(corpus, rng)
 
     names = None
-    data = {"train": [], "held-out": [], "second": [], "third": [], "fourth": [], "fifth": []}
+    data = {"train": [], "held-out": [], "second": [], "third": [], "fourth": [], "fifth": [], "sixth": []}
     # Two clips at a time: the machine this runs on has two cores.
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         read = list(pool.map(lambda clip: features(hearclear, clip[0]), corpus.clips))
@@ -1081,13 +1189,8 @@ def main():
     if judging:
         _, network, mean, scale, _ = replaced
         # The network's choice is the run's that trained it: its lines of the report are kept.
-        text = open(REPORT, encoding="utf-8").read()
-        kept = [line for line in text[text.index(REPORT_BEGIN):text.index(REPORT_END)].split("\n")
-                if line.startswith(("Network: ", "The same cross-validation "))]
-        if len(kept) != 2:
-            sys.exit(f"--judge: {REPORT}'s figures do not say how the shipped network was chosen; make train-classes writes them")
         choice = [f"Judged, not trained (`make judge-classes`): the shipped model, version {MODEL_VERSION}, on this run's corpus. "
-                  "The two paragraphs after this one are the run's that trained it.", "", kept[0], "", kept[1]]
+                  "The two paragraphs after this one are the run's that trained it.", "", shipped_choice[0], "", shipped_choice[1]]
         same_bytes = True
     else:
         network, mean, scale, choice, same_bytes = train_and_write(data, names)
@@ -1198,34 +1301,72 @@ def main():
     unchanging_by_kind = [
         (kind, np.mean([entry[7] for entry in data["train"] if entry[3] == kind]), np.mean([entry[8] for entry in data["train"] if entry[3] == kind]))
         for kind in sorted({entry[3] for entry in data["train"]})]
-    # The recipe trained again with other seeds: the range of its figures on each set (--spread).
+    # Recipes trained again with other seeds (--spread): how far chance alone moves their figures.
     spread = []
     if seeds:
-        decay = float(re.search(r"weight decay ([0-9.e-]+),", choice[2]).group(1))
-        width = network.output.weight.shape[1] // 2
         seed_mean, seed_scale, train, y = training_set(data)
-        truths = {split: np.array([[entry[1], entry[2]] for entry in data[split]]) for split in ("held-out", "second", "third", "fourth", "fifth")}
+        truths = {split: np.array([[entry[1], entry[2]] for entry in data[split]]) for split in data if split != "train"}
 
         def figures(split, network, mean, scale):
             """Speech's and music's balanced accuracy on a set, and its +10 dB clips where speech is found."""
             p = as_the_meter_judges(split, network, mean, scale)
             return (*balanced_accuracy(p, truths[split]), found_over_music(p, data[split])[0])
-        judged = {split: [] for split in truths}
-        for seed in range(SEED + 1, SEED + 1 + seeds):
-            trained = train_network(train, y, width, decay, seed)
-            for split in truths:
-                judged[split].append(figures(split, trained, seed_mean, seed_scale))
-        spread = [
-            f"The same recipe ({width} channels, weight decay {decay}) trained again with {seeds} other seeds ({SEED + 1} to {SEED + seeds}) "
-            "on this machine, as the meter judges them: the range of each set's figures, beside the shipped model's.",
-            "",
-            "| held-out set | shipped: speech, music, +10 dB clips | other seeds: speech | music | +10 dB clips |",
-            "|---|---|---|---|---|",
-            *[f"| {split} | {ship[0]:.3f}, {ship[1]:.3f}, {ship[2]} | "
-              + " | ".join(f"{min(run[k] for run in judged[split]):{form}}–{max(run[k] for run in judged[split]):{form}}" for k, form in ((0, ".3f"), (1, ".3f"), (2, "d")))
-              + " |" for split, ship in ((split, figures(split, network, mean, scale)) for split in truths)],
-            "",
-        ]
+
+        def judged(recipe, seeds, trained=None):
+            """Each set's figures for each seed's network (`trained`: the seed's network, already trained)."""
+            runs = {split: [] for split in truths}
+            for seed in seeds:
+                network = trained if trained is not None and seed == SEED else train_recipe(train, y, recipe, seed)
+                for split in truths:
+                    runs[split].append(figures(split, network, seed_mean, seed_scale))
+            return runs
+
+        def span(runs, k, form):
+            return f"{min(run[k] for run in runs):{form}}–{max(run[k] for run in runs):{form}}"
+        if judging:
+            runs = judged(replaced_recipe, range(SEED + 1, SEED + 1 + seeds))
+            spread = [
+                f"The same recipe ({recipe_name(replaced_recipe)}) trained again with {seeds} other seeds ({SEED + 1} to {SEED + seeds}) "
+                "on this machine, as the meter judges them: the range of each set's figures, beside the shipped model's.",
+                "",
+                "| held-out set | shipped: speech, music, +10 dB clips | other seeds: speech | music | +10 dB clips |",
+                "|---|---|---|---|---|",
+                *[f"| {split} | {ship[0]:.3f}, {ship[1]:.3f}, {ship[2]} | {span(runs[split], 0, '.3f')} | {span(runs[split], 1, '.3f')} | {span(runs[split], 2, 'd')} |"
+                  for split, ship in ((split, figures(split, network, mean, scale)) for split in truths)],
+                "",
+            ]
+        else:
+            this_recipe = recipe_of(choice[0])
+            ours, theirs = judged(this_recipe, range(SEED, SEED + seeds), network), judged(replaced_recipe, range(SEED, SEED + seeds))
+
+            def cells(runs):
+                return " | ".join(f"{np.mean([run[k] for run in runs]):{mean_form}} ({span(runs, k, form)})"
+                                  for k, mean_form, form in ((0, ".3f", ".3f"), (1, ".3f", ".3f"), (2, ".1f", "d")))
+            spread = [
+                f"This run's recipe ({recipe_name(this_recipe)}) and the replaced model's (version {replaced[0]}: {recipe_name(replaced_recipe)}), "
+                f"each trained with {seeds} seeds ({SEED} to {SEED + seeds - 1}) on this machine, as the meter judges them: each set's "
+                "mean over the seeds, and their range.",
+                "",
+                "| held-out set | this recipe: speech | music | +10 dB clips | the replaced recipe: speech | music | +10 dB clips |",
+                "|---|---|---|---|---|---|---|",
+                *[f"| {split} | {cells(ours[split])} | {cells(theirs[split])} |" for split in truths],
+                "",
+            ]
+            # Version 25's trial's rule, written before its run (docs/sound-classes.md).
+            if replaced[0] == 22 and MODEL_VERSION == 25:
+                new_file, old_file = figures("sixth", network, mean, scale), figures("sixth", *replaced[1:4])
+                averaged = {split: (np.mean(ours[split], axis=0), np.mean(theirs[split], axis=0)) for split in truths}
+                criteria = [all(n >= o for n, o in zip(new_file[:2], old_file[:2])) and new_file[2] >= max(5, old_file[2]),
+                        all(averaged["sixth"][0][k] >= averaged["sixth"][1][k] for k in (0, 1)),
+                        all(averaged[split][0][k] >= averaged[split][1][k] - 0.01 for split in truths if split != "sixth" for k in (0, 1))]
+                spread += [
+                    "Version 25's trial's rule on this run: (1) on the sixth set version 25 scores "
+                    f"{new_file[0]:.3f} and {new_file[1]:.3f}, +10 dB in {new_file[2]} clips, against version 22's {old_file[0]:.3f} and "
+                    f"{old_file[1]:.3f}, {old_file[2]} clips: {'holds' if criteria[0] else 'fails'}; (2) the recipes' means on the sixth set "
+                    f"above: {'holds' if criteria[1] else 'fails'}; (3) their means on sets 1 to 5: {'holds' if criteria[2] else 'fails'}. "
+                    f"By it version 25 {'ships' if all(criteria) else 'does not ship'}.",
+                    "",
+                ]
 
     report = "\n".join([
         *choice,
@@ -1272,6 +1413,7 @@ def main():
         *later_set("third", "sources nothing here was trained or chosen on before version 23's trial"),
         *later_set("fourth", "recorded voices, and music and effects, from packages nothing here was trained or chosen on"),
         *later_set("fifth", "synthetic voices from recorded diphones, an announcer's words, music and effects, from packages nothing here was trained or chosen on before version 24's trial"),
+        *later_set("sixth", "synthetic and recorded voices, music and effects, from packages nothing here was trained, chosen or judged on before version 25's trial"),
         *spread,
         "By kind of held-out clip (mean probability, and the share of seconds at p ≥ 0.5):",
         "",
