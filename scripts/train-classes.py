@@ -52,9 +52,8 @@ SEED = 2026
 # Version 21 is version 19's corpus and network with the rule for a sound that does not change
 # (UNCHANGING_* below) after it: a rule that changes what a second holds is a new version too.
 # Version 22 is version 21 with each second's music then judged beside its neighbours'
-# (NEIGHBOUR_INTERVALS). Version 25 is version 22 with its network made of three smaller ones
-# trained apart and joined (CANDIDATES).
-MODEL_VERSION = 25
+# (NEIGHBOUR_INTERVALS).
+MODEL_VERSION = 22
 # SoundFeatures.version: the meter refuses a model made from other features (the shipped model's
 # test fails when the two differ).
 FEATURES_VERSION = 4
@@ -76,15 +75,10 @@ NEIGHBOUR_INTERVALS = {"speech": 0, "music": 1}
 CLASSES = ("speech", "music")
 BANDS = 16
 DILATIONS = (1, 2, 4, 8)
-# The recipes the network is chosen among, by 4-fold cross-validation over the training clips
-# (whole clips per fold), never by the held-out sources: (networks, channels, weight decay). From
-# version 25 the network is three small networks trained apart from each other (each from its own
-# seed) and joined into one whose output is the mean of theirs (`joined`): one training's figures
-# move by a few hundredths with its seed alone, and the mean of several trainings moves less.
-# Joined, the file has the shape and the cost of one network of 24 channels, and SoundClassifier
-# runs it as it ran one. Widths are multiples of 8 (SoundClassifier sums eight channels at a time).
-# (Version 22's: one network, of 16 or 24 channels, weight decay 0.0001 or 0.001.)
-CANDIDATES = [(3, 8, 1e-4), (3, 8, 1e-3)]
+# The network's width and weight decay are chosen by 4-fold cross-validation over the training
+# clips (whole clips per fold), never by the held-out sources. Widths are multiples of 8
+# (SoundClassifier sums eight channels at a time).
+CANDIDATES = [(16, 1e-4), (16, 1e-3), (24, 1e-4), (24, 1e-3)]
 EPOCHS = 30
 BATCH = 128
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -958,59 +952,20 @@ def train_network(inputs, targets, width, decay, seed=SEED):
     return network
 
 
-# A report's "Network:" line, which names the recipe its model was trained by (version 22's: one
-# network; from version 25: several joined).
-RECIPE_LINE = re.compile(r"Network: (?:(\d+) networks of )?\d+ convolutions of (\d+) channels,(?: joined,)? weight decay ([0-9.e-]+),")
+# A report's "Network:" line, which names the recipe (width, weight decay) its model was trained by.
+RECIPE_LINE = re.compile(r"Network: \d+ convolutions of (\d+) channels, weight decay ([0-9.e-]+),")
 
 
 def recipe_name(recipe, short=False):
     """How a report's "Network:" line names a recipe (RECIPE_LINE reads it back)."""
-    members, width, decay = recipe
-    if short:
-        return f"{members} networks of {width} channels, decay {decay}" if members > 1 else f"{width} channels, decay {decay}"
-    joined = f"{members} networks of " if members > 1 else ""
-    return f"{joined}{len(DILATIONS)} convolutions of {width} channels,{' joined,' if members > 1 else ''} weight decay {decay}"
+    width, decay = recipe
+    return f"{width} channels, decay {decay}" if short else f"{len(DILATIONS)} convolutions of {width} channels, weight decay {decay}"
 
 
 def recipe_of(line):
-    """(networks, width, weight decay) of the recipe a report's "Network:" line names, or None."""
+    """(width, weight decay) of the recipe a report's "Network:" line names, or None."""
     found = RECIPE_LINE.search(line)
-    return (int(found.group(1) or 1), int(found.group(2)), float(found.group(3))) if found else None
-
-
-def train_recipe(inputs, targets, recipe, seed=SEED):
-    """A recipe's network for a seed: one network as version 22 trained it, or several, each from a
-    seed of its own (1,000 apart, so that another recipe seed never repeats one), joined."""
-    members, width, decay = recipe
-    if members == 1:
-        return train_network(inputs, targets, width, decay, seed)
-    return joined([train_network(inputs, targets, width, decay, seed + 1000 * member) for member in range(members)])
-
-
-def joined(networks):
-    """One Network whose output is the mean of the networks' outputs (their logits): each layer's
-    channels side by side, every layer after the first seeing only its own network's channels (the
-    weights between networks zero), the output's weights divided by their count."""
-    width, count = len(networks[0].convolutions[0].bias), len(networks)
-    inputs = networks[0].convolutions[0].weight.shape[1]
-    network = Network(inputs, width * count)
-    with torch.no_grad():
-        for layer, parts in zip(network.convolutions, zip(*(n.convolutions for n in networks))):
-            layer.weight.zero_()
-            for index, part in enumerate(parts):
-                rows = slice(index * width, (index + 1) * width)
-                if layer is network.convolutions[0]:
-                    layer.weight[rows] = part.weight
-                else:
-                    layer.weight[rows, rows] = part.weight
-                layer.bias[rows] = part.bias
-        network.output.weight.zero_()
-        for index, part in enumerate(networks):
-            # Pooled: every channel's mean, then every channel's maximum.
-            network.output.weight[:, index * width:(index + 1) * width] = part.output.weight[:, :width] / count
-            network.output.weight[:, (count + index) * width:(count + index + 1) * width] = part.output.weight[:, width:] / count
-        network.output.bias.copy_(torch.stack([part.output.bias for part in networks]).mean(0))
-    return network
+    return (int(found.group(1)), float(found.group(2))) if found else None
 
 
 def shipped_file():
@@ -1094,7 +1049,7 @@ def train_and_write(data, names):
         scores, alone, averaged = [], [], []
         for fold in range(4):
             fit, check = torch.from_numpy(folds != fold), torch.from_numpy(folds == fold)
-            network = train_recipe([tensor[fit] for tensor in train], y[fit], recipe)
+            network = train_network([tensor[fit] for tensor in train], y[fit], *recipe)
             p = probabilities(network, [tensor[check] for tensor in train])
             alone.append(balanced_accuracy(p, y[check].numpy()))
             averaged.append(balanced_accuracy(beside_neighbours(p, [entry for entry, f in zip(data["train"], folds) if f == fold], (1, 1)), y[check].numpy()))
@@ -1102,7 +1057,7 @@ def train_and_write(data, names):
         validation.append((float(np.mean(scores)), recipe))
         by_class[recipe] = (np.mean(alone, axis=0), np.mean(averaged, axis=0))
     score, recipe = max(validation)
-    network = train_recipe(train, y, recipe)
+    network = train_network(train, y, *recipe)
     convolutions = [
         {"weights": rounded(c.weight.detach().numpy()), "bias": rounded(c.bias.detach().numpy()), "kernel": 3, "dilation": d}
         for c, d in zip(network.convolutions, DILATIONS)]
@@ -1316,7 +1271,7 @@ def main():
             """Each set's figures for each seed's network (`trained`: the seed's network, already trained)."""
             runs = {split: [] for split in truths}
             for seed in seeds:
-                network = trained if trained is not None and seed == SEED else train_recipe(train, y, recipe, seed)
+                network = trained if trained is not None and seed == SEED else train_network(train, y, *recipe, seed)
                 for split in truths:
                     runs[split].append(figures(split, network, seed_mean, seed_scale))
             return runs
@@ -1337,7 +1292,9 @@ def main():
             ]
         else:
             this_recipe = recipe_of(choice[0])
-            ours, theirs = judged(this_recipe, range(SEED, SEED + seeds), network), judged(replaced_recipe, range(SEED, SEED + seeds))
+            ours = judged(this_recipe, range(SEED, SEED + seeds), network)
+            # The same recipe's seeds are the same networks: trained once.
+            theirs = ours if replaced_recipe == this_recipe else judged(replaced_recipe, range(SEED, SEED + seeds))
 
             def cells(runs):
                 return " | ".join(f"{np.mean([run[k] for run in runs]):{mean_form}} ({span(runs, k, form)})"
@@ -1352,21 +1309,6 @@ def main():
                 *[f"| {split} | {cells(ours[split])} | {cells(theirs[split])} |" for split in truths],
                 "",
             ]
-            # Version 25's trial's rule, written before its run (docs/sound-classes.md).
-            if replaced[0] == 22 and MODEL_VERSION == 25:
-                new_file, old_file = figures("sixth", network, mean, scale), figures("sixth", *replaced[1:4])
-                averaged = {split: (np.mean(ours[split], axis=0), np.mean(theirs[split], axis=0)) for split in truths}
-                criteria = [all(n >= o for n, o in zip(new_file[:2], old_file[:2])) and new_file[2] >= max(5, old_file[2]),
-                        all(averaged["sixth"][0][k] >= averaged["sixth"][1][k] for k in (0, 1)),
-                        all(averaged[split][0][k] >= averaged[split][1][k] - 0.01 for split in truths if split != "sixth" for k in (0, 1))]
-                spread += [
-                    "Version 25's trial's rule on this run: (1) on the sixth set version 25 scores "
-                    f"{new_file[0]:.3f} and {new_file[1]:.3f}, +10 dB in {new_file[2]} clips, against version 22's {old_file[0]:.3f} and "
-                    f"{old_file[1]:.3f}, {old_file[2]} clips: {'holds' if criteria[0] else 'fails'}; (2) the recipes' means on the sixth set "
-                    f"above: {'holds' if criteria[1] else 'fails'}; (3) their means on sets 1 to 5: {'holds' if criteria[2] else 'fails'}. "
-                    f"By it version 25 {'ships' if all(criteria) else 'does not ship'}.",
-                    "",
-                ]
 
     report = "\n".join([
         *choice,
