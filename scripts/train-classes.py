@@ -1300,7 +1300,7 @@ def main():
                 return " | ".join(f"{np.mean([run[k] for run in runs]):{mean_form}} ({span(runs, k, form)})"
                                   for k, mean_form, form in ((0, ".3f", ".3f"), (1, ".3f", ".3f"), (2, ".1f", "d")))
             spread = [
-                f"This run's recipe ({recipe_name(this_recipe)}) and the replaced model's (version {replaced[0]}: {recipe_name(replaced_recipe)}), "
+                f"This run's recipe ({recipe_name(this_recipe)}) and the replaced model's ({recipe_name(replaced_recipe)}), "
                 f"each trained with {seeds} seeds ({SEED} to {SEED + seeds - 1}) on this machine, as the meter judges them: each set's "
                 "mean over the seeds, and their range.",
                 "",
