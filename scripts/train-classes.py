@@ -1035,11 +1035,12 @@ def training_set(data):
     return mean, scale, tensors(data["train"], mean, scale), torch.tensor([[entry[1], entry[2]] for entry in data["train"]], dtype=torch.float32)
 
 
-def train_and_write(data, names):
+def train_and_write(data, names, training):
     """Chooses the network by cross-validation over the training clips, trains it on all of them and
-    writes the model file in place of the shipped one. Returns the network, its standardisation,
-    the report's lines on the choice, and whether the file is byte for byte the one it replaced."""
-    mean, scale, train, y = training_set(data)
+    writes the model file in place of the shipped one. `training` is `training_set(data)`. Returns
+    the network, the report's lines on the choice, and whether the file is byte for byte the one it
+    replaced."""
+    mean, scale, train, y = training
 
     clips = sorted({entry[5] for entry in data["train"]})
     fold_of = {clip: index % 4 for index, clip in enumerate(clips)}
@@ -1085,7 +1086,7 @@ def train_and_write(data, names):
         f"speech {by_class[recipe][1][0]:.3f} and music {by_class[recipe][1][1]:.3f}, "
         f"against {by_class[recipe][0][0]:.3f} and {by_class[recipe][0][1]:.3f} without.",
     ]
-    return network, mean, scale, choice, same_bytes
+    return network, choice, same_bytes
 
 
 def main():
@@ -1141,6 +1142,8 @@ def main():
             entry = (window, second, music, kind, source, os.path.basename(path), speech, index in steady, index in steady_shorter, index)
             (left_out if second is None else data)[split].append(entry)
 
+    # The training seconds, standardised: for training, and for the seeds' networks.
+    training = training_set(data) if seeds or not judging else None
     if judging:
         _, network, mean, scale, _ = replaced
         # The network's choice is the run's that trained it: its lines of the report are kept.
@@ -1148,7 +1151,8 @@ def main():
                   "The two paragraphs after this one are the run's that trained it.", "", shipped_choice[0], "", shipped_choice[1]]
         same_bytes = True
     else:
-        network, mean, scale, choice, same_bytes = train_and_write(data, names)
+        mean, scale = training[:2]
+        network, choice, same_bytes = train_and_write(data, names, training)
 
     held = data["held-out"]
     held_truth = np.array([[entry[1], entry[2]] for entry in held])
@@ -1259,7 +1263,7 @@ def main():
     # Recipes trained again with other seeds (--spread): how far chance alone moves their figures.
     spread = []
     if seeds:
-        seed_mean, seed_scale, train, y = training_set(data)
+        seed_mean, seed_scale, train, y = training
         truths = {split: np.array([[entry[1], entry[2]] for entry in data[split]]) for split in data if split != "train"}
 
         def figures(split, network, mean, scale):
