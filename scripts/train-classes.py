@@ -53,10 +53,7 @@ SEED = 2026
 # (UNCHANGING_* below) after it: a rule that changes what a second holds is a new version too.
 # Version 22 is version 21 with each second's music then judged beside its neighbours'
 # (NEIGHBOUR_INTERVALS).
-# Version 26 is version 24's trial's corpus (more voices, effects and music in training, and a
-# telephone codec) with version 25's trial's network (three small networks joined, CANDIDATES) and
-# version 22's rules (docs/sound-classes.md, "Version 26's trial").
-MODEL_VERSION = 26
+MODEL_VERSION = 22
 # SoundFeatures.version: the meter refuses a model made from other features (the shipped model's
 # test fails when the two differ).
 FEATURES_VERSION = 4
@@ -75,22 +72,13 @@ SHORTER_SPAN = 2
 # intervals up to this many either side of it in the series (a check-in, a recording). Written into
 # the model file, since it changes what a second holds (SoundClasses.judgedBesideNeighbours).
 NEIGHBOUR_INTERVALS = {"speech": 0, "music": 1}
-# From version 26 (version 24's trial's): the share of training clips heard through a telephone
-# codec (Corpus.finish).
-CODEC_SHARE = 0.15
 CLASSES = ("speech", "music")
 BANDS = 16
 DILATIONS = (1, 2, 4, 8)
-# The recipes the network is chosen among, by 4-fold cross-validation over the training clips
-# (whole clips per fold), never by the held-out sources: (networks, channels, weight decay). From
-# version 26 (version 25's trial's) the network is three small networks trained apart from each
-# other (each from its own seed) and joined into one whose output is the mean of theirs
-# (`joined`): one training's figures move by a few hundredths with its seed alone, and the mean of
-# several trainings moves less. Joined, the file has the shape and the cost of one network of 24
-# channels, and SoundClassifier runs it as it ran one. Widths are multiples of 8 (SoundClassifier
-# sums eight channels at a time).
-# (Version 22's: one network, of 16 or 24 channels, weight decay 0.0001 or 0.001.)
-CANDIDATES = [(3, 8, 1e-4), (3, 8, 1e-3)]
+# The network's width and weight decay are chosen by 4-fold cross-validation over the training
+# clips (whole clips per fold), never by the held-out sources. Widths are multiples of 8
+# (SoundClassifier sums eight channels at a time).
+CANDIDATES = [(16, 1e-4), (16, 1e-3), (24, 1e-4), (24, 1e-3)]
 EPOCHS = 30
 BATCH = 128
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -137,9 +125,6 @@ GCIN_VOICE = "/usr/share/gcin-voice/ogg"
 MARSSHOOTER_MUSIC = "/usr/share/games/marsshooter/audio/music"
 WARMUX = "/usr/share/games/warmux"
 HEROES_SOUNDS = "/usr/share/games/heroes/sfx"
-TUXPAINT_SOUNDS = "/usr/share/tuxpaint/sounds"
-BZFLAG_SOUNDS = "/usr/share/games/bzflag"
-MIRRORMAGIC_SOUNDS = "/usr/share/games/mirrormagic/sounds"
 CODEC2_SPEECH = "/usr/share/codec2"
 WORDWARVI_SOUNDS = "/usr/share/wordwarvi/sounds"
 OPENARENA = "/usr/share/games/openarena/baseoa/pak6-patch088.pk3"
@@ -162,29 +147,6 @@ THIRD_VOICES = [
         "La settimana prossima mia nonna compie gli anni. Vogliamo portarla a pranzo in un ristorante con giardino, dove regna il silenzio e i camerieri parlano piano."]),
 ]
 
-# From version 26 (version 24's trial's): festival voices in training, each reading its own
-# language (the voices of version 23's trial but its Hindi one, whose builder's other voices are in
-# the fifth held-out set, and which is in the sixth).
-TRAINING_VOICES = [
-    ("voice_upc_ca_ona_hts", "festvox-ca-ona-hts", [
-        "Bon vespre a tothom. Aquesta nit sopem al restaurant del port, on la cuina és bona i es pot parlar sense cridar. "
-        "He reservat una taula per a sis persones a les nou.",
-        "Demà al matí anirem al mercat a comprar fruita i peix fresc. Després passejarem per la platja i, si fa bon temps, "
-        "dinarem a la terrassa del bar de la plaça.",
-        "La setmana que ve comença el festival de música al parc. Hi haurà concerts cada vespre, però el dissabte a la tarda "
-        "és l'hora més tranquil·la per anar-hi amb els nens."]),
-    *[(voice, package, [
-        "Dobrý večer všem. Dnes půjdeme na večeři do malé restaurace na náměstí, kde je ticho a dá se v klidu povídat. "
-        "Stůl máme zamluvený na sedmou hodinu.",
-        "Zítra ráno pojedeme vlakem do hor. Vezmeme si teplé oblečení, svačinu a mapu, protože cesta na vrchol trvá skoro čtyři hodiny.",
-        "V sobotu večer hraje v kavárně živá kapela, a proto tam bývá velký hluk. Když si chceš popovídat, přijď raději v neděli odpoledne."])
-      for voice, package in (("voice_czech_dita", "festvox-czech-dita"), ("voice_czech_ph", "festvox-czech-ph"))],
-    ("voice_suo_fi_lj_diphone", "festvox-suopuhe-lj", [
-        "Hyvää iltaa kaikille. Tänään syömme pienessä ravintolassa joen rannalla, jossa on rauhallista ja voi puhua kaikessa rauhassa. "
-        "Pöytä on varattu kello seitsemäksi.",
-        "Huomenna aamulla lähdemme junalla pohjoiseen. Otamme mukaan lämpimät vaatteet ja eväät, koska matka kestää melkein koko päivän.",
-        "Lauantaina kahvilassa soittaa bändi, ja silloin siellä on kovaa melua. Jos haluat jutella, tule mieluummin sunnuntaina iltapäivällä."]),
-]
 # The fifth held-out set's festival voices (Marathi and Telugu, built by one maker from one
 # speaker's recorded diphones), reading their own scripts.
 FIFTH_VOICES = [
@@ -262,11 +224,6 @@ SOURCES = [
     ("openarena", "openarena-data, openarena-088-data", "GPL-2+",
      "a game's team orders in a recorded and a synthetic voice (inside mp-pak0.pk3), and its music and sound effects (inside pak6-patch088.pk3) (seventh held-out set)"),
     ("powermanga", "powermanga-data", "GPL-3+", "game music, and sound effects that are neither (seventh held-out set)"),
-    ("festvox (training)", "festvox-ca-ona-hts, festvox-czech-dita, festvox-czech-ph, festvox-suopuhe-lj",
-     "LGPL-2.1+, GPL-3+, GPL-2+, LGPL-2.1",
-     "synthetic speech: a Catalan woman (HTS), a Czech woman and man, a Finnish woman, alone and over music (training, from version 26)"),
-    ("tuxpaint, bzflag, mirrormagic", "tuxpaint-data, bzflag-data, mirrormagic-data", "GPL-2+; LGPL-2.1 or MPL, GPL-2+; GPL",
-     "sound effects that are neither, without voices and jingles (training, from version 26)"),
     ("gpl-text", "base-files", "the licences' own texts", "the words espeak-ng, flite and festival read: /usr/share/common-licenses"),
     ("sox", "sox", "GPL-2+", "noise, tones, sweeps, chord progressions, rooms (reverberation), microphones (filters) and clipping, by sox"),
 ]
@@ -313,25 +270,11 @@ class Corpus:
         if rng.random() < 0.2:  # the level swelling and falling slowly
             effects += ["tremolo", f"{rng.uniform(0.05, 0.4):.2f}", str(rng.randint(20, 60))]
         drive = rng.randint(6, 15) if rng.random() < 0.08 else 0
-        # From version 26 (version 24's trial's): a training clip is sometimes heard through a
-        # telephone network's codec at 8 kHz, as a call, a voice message or music on hold is. Drawn
-        # from a generator of the clip's own, so the draws above, and every held-out clip, stay
-        # what they were before.
-        codec = None
-        if split == "train":
-            draw = random.Random(f"{SEED}-codec-{name}").random()
-            codec = "gsm" if draw < CODEC_SHARE * 2 / 3 else "amr-nb" if draw < CODEC_SHARE else None
         out = self.path(name)
         self.clips.append((out, split, kind, speech, music, source, (voice or raw) if speech else None))
         if os.path.exists(out):  # made by an earlier run with the same seed
             return out
         tmp = out + ".tmp.wav"
-        if codec:
-            coded, decoded = out + f".{codec}", out + ".decoded.wav"
-            sox(raw, "-r", "8000", "-c", "1", "-t", codec, coded, "norm", "-3")
-            sox("-t", codec, coded, "-e", "floating-point", decoded)
-            os.remove(coded)
-            raw = decoded
         if drive:
             # Driven past full scale into 16 bits: clipped, as an overloaded phone records a loud room.
             driven = out + ".driven.wav"
@@ -346,8 +289,6 @@ class Corpus:
         sox("-m", tmp, bed, "-b", "16", out)
         os.remove(tmp)
         os.remove(bed)
-        if codec:
-            os.remove(raw)
         return out
 
 
@@ -517,7 +458,7 @@ def make_corpus(corpus, rng):
             corpus.finish(raw, f"speech-{split}-{index}", split, "speech", 1, 0, source)
 
     # Music: 20-second excerpts of recorded tracks, and songs written here played through soundfonts.
-    def excerpts(paths, per_track, source, decode=None, tag=""):
+    def excerpts(paths, per_track, source, decode=None):
         chosen = []
         for path in paths:
             if decode:
@@ -528,7 +469,7 @@ def make_corpus(corpus, rng):
             seconds = duration(path)
             for part in range(per_track if seconds >= 25 else 0):
                 start = rng.uniform(0, seconds - 21)
-                raw = corpus.work(f"{source}{tag}-{os.path.basename(path)}-{part}.raw.wav")
+                raw = corpus.work(f"{source}-{os.path.basename(path)}-{part}.raw.wav")
                 sox(path, "-c", "1", raw, "trim", f"{start:.2f}", "20")
                 chosen.append((raw, source))
         return chosen
@@ -541,15 +482,15 @@ def make_corpus(corpus, rng):
                 with open(os.path.join(nexuiz, os.path.basename(member)), "wb") as out:
                     out.write(archive.read(member))
 
-    def songs(soundfont, count, source, tag=""):
+    def songs(soundfont, count, source):
         played = []
         for index in range(count):
-            song = corpus.work(f"{source}{tag}-{index}.mid")
+            song = corpus.work(f"{source}-{index}.mid")
             midi_song(rng, song, drums=index % 3 != 2)
-            raw = corpus.work(f"{source}{tag}-{index}.raw.wav")
+            raw = corpus.work(f"{source}-{index}.raw.wav")
             subprocess.run(["fluidsynth", "-ni", "-q", "-g", "0.6", "-r", "48000", "-F", raw, soundfont, song], check=True,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            trimmed = corpus.work(f"{source}{tag}-{index}.trim.wav")
+            trimmed = corpus.work(f"{source}-{index}.trim.wav")
             sox(raw, "-c", "1", trimmed, "trim", "0", "20")
             played.append((trimmed, source))
         return played
@@ -845,10 +786,12 @@ def make_corpus(corpus, rng):
         corpus.finish(raw, f"effects-sixth-{index}", "sixth", "sound effects", 0, 0, "heroes, warmux (effects)")
 
     # The seventh held-out set (docs/sound-classes.md, "Version 26's trial"), from packages nothing
-    # here was trained, chosen or judged on before version 26's trial, built before its run. Drawn
-    # after every clip above, so that those stay the same. Voices: three recordings at 8 kHz (two
-    # from amateur radio; the package's other long recordings are modems' signals), one at 16 kHz,
-    # and a game's team orders at 11 kHz, one voice recorded and one synthetic.
+    # here was trained, chosen or judged on before version 26's trial, built before its run (its
+    # effects mended after it: the trial's took openarena's music for effects). Drawn after every
+    # clip above, so that those stay the same. Voices: three recordings at 8 kHz (two from amateur
+    # radio; the package's other long recordings are modems' signals), one at 16 kHz, and a game's
+    # team orders at 11 kHz, one voice recorded and one synthetic. Files are told apart by their
+    # names, not their paths, which hold the work folder's.
     seventh_voices = []
     for name in ("ve9qrp", "all", "vk5qi"):
         path = os.path.join(CODEC2_SPEECH, "wav", name + ".wav")
@@ -879,7 +822,7 @@ def make_corpus(corpus, rng):
                 with open(os.path.join(openarena, member.replace("/", "-")), "wb") as out:
                     out.write(archive.read(member))
     tracks = re.compile(r"^(destiny_facedown|dtox3monomix|highscoremusic|lucky-holiday-cornbread-stuffing-mono|lucky13-steve-mono-mix)\.ogg$")
-    songs_seventh = (excerpts(clips([path for path in audio_files(openarena) if "music-" in path], 6), 1, "openarena")
+    songs_seventh = (excerpts(clips([path for path in audio_files(openarena) if os.path.basename(path).startswith("music-")], 6), 1, "openarena")
                      + excerpts(audio_files(POWERMANGA_MUSIC), 1, "powermanga")
                      + excerpts(clips([path for path in audio_files(WORDWARVI_SOUNDS) if tracks.match(os.path.basename(path))], 3), 1, "wordwarvi"))
     for index, (raw, source) in enumerate(songs_seventh):
@@ -888,35 +831,11 @@ def make_corpus(corpus, rng):
     # Without wordwarvi's voices, cries and screams, its music and a timpani's note.
     voiced = re.compile(r"^(aaaah_it_burns|abducted|fallingscreamhi|help_down_here|help_up_here|hohoho|hohoho_merry_xmas|nice_bank_shot|"
                         r"ooooof|ow_my_spine|UseTheSource|woohoo|yay_santa|timpani_boing)\.ogg$")
-    effects = [path for path in audio_files(POWERMANGA_SOUNDS) + [path for path in audio_files(openarena) if "sound-" in path]
+    effects = [path for path in audio_files(POWERMANGA_SOUNDS) + [path for path in audio_files(openarena) if os.path.basename(path).startswith("sound-")]
                + [path for path in audio_files(WORDWARVI_SOUNDS) if not tracks.match(os.path.basename(path))]
                if not voiced.match(os.path.basename(path))]
     for index, raw in enumerate(effect_clips(effects, 6, "effects-seventh")):
         corpus.finish(raw, f"effects-seventh-{index}", "seventh", "sound effects", 0, 0, "powermanga, openarena, wordwarvi (effects)")
-
-    # Added for version 26's trial (version 24's trial's additions, docs/sound-classes.md): version
-    # 23's trial mended synthetic voices and effects read as music but lost music heard through a
-    # telephone and orchestral music, so training gains four more festival voices (alone and over
-    # music), three more games' sound effects, more excerpts of its own music sources and more
-    # songs, and (Corpus.finish) clips heard through a telephone codec. Drawn after every held-out
-    # clip, so those stay the same.
-    more_voices = []
-    for voice, package, texts in TRAINING_VOICES:
-        for part, text in enumerate(texts):
-            more_voices.append((festival(voice, text, corpus.work(f"voice-{package}-{part}.raw.wav")), package))
-    for index, (raw, source) in enumerate(more_voices):
-        corpus.finish(raw, f"speech-train-voices-{index}", "train", "speech", 1, 0, source)
-    mixtures("train", 12, "train-voices", more_voices)
-    # Without voices (a cry, a laugh, "are you sure?"), jingles and a harp's glissando.
-    voiced = re.compile(r"areyousure|youcannot|tuxok|giggle|harp|spree|autsch|lachen|halloffame|roaaar|quiek")
-    effects = [path for path in audio_files(TUXPAINT_SOUNDS) + audio_files(BZFLAG_SOUNDS) + audio_files(MIRRORMAGIC_SOUNDS)
-               if not voiced.search(os.path.basename(path))]
-    for index, raw in enumerate(effect_clips(effects, 12, "effects-more")):
-        corpus.finish(raw, f"effects-more-{index}", "train", "sound effects", 0, 0, "tuxpaint, bzflag, mirrormagic")
-    songs_more = (excerpts(clips(audio_files(WESNOTH), 16), 1, "wesnoth", tag="-more") + excerpts(clips(audio_files(nexuiz), 8), 1, "nexuiz", tag="-more")
-                  + excerpts(clips(audio_files(COLOBOT_MUSIC), 8), 1, "colobot", tag="-more") + songs(FLUID_GM, 16, "fluid-gm", tag="-more"))
-    for index, (raw, source) in enumerate(songs_more):
-        corpus.finish(raw, f"music-train-songs-{index}", "train", "music", 0, 1, source)
 
 
 def ogg_streams(path, folder):
@@ -1096,59 +1015,20 @@ def train_network(inputs, targets, width, decay, seed=SEED):
     return network
 
 
-# A report's "Network:" line, which names the recipe its model was trained by (version 22's: one
-# network; from version 26: several joined).
-RECIPE_LINE = re.compile(r"Network: (?:(\d+) networks of )?\d+ convolutions of (\d+) channels,(?: joined,)? weight decay ([0-9.e-]+),")
+# A report's "Network:" line, which names the recipe (width, weight decay) its model was trained by.
+RECIPE_LINE = re.compile(r"Network: \d+ convolutions of (\d+) channels, weight decay ([0-9.e-]+),")
 
 
 def recipe_name(recipe, short=False):
     """How a report's "Network:" line names a recipe (RECIPE_LINE reads it back)."""
-    members, width, decay = recipe
-    if short:
-        return f"{members} networks of {width} channels, decay {decay}" if members > 1 else f"{width} channels, decay {decay}"
-    joined = f"{members} networks of " if members > 1 else ""
-    return f"{joined}{len(DILATIONS)} convolutions of {width} channels,{' joined,' if members > 1 else ''} weight decay {decay}"
+    width, decay = recipe
+    return f"{width} channels, decay {decay}" if short else f"{len(DILATIONS)} convolutions of {width} channels, weight decay {decay}"
 
 
 def recipe_of(line):
-    """(networks, width, weight decay) of the recipe a report's "Network:" line names, or None."""
+    """(width, weight decay) of the recipe a report's "Network:" line names, or None."""
     found = RECIPE_LINE.search(line)
-    return (int(found.group(1) or 1), int(found.group(2)), float(found.group(3))) if found else None
-
-
-def train_recipe(inputs, targets, recipe, seed=SEED):
-    """A recipe's network for a seed: one network as version 22 trained it, or several, each from a
-    seed of its own (1,000 apart, so that another recipe seed never repeats one), joined."""
-    members, width, decay = recipe
-    if members == 1:
-        return train_network(inputs, targets, width, decay, seed)
-    return joined([train_network(inputs, targets, width, decay, seed + 1000 * member) for member in range(members)])
-
-
-def joined(networks):
-    """One Network whose output is the mean of the networks' outputs (their logits): each layer's
-    channels side by side, every layer after the first seeing only its own network's channels (the
-    weights between networks zero), the output's weights divided by their count."""
-    width, count = len(networks[0].convolutions[0].bias), len(networks)
-    inputs = networks[0].convolutions[0].weight.shape[1]
-    network = Network(inputs, width * count)
-    with torch.no_grad():
-        for layer, parts in zip(network.convolutions, zip(*(n.convolutions for n in networks))):
-            layer.weight.zero_()
-            for index, part in enumerate(parts):
-                rows = slice(index * width, (index + 1) * width)
-                if layer is network.convolutions[0]:
-                    layer.weight[rows] = part.weight
-                else:
-                    layer.weight[rows, rows] = part.weight
-                layer.bias[rows] = part.bias
-        network.output.weight.zero_()
-        for index, part in enumerate(networks):
-            # Pooled: every channel's mean, then every channel's maximum.
-            network.output.weight[:, index * width:(index + 1) * width] = part.output.weight[:, :width] / count
-            network.output.weight[:, (count + index) * width:(count + index + 1) * width] = part.output.weight[:, width:] / count
-        network.output.bias.copy_(torch.stack([part.output.bias for part in networks]).mean(0))
-    return network
+    return (int(found.group(1)), float(found.group(2))) if found else None
 
 
 def shipped_file():
@@ -1233,7 +1113,7 @@ def train_and_write(data, names, training):
         scores, alone, averaged = [], [], []
         for fold in range(4):
             fit, check = torch.from_numpy(folds != fold), torch.from_numpy(folds == fold)
-            network = train_recipe([tensor[fit] for tensor in train], y[fit], recipe)
+            network = train_network([tensor[fit] for tensor in train], y[fit], *recipe)
             p = probabilities(network, [tensor[check] for tensor in train])
             alone.append(balanced_accuracy(p, y[check].numpy()))
             averaged.append(balanced_accuracy(beside_neighbours(p, [entry for entry, f in zip(data["train"], folds) if f == fold], (1, 1)), y[check].numpy()))
@@ -1241,7 +1121,7 @@ def train_and_write(data, names, training):
         validation.append((float(np.mean(scores)), recipe))
         by_class[recipe] = (np.mean(alone, axis=0), np.mean(averaged, axis=0))
     score, recipe = max(validation)
-    network = train_recipe(train, y, recipe)
+    network = train_network(train, y, *recipe)
     convolutions = [
         {"weights": rounded(c.weight.detach().numpy()), "bias": rounded(c.bias.detach().numpy()), "kernel": 3, "dilation": d}
         for c, d in zip(network.convolutions, DILATIONS)]
@@ -1458,7 +1338,7 @@ def main():
             """Each set's figures for each seed's network (`trained`: the seed's network, already trained)."""
             runs = {split: [] for split in truths}
             for seed in seeds:
-                network = trained if trained is not None and seed == SEED else train_recipe(train, y, recipe, seed)
+                network = trained if trained is not None and seed == SEED else train_network(train, y, *recipe, seed)
                 for split in truths:
                     runs[split].append(figures(split, network, seed_mean, seed_scale))
             return runs
@@ -1496,21 +1376,6 @@ def main():
                 *[f"| {split} | {cells(ours[split])} | {cells(theirs[split])} |" for split in truths],
                 "",
             ]
-            # Version 26's trial's rule, written before its run (docs/sound-classes.md).
-            if replaced[0] == 22 and MODEL_VERSION == 26:
-                new_file, old_file = figures("seventh", network, mean, scale), figures("seventh", *replaced[1:4])
-                averaged = {split: (np.mean(ours[split], axis=0), np.mean(theirs[split], axis=0)) for split in truths}
-                criteria = [all(n >= o for n, o in zip(new_file[:2], old_file[:2])) and new_file[2] >= max(5, old_file[2]),
-                            all(averaged["seventh"][0][k] >= averaged["seventh"][1][k] for k in (0, 1)),
-                            all(averaged[split][0][k] >= averaged[split][1][k] - 0.01 for split in truths if split != "seventh" for k in (0, 1))]
-                spread += [
-                    "Version 26's trial's rule on this run: (1) on the seventh set version 26 scores "
-                    f"{new_file[0]:.3f} and {new_file[1]:.3f}, +10 dB in {new_file[2]} clips, against version 22's {old_file[0]:.3f} and "
-                    f"{old_file[1]:.3f}, {old_file[2]} clips: {'holds' if criteria[0] else 'fails'}; (2) the recipes' means on the seventh set "
-                    f"above: {'holds' if criteria[1] else 'fails'}; (3) their means on sets 1 to 6: {'holds' if criteria[2] else 'fails'}. "
-                    f"By it version 26 {'ships' if all(criteria) else 'does not ship'}.",
-                    "",
-                ]
 
     report = "\n".join([
         *choice,
@@ -1558,7 +1423,7 @@ def main():
         *later_set("fourth", "recorded voices, and music and effects, from packages nothing here was trained or chosen on"),
         *later_set("fifth", "synthetic voices from recorded diphones, an announcer's words, music and effects, from packages nothing here was trained or chosen on before version 24's trial"),
         *later_set("sixth", "synthetic and recorded voices, music and effects, from packages nothing here was trained, chosen or judged on before version 25's trial"),
-        *later_set("seventh", "recorded voices at 8 to 44.1 kHz, music and effects, from packages nothing here was trained, chosen or judged on before version 26's trial"),
+        *later_set("seventh", "recorded and synthetic voices at 8 to 16 kHz, music and effects, from packages nothing here was trained, chosen or judged on before version 26's trial"),
         *spread,
         "By kind of held-out clip (mean probability, and the share of seconds at p ≥ 0.5):",
         "",
