@@ -272,7 +272,11 @@ class Corpus:
         drive = rng.randint(6, 15) if rng.random() < 0.08 else 0
         out = self.path(name)
         self.clips.append((out, split, kind, speech, music, source, (voice or raw) if speech else None))
-        if os.path.exists(out):  # made by an earlier run with the same seed
+        # Reused only when an earlier run made it from the same sound in the same way: a script that
+        # draws another sound under the same name, or passes it through another chain (a trial's,
+        # say), makes it again rather than being judged on what the other script made.
+        made, stamp = hashlib.sha256(open(raw, "rb").read() + repr((rate, gain, effects, drive)).encode()).hexdigest(), out + ".made"
+        if os.path.exists(out) and os.path.exists(stamp) and open(stamp).read() == made:
             return out
         tmp = out + ".tmp.wav"
         if drive:
@@ -289,6 +293,8 @@ class Corpus:
         sox("-m", tmp, bed, "-b", "16", out)
         os.remove(tmp)
         os.remove(bed)
+        with open(stamp, "w") as written:
+            written.write(made)
         return out
 
 
