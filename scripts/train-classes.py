@@ -808,27 +808,15 @@ def make_corpus(corpus, rng):
     raw = corpus.work("seventh-speech-orig-16k.raw.wav")
     sox(os.path.join(CODEC2_SPEECH, "raw", "speech_orig_16k.wav"), "-r", "48000", "-c", "1", raw)
     seventh_voices.append((raw, "codec2-examples"))
-    orders = corpus.work("openarena-orders")
-    with zipfile.ZipFile(OPENARENA_ORDERS) as archive:
-        os.makedirs(orders, exist_ok=True)
-        for member in sorted(archive.namelist()):
-            if member.startswith("sound/voices/") and member.endswith(".ogg"):
-                with open(os.path.join(orders, member.replace("/", "-")), "wb") as out:
-                    out.write(archive.read(member))
+    orders = unpacked(OPENARENA_ORDERS, ("sound/voices/",), corpus.work("openarena-orders"))
     for voice in ("rott", "festivoxmale"):
-        lines = [path for path in audio_files(orders) if f"-{voice}-" in path]
+        lines = [path for path in orders if os.path.basename(path).startswith(f"sound-voices-{voice}-")]
         seventh_voices.append((talk(corpus, lines, f"seventh-openarena-{voice}", 14), "openarena (voices)"))
     for index, (raw, source) in enumerate(seventh_voices):
         corpus.finish(raw, f"speech-seventh-{index}", "seventh", "speech", 1, 0, source)
-    openarena = corpus.work("openarena")
-    with zipfile.ZipFile(OPENARENA) as archive:
-        os.makedirs(openarena, exist_ok=True)
-        for member in sorted(archive.namelist()):
-            if member.startswith(("music/", "sound/le/", "sound/items/", "sound/weapons/")) and member.endswith((".ogg", ".wav")):
-                with open(os.path.join(openarena, member.replace("/", "-")), "wb") as out:
-                    out.write(archive.read(member))
+    openarena = unpacked(OPENARENA, ("music/", "sound/le/", "sound/items/", "sound/weapons/"), corpus.work("openarena"))
     tracks = re.compile(r"^(destiny_facedown|dtox3monomix|highscoremusic|lucky-holiday-cornbread-stuffing-mono|lucky13-steve-mono-mix)\.ogg$")
-    songs_seventh = (excerpts(clips([path for path in audio_files(openarena) if os.path.basename(path).startswith("music-")], 6), 1, "openarena")
+    songs_seventh = (excerpts(clips([path for path in openarena if os.path.basename(path).startswith("music-")], 6), 1, "openarena")
                      + excerpts(audio_files(POWERMANGA_MUSIC), 1, "powermanga")
                      + excerpts(clips([path for path in audio_files(WORDWARVI_SOUNDS) if tracks.match(os.path.basename(path))], 3), 1, "wordwarvi"))
     for index, (raw, source) in enumerate(songs_seventh):
@@ -837,11 +825,27 @@ def make_corpus(corpus, rng):
     # Without wordwarvi's voices, cries and screams, its music and a timpani's note.
     voiced = re.compile(r"^(aaaah_it_burns|abducted|fallingscreamhi|help_down_here|help_up_here|hohoho|hohoho_merry_xmas|nice_bank_shot|"
                         r"ooooof|ow_my_spine|UseTheSource|woohoo|yay_santa|timpani_boing)\.ogg$")
-    effects = [path for path in audio_files(POWERMANGA_SOUNDS) + [path for path in audio_files(openarena) if os.path.basename(path).startswith("sound-")]
+    effects = [path for path in audio_files(POWERMANGA_SOUNDS) + [path for path in openarena if os.path.basename(path).startswith("sound-")]
                + [path for path in audio_files(WORDWARVI_SOUNDS) if not tracks.match(os.path.basename(path))]
                if not voiced.match(os.path.basename(path))]
     for index, raw in enumerate(effect_clips(effects, 6, "effects-seventh")):
         corpus.finish(raw, f"effects-seventh-{index}", "seventh", "sound effects", 0, 0, "powermanga, openarena, wordwarvi (effects)")
+
+
+def unpacked(archive_path, prefixes, folder):
+    """The sounds of a zip archive (a game's .pk3) whose paths start with one of `prefixes`, written
+    to `folder` each under its path with "-" for "/" (so a file's name says where it was, and is
+    told apart by that name, not by the folder's); returns their paths, sorted as audio_files
+    sorts them."""
+    os.makedirs(folder, exist_ok=True)
+    paths = []
+    with zipfile.ZipFile(archive_path) as archive:
+        for member in archive.namelist():
+            if member.startswith(prefixes) and member.endswith((".ogg", ".wav")):
+                paths.append(os.path.join(folder, member.replace("/", "-")))
+                with open(paths[-1], "wb") as out:
+                    out.write(archive.read(member))
+    return sorted(paths)
 
 
 def ogg_streams(path, folder):
