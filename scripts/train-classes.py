@@ -480,13 +480,7 @@ def make_corpus(corpus, rng):
                 chosen.append((raw, source))
         return chosen
 
-    nexuiz = corpus.work("nexuiz")
-    with zipfile.ZipFile(NEXUIZ) as archive:
-        for member in archive.namelist():
-            if member.endswith(".ogg"):
-                os.makedirs(nexuiz, exist_ok=True)
-                with open(os.path.join(nexuiz, os.path.basename(member)), "wb") as out:
-                    out.write(archive.read(member))
+    nexuiz = unpacked(NEXUIZ, ("sound/cdtracks/",), corpus.work("nexuiz"))
 
     def songs(soundfont, count, source):
         played = []
@@ -502,7 +496,7 @@ def make_corpus(corpus, rng):
         return played
 
     music = {
-        "train": excerpts(clips(audio_files(PLANETBLUPI), 10), 2, "planetblupi") + excerpts(clips(audio_files(nexuiz), 10), 2, "nexuiz")
+        "train": excerpts(clips(audio_files(PLANETBLUPI), 10), 2, "planetblupi") + excerpts(clips(nexuiz, 10), 2, "nexuiz")
         + excerpts(clips(audio_files(WESNOTH), 16), 2, "wesnoth") + songs(FLUID_GM, 40, "fluid-gm"),
         "held-out": excerpts(clips(audio_files(DRASCULA), 10), 1, "drascula")
         + excerpts(clips(audio_files(WARZONE, (".opus",)), 10), 1, "warzone2100", decode="opusdec")
@@ -752,14 +746,7 @@ def make_corpus(corpus, rng):
     fifth_voices.append((talk(corpus, words, "fifth-neverball", 14), "neverball (voice)"))
     for index, (raw, source) in enumerate(fifth_voices):
         corpus.finish(raw, f"speech-fifth-{index}", "fifth", "speech", 1, 0, source)
-    ufoai = corpus.work("ufoai")
-    with zipfile.ZipFile(UFOAI_MUSIC) as archive:
-        members = sorted(member for member in archive.namelist() if member.endswith(".ogg"))
-        os.makedirs(ufoai, exist_ok=True)
-        for member in members:
-            with open(os.path.join(ufoai, os.path.basename(member)), "wb") as out:
-                out.write(archive.read(member))
-    songs_fifth = (excerpts(clips(audio_files(ufoai), 8), 1, "ufoai")
+    songs_fifth = (excerpts(clips(unpacked(UFOAI_MUSIC, ("music/",), corpus.work("ufoai")), 8), 1, "ufoai")
                    + excerpts(audio_files(os.path.join(NEVERBALL, "bgm")), 1, "neverball"))
     for index, (raw, source) in enumerate(songs_fifth):
         corpus.finish(raw, f"music-fifth-{index}", "fifth", "music", 0, 1, source)
