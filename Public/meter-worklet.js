@@ -49,7 +49,7 @@ class MeterProcessor extends AudioWorkletProcessor {
     this.port.onmessage = (event) => {
       if (event.data.type !== "finish" || !this.running) return;
       this.running = false;
-      if (this.count > 0) this.closeInterval();
+      if (this.count > 0) this.closeInterval(true);
       this.port.postMessage({ type: "finished" });
     };
   }
@@ -105,10 +105,10 @@ class MeterProcessor extends AudioWorkletProcessor {
     return true;
   }
 
-  closeInterval() {
+  closeInterval(cutShort = false) {
     const n = this.count;
     const avg = this.level(this.weighted / n);
-    const classes = this.sound ? this.sound.closeInterval() : null;
+    const classes = this.sound ? this.sound.closeInterval(cutShort) : null;
     this.port.postMessage({
       type: "interval",
       avg,

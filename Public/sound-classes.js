@@ -53,8 +53,8 @@ export class SoundClassesMeter {
     this.fewestJudged = design.fewest_frames_judged;
     this.unchangingIntervals = design.unchanging_intervals;
     this.unchangingRange = design.unchanging_range;
-    // The last intervals' band means, oldest first (hasNotChanged).
-    this.recentMeans = [];
+    // The last intervals' band sums over their own frames, and how many, oldest first (hasNotChanged).
+    this.recentSums = [];
     this.frames = [];
     this.recent = [];
     this.previousBands = null;
@@ -181,8 +181,11 @@ export class SoundClassesMeter {
     return steadiness;
   }
 
-  /** Ends an interval where the levels' ends: its classes, after its frames' bands lose their mean. */
-  closeInterval() {
+  /**
+   * Ends an interval where the levels' ends: its classes, after its frames' bands lose their mean.
+   * An interval `cutShort` (the last, ended by "stop") is judged with the one before it (hasNotChanged).
+   */
+  closeInterval(cutShort = false) {
     const bandCount = this.bands.length, count = this.frames.length;
     if (count > 0) {
       let sum = 0;
@@ -190,7 +193,7 @@ export class SoundClassesMeter {
       const mean = sum / (count * bandCount);
       for (const frame of this.frames) for (let band = 0; band < bandCount; band++) frame[band] -= mean;
     }
-    const unchanging = this.hasNotChanged(this.frames);
+    const unchanging = this.hasNotChanged(this.frames, cutShort);
     const window = this.recent.concat(this.frames);
     const context = this.recent.length;
     this.recent = window.slice(-this.context);
@@ -204,24 +207,37 @@ export class SoundClassesMeter {
    * Whether the sound has kept its spectrum over this interval, whose frames are `own`, and the
    * intervals before it, the design's unchanging_intervals in all: the mean over the bands of how
    * far each band's mean over an interval's own frames moved across them (highest less lowest) is
-   * at most unchanging_range. An interval without frames of its own starts the count again.
+   * at most unchanging_range. An interval without frames of its own starts the count again; one
+   * `cutShort` joins its frames to the interval before it, as UnchangingSound does: a few frames'
+   * means over a room's noise move by more than the rule allows.
    */
-  hasNotChanged(own) {
+  hasNotChanged(own, cutShort) {
+    const bandCount = this.bands.length;
+    const sums = new Float64Array(bandCount);
+    for (const frame of own) for (let band = 0; band < bandCount; band++) sums[band] += frame[band];
+    if (cutShort) {
+      const before = this.recentSums.at(-1);
+      if (!before) return false;
+      const joined = { sums: sums.map((sum, band) => sum + before.sums[band]), frames: before.frames + own.length };
+      return this.hasNotChangedOver(this.recentSums.slice(0, -1).concat([joined]));
+    }
     if (own.length === 0) {
-      this.recentMeans = [];
+      this.recentSums = [];
       return false;
     }
+    this.recentSums.push({ sums, frames: own.length });
+    if (this.recentSums.length > this.unchangingIntervals) this.recentSums.shift();
+    return this.hasNotChangedOver(this.recentSums);
+  }
+
+  /** Whether over `span`, unchanging_intervals of them, the bands' means moved by at most unchanging_range on average. */
+  hasNotChangedOver(span) {
+    if (span.length < this.unchangingIntervals) return false;
     const bandCount = this.bands.length;
-    const means = new Float64Array(bandCount);
-    for (const frame of own) for (let band = 0; band < bandCount; band++) means[band] += frame[band];
-    for (let band = 0; band < bandCount; band++) means[band] /= own.length;
-    this.recentMeans.push(means);
-    if (this.recentMeans.length > this.unchangingIntervals) this.recentMeans.shift();
-    if (this.recentMeans.length < this.unchangingIntervals) return false;
     let moved = 0;
     for (let band = 0; band < bandCount; band++) {
-      const values = this.recentMeans.map((interval) => interval[band]);
-      moved += Math.max(...values) - Math.min(...values);
+      const means = span.map((interval) => interval.sums[band] / interval.frames);
+      moved += Math.max(...means) - Math.min(...means);
     }
     return moved / bandCount <= this.unchangingRange;
   }

@@ -30,6 +30,11 @@ then does what standard input asks, one command a line, and answers each on stan
     device         prints the device this browser registered as (its JSON, from the page's storage)
     judge R P,P,…  prints, comma-separated, the whole percents P judged beside their neighbours up to R
                    either side by the page's own rule (sound-classes.js, judgedBesideNeighbours)
+    unchanging JSON
+                   prints, comma-separated, whether the page's rule for a sound that does not change
+                   (sound-classes.js, hasNotChanged, as the server's design at 48 kHz sets it) finds
+                   each of made-up intervals unchanging, in order: JSON is [[V, F, C], …], an
+                   interval of F frames whose first band is V and the others 0, cut short if C
     calibrate DB   types DB as what a sound level meter reads and taps "Calibrate"; waits until the
                    page says how that ended, and prints it
     calibrate-enter DB
@@ -51,6 +56,7 @@ left on), "unreported" (a browser that knows the gain control switch but does no
 set it), or a browser that gives none: "denied" (the person refused it), "missing" (none
 connected) or "busy" (another app holds it).
 """
+import json
 import re
 import sys
 
@@ -134,6 +140,18 @@ SET_VISIBLE = """
 hearclearScreen.visible = arguments[0];
 if (!arguments[0]) hearclearScreen.locks.forEach((lock) => { lock.released = true; });
 document.dispatchEvent(new Event("visibilitychange"));
+"""
+
+# The page's rule on made-up intervals, in a SoundClassesMeter made from the server's design at 48 kHz.
+UNCHANGING = """
+const windows = arguments[0];
+return (async () => {
+  const { SoundClassesMeter } = await import('/public/sound-classes.js');
+  const design = (await (await fetch('/api/v2/meter-design?rate=48000')).json()).classes;
+  const rule = new SoundClassesMeter(design), bands = design.bands.length;
+  return windows.map(([first, frames, cutShort]) =>
+    rule.hasNotChanged(Array.from({ length: frames }, () => [first, ...new Array(bands - 1).fill(0)]), cutShort));
+})();
 """
 
 
@@ -246,6 +264,8 @@ def main():
                 answer(",".join(str(p) for p in driver.execute_script(
                     "return import('/public/sound-classes.js').then((m) => m.judgedBesideNeighbours(arguments[1], arguments[0]))",
                     int(reach), [int(p) for p in percents.split(",")])))
+            elif command == "unchanging":
+                answer(",".join(str(found).lower() for found in driver.execute_script(UNCHANGING, json.loads(argument))))
             elif command == "quit":
                 break
             else:

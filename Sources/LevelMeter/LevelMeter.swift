@@ -84,8 +84,8 @@ public struct LevelMeter: Sendable {
 
     /// What `classifier` finds in `window`; neither in a sound that has not changed for seconds
     /// (`UnchangingSound`: a hum, which the network reads as music).
-    private mutating func judge(_ window: SoundFeatures.Window, with classifier: SoundClassifier) -> SoundClasses? {
-        let unchanging = unchangingSound.hasNotChanged(through: window)
+    private mutating func judge(_ window: SoundFeatures.Window, with classifier: SoundClassifier, cutShort: Bool = false) -> SoundClasses? {
+        let unchanging = unchangingSound.hasNotChanged(through: window, cutShort: cutShort)
         guard let classes = classifier.classes(of: window) else { return nil }
         return unchanging ? .neither : classes
     }
@@ -100,7 +100,7 @@ public struct LevelMeter: Sendable {
     /// The last, partial interval, if it holds any samples, and how long it lasted: its levels are
     /// means over that time, so a run's Leq weighs it by that time, not as a whole interval.
     public mutating func finish() -> (sample: Sample, seconds: Double)? {
-        if let last = features?.finish(), let classifier { classified.append(judge(last, with: classifier)) }
+        if let last = features?.finish(), let classifier { classified.append(judge(last, with: classifier, cutShort: true)) }
         guard count > 0 else { return nil }
         let seconds = Double(count) / Double(sampleRate)
         return (closeInterval(), seconds)

@@ -21,8 +21,8 @@ public struct UnchangingSound: Sendable {
 
     /// The intervals the rule spans: `seconds` of them, and at least four.
     public let intervals: Int
-    /// The last intervals' band means, oldest first.
-    private var recent: [[Float]] = []
+    /// The last intervals' band sums over their own frames, and how many frames, oldest first.
+    private var recent: [(sums: [Float], frames: Int)] = []
 
     public init(interval: Double) {
         intervals = max(4, Int((Self.seconds / interval).rounded(.up)))
@@ -30,22 +30,41 @@ public struct UnchangingSound: Sendable {
 
     /// Feeds an interval's window; whether the sound has not changed over the last `intervals`
     /// intervals, this one included. An interval without frames of its own starts the span again.
-    public mutating func hasNotChanged(through window: SoundFeatures.Window) -> Bool {
+    ///
+    /// An interval `cutShort` (the last of a recording or a check-in, ended where it was) is
+    /// judged together with the interval before it, its frames joining that interval's: a few
+    /// frames' band means over a room's noise move by more than the rule allows, and an interval
+    /// of none would start the span again, so a hum's last moment would be left to the network,
+    /// which reads it as music.
+    public mutating func hasNotChanged(through window: SoundFeatures.Window, cutShort: Bool = false) -> Bool {
+        let own = ownSums(of: window)
+        if cutShort {
+            guard let before = recent.last else { return false }
+            return hasNotChanged(over: recent.dropLast() + [(zip(before.sums, own).map(+), before.frames + window.frames)])
+        }
         guard window.frames > 0 else {
             recent.removeAll()
             return false
         }
+        recent.append((own, window.frames))
+        if recent.count > intervals { recent.removeFirst() }
+        return hasNotChanged(over: recent)
+    }
+
+    private func ownSums(of window: SoundFeatures.Window) -> [Float] {
         let width = SoundFeatures.names.count
         let own = Array(window.own)
-        let means = (0..<SoundFeatures.bandCount).map { band in
-            stride(from: band, to: own.count, by: width).reduce(Float(0)) { $0 + own[$1] } / Float(window.frames)
+        return (0..<SoundFeatures.bandCount).map { band in
+            stride(from: band, to: own.count, by: width).reduce(Float(0)) { $0 + own[$1] }
         }
-        recent.append(means)
-        if recent.count > intervals { recent.removeFirst() }
-        guard recent.count == intervals else { return false }
+    }
+
+    /// Whether over `span`, `intervals` of them, the bands' means moved by at most `range` on average.
+    private func hasNotChanged(over span: [(sums: [Float], frames: Int)]) -> Bool {
+        guard span.count == intervals else { return false }
         let moved = (0..<SoundFeatures.bandCount).reduce(Float(0)) { sum, band in
-            let values = recent.map { $0[band] }
-            return sum + values.max()! - values.min()!
+            let means = span.map { $0.sums[band] / Float($0.frames) }
+            return sum + means.max()! - means.min()!
         }
         return moved / Float(SoundFeatures.bandCount) <= Self.range
     }

@@ -1,7 +1,7 @@
 import AudioInput
 import Foundation
 import HearClearCore
-import LevelMeter
+@testable import LevelMeter
 import LoopbackHTTP
 import TestSignals
 import Testing
@@ -417,6 +417,23 @@ import FoundationNetworking
         let client = SoundClasses.judgedBesideNeighbours(percents.map { SoundClasses(percent: 0, $0) }, reach: .init(speech: 0, music: 1))
         #expect(judged == client.map { "\($0?.percent.music ?? -1)" }.joined(separator: ","))
         #expect(judged == "55,65,35,62,50,67,51")
+        // And its rule for a sound that does not change is the client's, an interval cut short by
+        // "stop" too: made-up intervals of 31 frames or fewer, only the first band moving.
+        let made: [(firstBand: Float, frames: Int, cutShort: Bool)] = [
+            (0, 31, false), (0.5, 31, false), (1.2, 31, false), (0.6, 31, false), (0.6, 31, false), (0.6, 31, false), (0.6, 31, false),
+            (2.0, 2, true), (0.6, 0, true), (4.0, 31, true), (2.0, 2, false), (0.6, 0, false), (0.6, 31, false), (0.6, 20, true),
+        ]
+        var rule = UnchangingSound(interval: 1)
+        let width = SoundFeatures.names.count
+        let unchanging = made.map { interval in
+            let frame = [interval.firstBand] + [Float](repeating: 0, count: width - 1)
+            let window = SoundFeatures.Window(values: Array(repeatElement(frame, count: interval.frames).joined()), context: 0, frames: interval.frames)
+            return rule.hasNotChanged(through: window, cutShort: interval.cutShort)
+        }
+        let windows = made.map { "[\($0.firstBand),\($0.frames),\($0.cutShort)]" }.joined(separator: ",")
+        let pageUnchanging = try await browser.ask("unchanging [\(windows)]")
+        #expect(pageUnchanging == unchanging.map(String.init).joined(separator: ","))
+        #expect(unchanging.contains(true) && unchanging.contains(false))
         await browser.quit()
         let checkIn = try await stored(try await sqlite(database, "SELECT id FROM checkin"), server: server, device: device)
         await server.stop()

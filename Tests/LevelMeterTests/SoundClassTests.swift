@@ -392,9 +392,29 @@ import Testing
         #expect(melody.meter.count == 8 && melody.meter == melody.network)
     }
 
+    /// Was: a check-in of a hum ended by "stop" sent its last two seconds as music (the page's
+    /// `[100, 100, 67, 33, 0, 0, 0, 33, 50]`, BrowserMeasureTests). The last interval, cut short,
+    /// held a few frames or none of its own: a few frames' band means over a room's noise move by
+    /// more than the rule allows, and none start its count again, so the network's music stood
+    /// there, and the rule over neighbours carried it into the second before. An interval cut short
+    /// is judged with the one before it, as long as a hum has kept its spectrum through both.
+    @Test(arguments: [500, 1600, 5000, 12_000, 40_000])
+    func aHumCutShortHoldsNeitherToItsEnd(tail: Int) {
+        var random = SplitMix64(seed: 2027)
+        let audio = (0..<(48_000 * 6 + tail)).map { index in
+            Float([60.0, 120].reduce(0) { $0 + 0.05 * sin(2 * Double.pi * $1 * Double(index) / 48_000) })
+                + Float(Double.random(in: -0.02...0.02, using: &random))
+        }
+        var meter = LevelMeter(sampleRate: 48_000, classifier: .shipped)
+        let seconds = meter.process(audio) + [meter.finish()?.sample].compactMap { $0 }
+        let classes = SoundClassifier.shipped.judgedBesideNeighbours(seconds).map(\.classes)
+        #expect(classes.count == 7 && classes.dropFirst(4).allSatisfy { $0 == .neither }, "\(classes)")
+    }
+
     /// The rule on made-up windows: four intervals of one second (eight of half a second) over which
     /// the bands moved by at most 0.08 on average (here one band of the 16 moves, by up to 1.28);
-    /// bands that move more, or an interval without frames of its own, start the count again.
+    /// bands that move more, or an interval without frames of its own, start the count again. An
+    /// interval cut short joins the one before it and does not lengthen the span.
     @Test func anUnchangingSoundSpansFourSecondsWithinTheRange() {
         #expect(UnchangingSound(interval: 1).intervals == 4 && UnchangingSound(interval: 0.5).intervals == 8)
         #expect(UnchangingSound(interval: 10).intervals == 4)
@@ -409,6 +429,13 @@ import Testing
         #expect(bands.map { sound.hasNotChanged(through: window(firstBand: $0)) } == [false, false, false, true, false, false, false, false, true])
         #expect(sound.hasNotChanged(through: window(firstBand: 0.6, frames: 0)) == false)
         #expect([0.6, 0.6, 0.6, 0.6].map { sound.hasNotChanged(through: window(firstBand: $0)) } == [false, false, false, true])
+        // Cut short, two frames at 2.0 would move the band by 1.4 on their own (0.0875 on
+        // average); joined to the 31 frames before them, the mean moves to 0.685.
+        let cutShort: [(Float, Int)] = [(2.0, 2), (0.6, 0), (4.0, 31)]
+        #expect(cutShort.map { sound.hasNotChanged(through: window(firstBand: $0.0, frames: $0.1), cutShort: true) } == [true, true, false])
+        var fresh = UnchangingSound(interval: 1)
+        #expect([0.6, 0.6, 0.6].map { fresh.hasNotChanged(through: window(firstBand: $0)) } == [false, false, false])
+        #expect([20].map { fresh.hasNotChanged(through: window(firstBand: 0.6, frames: $0), cutShort: true) } == [false])
     }
 
     /// Only a recording of fewer than four frames in all has nothing to judge.
