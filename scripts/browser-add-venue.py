@@ -22,14 +22,16 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 import headless_chromium
 
 
-def outcome(driver):
-    """Where the last tap led: the measuring page, venues offered, or the page's words."""
+def outcome(driver, offered=False):
+    """Where the last tap led: the measuring page, venues offered, or the page's words. `offered`:
+    the venues were offered before this tap ("Add mine anyway"), and their list stays on the page
+    until the measuring page opens, so it is no answer to this tap."""
     def settled(driver):
         if driver.current_url.endswith("/measure"):
             return "measure " + driver.current_url
         # The page never offers an empty list; one read as the page is left is not an answer.
         links = driver.find_elements(By.CSS_SELECTOR, "#match-list a")
-        if links and driver.find_element(By.ID, "matches").is_displayed():
+        if links and not offered and driver.find_element(By.ID, "matches").is_displayed():
             return "matches " + " | ".join(link.get_attribute("href") + " " + link.text for link in links)
         status = driver.find_element(By.ID, "status").text
         return "status " + status if status.startswith("Not added") or status.startswith("Type") else None
@@ -57,7 +59,7 @@ def main():
         print(said, flush=True)
         if anyway and said.startswith("matches"):
             driver.find_element(By.ID, "add-anyway").click()
-            print(outcome(driver), flush=True)
+            print(outcome(driver, offered=True), flush=True)
     finally:
         driver.quit()
 
