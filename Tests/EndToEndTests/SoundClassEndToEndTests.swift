@@ -87,8 +87,8 @@ import Testing
 
     /// A recorded human voice held out of training: an Italian woman's telephone prompts
     /// (asterisk-prompt-it-menardi-wav, 8 kHz, of the fourth held-out set) one after another are
-    /// speech, not music. The same package's recording of shrieking monkeys is neither, but version
-    /// 22 reads it as music (docs/sound-classes.md, "A fourth held-out set"): a known issue, so that
+    /// speech, not music. The same package's recording of shrieking monkeys is neither, but versions
+    /// 22 and 28 read it as music (docs/sound-classes.md, "A fourth held-out set"): a known issue, so that
     /// a model that hears it right fails here until the doc says so too.
     @Test func aRecordedVoiceIsSpeechAndMonkeysAreNotMusic() async throws {
         let prompts = "/usr/share/asterisk/sounds/it_IT_f_Menardi"
@@ -101,7 +101,7 @@ import Testing
 
         let monkeys = try await shares(try await recording("\(prompts)/tt-monkeys.wav", named: "monkeys"))
         #expect(monkeys.speech <= 0.2, "monkeys: \(monkeys)")
-        withKnownIssue("version 22 reads Asterisk's shrieking monkeys as music") {
+        withKnownIssue("versions 22 and 28 read Asterisk's shrieking monkeys as music") {
             #expect(monkeys.music <= 0.2, "monkeys: \(monkeys)")
         }
     }
@@ -125,7 +125,7 @@ import Testing
             if above == 9 {
                 #expect(heard.speech >= 0.7, "festival \(above) dB over pink noise: \(heard)")
             } else {
-                withKnownIssue("version 22 misses a voice only 3 dB over steady noise") {
+                withKnownIssue("versions 22 and 28 miss a voice only 3 dB over steady noise") {
                     #expect(heard.speech >= 0.5, "festival \(above) dB over pink noise: \(heard)")
                 }
             }
