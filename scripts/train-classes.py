@@ -1599,31 +1599,6 @@ def main():
                 *[f"| {split} | {cells(ours[split])} | {cells(theirs[split])} |" for split in truths],
                 "",
             ]
-            # Version 28's trial's rule, written before its run (docs/sound-classes.md): version 22's
-            # recipe's means and lowest seeds on its own corpus are those `make judge-classes` wrote.
-            if replaced[0] == 22 and MODEL_VERSION == 28:
-                judged_figures = {found.group(1): ((float(found.group(2)), float(found.group(4))), (float(found.group(3)), float(found.group(5))))
-                                  for found in re.finditer(
-                    r"^\| ([\w-]+) \| [0-9.]+, [0-9.]+, \d+ \| ([0-9.]+) \(([0-9.]+)–[0-9.]+\) \| ([0-9.]+) \(([0-9.]+)–[0-9.]+\) \|",
-                    text[text.index(REPORT_BEGIN):text.index(REPORT_END)], re.MULTILINE)}
-                if set(judged_figures) != set(truths):
-                    sys.exit(f"{REPORT}'s figures do not give version 22's recipe's means on every held-out set; make judge-classes writes them")
-                judged_means = {split: means for split, (means, _) in judged_figures.items()}
-                lowest = judged_figures["ninth"][1]
-                new_file = figures("ninth", network, mean, scale)
-                averaged = {split: np.mean(ours[split], axis=0) for split in truths}
-                criteria = [all(averaged["ninth"][k] >= judged_means["ninth"][k] for k in (0, 1)),
-                            all(averaged[split][k] >= judged_means[split][k] - 0.01 for split in truths if split != "ninth" for k in (0, 1)),
-                            all(new_file[k] >= lowest[k] for k in (0, 1)) and new_file[2] >= 5]
-                spread += [
-                    "Version 28's trial's rule on this run: (1) version 28's recipe's means on the ninth set above, against version 22's "
-                    f"recipe's on its own corpus ({judged_means['ninth'][0]:.3f} and {judged_means['ninth'][1]:.3f}, `make judge-classes`): "
-                    f"{'holds' if criteria[0] else 'fails'}; (2) the same on sets 1 to 8, less 0.01: {'holds' if criteria[1] else 'fails'}; "
-                    f"(3) on the ninth set version 28's file scores {new_file[0]:.3f} and {new_file[1]:.3f}, +10 dB in {new_file[2]} clips, "
-                    f"against the lowest of version 22's recipe's seeds there ({lowest[0]:.3f} and {lowest[1]:.3f}) and 5 clips: "
-                    f"{'holds' if criteria[2] else 'fails'}. By it version 28 {'ships' if all(criteria) else 'does not ship'}.",
-                    "",
-                ]
 
     report = "\n".join([
         *choice,
