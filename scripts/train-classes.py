@@ -899,15 +899,37 @@ def make_corpus(corpus, rng):
     for index, raw in enumerate(effect_clips(effects, 6, "effects-seventh")):
         corpus.finish(raw, f"effects-seventh-{index}", "seventh", "sound effects", 0, 0, "powermanga, openarena, wordwarvi (effects)")
 
+    def later_held_out_set(split, voices, songs, effects, effects_source, scenes, scenes_source, loops):
+        """A held-out set added after the corpus was chosen, drawn from a generator of its own so
+        that it holds the same clips whatever the corpus drew before it (the script of the model it
+        judges and that of a trial build it alike), then the corpus's generator goes on where it
+        was: the stretches of speech `voices()` makes, the music excerpts `songs()` makes, six of
+        those voices 10 dB over that music, six clips of `effects` and four of `scenes` looped
+        `loops` times to 15 s. `voices` and `songs` are called once the set's generator is in place,
+        each after the clips before it are finished, as the seed's order has it."""
+        nonlocal rng
+        before = rng
+        rng = corpus.rng = random.Random(f"{SEED}-{split}")
+        spoken = voices()
+        for index, (raw, source) in enumerate(spoken):
+            corpus.finish(raw, f"speech-{split}-{index}", split, "speech", 1, 0, source)
+        played = songs()
+        for index, (raw, source) in enumerate(played):
+            corpus.finish(raw, f"music-{split}-{index}", split, "music", 0, 1, source)
+        mixtures(split, 6, split, spoken, played, snrs=(10,))
+        for index, raw in enumerate(effect_clips(effects, 6, f"effects-{split}")):
+            corpus.finish(raw, f"effects-{split}-{index}", split, "sound effects", 0, 0, effects_source)
+        for index, scene in enumerate(clips(scenes, 4)):
+            raw = corpus.work(f"{split}-ambient-{index}.raw.wav")
+            sox(scene, "-c", "1", raw, "repeat", str(loops), "trim", "0", "15")
+            corpus.finish(raw, f"ambient-{split}-{index}", split, "ambient scene", 0, 0, scenes_source)
+        rng = corpus.rng = before
+
     # The eighth held-out set (docs/sound-classes.md, "Version 27's trial"), from packages nothing
-    # here was trained, chosen or judged on before version 27's trial, built before its run. Drawn
-    # from a generator of its own, so that it holds the same clips whatever the corpus drew before
-    # it (version 22's script and version 27's build it alike), then the corpus's generator goes on
-    # where it was. Voices: a strategy game's units answering ("yes, my lord", "at once"), recorded
-    # by many speakers; only units whose answers the teacher heard as speech in most of each file
-    # (not its animals, monsters and machines, nor answers it heard in fewer than 0.6 of them).
-    before_eighth = rng
-    rng = corpus.rng = random.Random(f"{SEED}-eighth")
+    # here was trained, chosen or judged on before version 27's trial, built before its run.
+    # Voices: a strategy game's units answering ("yes, my lord", "at once"), recorded by many
+    # speakers; only units whose answers the teacher heard as speech in most of each file (not its
+    # animals, monsters and machines, nor answers it heard in fewer than 0.6 of them).
     megapack = os.path.join(MEGAGLEST, "techs", "megapack")
     answering = [
         ("magic", ("battlemage", "initiate", "summoner")),
@@ -916,24 +938,23 @@ def make_corpus(corpus, rng):
         ("indian", ("archer", "spearman", "shaman", "fire_archer", "stickfighter", "worker")),
         ("egypt", ("spearman", "anubis_warrior")),
     ]
-    answer = re.compile(r"_(ack|select)\d*\.(wav|ogg)$")
-    eighth_voices = []
-    for faction, units in answering:
-        lines = [path for unit in units for path in audio_files(os.path.join(megapack, "factions", faction, "units", unit, "sounds"))
-                 if answer.search(os.path.basename(path))]
-        eighth_voices.append((talk(corpus, lines, f"eighth-megaglest-{faction}", 14), "megaglest (voices)"))
-    common = re.compile(r"^(archmage|horseman|guard|technician|swordman|archer|worker)_(ack|select)\d*\.(wav|ogg)$")
-    lines = [path for path in audio_files(os.path.join(megapack, "commondata", "sounds")) if common.match(os.path.basename(path))]
-    eighth_voices.append((talk(corpus, lines, "eighth-megaglest-tech", 14), "megaglest (voices)"))
-    for index, (raw, source) in enumerate(eighth_voices):
-        corpus.finish(raw, f"speech-eighth-{index}", "eighth", "speech", 1, 0, source)
-    faction_music = [path for path in audio_files(os.path.join(megapack, "factions")) + audio_files(os.path.join(MEGAGLEST, "data", "core", "menu", "music"))
-                     if os.path.basename(os.path.dirname(path)) == "music"]
-    songs_eighth = (excerpts(clips(faction_music, 6), 1, "megaglest")
-                    + excerpts(clips(audio_files(os.path.join(NAEV_SOUNDS, "music")), 6), 1, "naev"))
-    for index, (raw, source) in enumerate(songs_eighth):
-        corpus.finish(raw, f"music-eighth-{index}", "eighth", "music", 0, 1, source)
-    mixtures("eighth", 6, "eighth", eighth_voices, songs_eighth, snrs=(10,))
+
+    def eighth_voices():
+        answer = re.compile(r"_(ack|select)\d*\.(wav|ogg)$")
+        stretches = []
+        for faction, units in answering:
+            lines = [path for unit in units for path in audio_files(os.path.join(megapack, "factions", faction, "units", unit, "sounds"))
+                     if answer.search(os.path.basename(path))]
+            stretches.append((talk(corpus, lines, f"eighth-megaglest-{faction}", 14), "megaglest (voices)"))
+        common = re.compile(r"^(archmage|horseman|guard|technician|swordman|archer|worker)_(ack|select)\d*\.(wav|ogg)$")
+        lines = [path for path in audio_files(os.path.join(megapack, "commondata", "sounds")) if common.match(os.path.basename(path))]
+        return stretches + [(talk(corpus, lines, "eighth-megaglest-tech", 14), "megaglest (voices)")]
+
+    def eighth_songs():
+        faction_music = [path for path in audio_files(os.path.join(megapack, "factions")) + audio_files(os.path.join(MEGAGLEST, "data", "core", "menu", "music"))
+                         if os.path.basename(os.path.dirname(path)) == "music"]
+        return (excerpts(clips(faction_music, 6), 1, "megaglest")
+                + excerpts(clips(audio_files(os.path.join(NAEV_SOUNDS, "music")), 6), 1, "naev"))
     # The units' weapons, steps, work and falls, without their answers and their cries (dying);
     # naev's; solarwolf's without its jingles and chimes.
     unit_effects = re.compile(r"_(attack|hit|walk|build|mine|fall|harvest)\d*[a-z]?\.(wav|ogg)$")
@@ -941,77 +962,57 @@ def make_corpus(corpus, rng):
     effects = ([path for path in audio_files(megapack) if unit_effects.search(os.path.basename(path))]
                + audio_files(os.path.join(NAEV_SOUNDS, "sounds"))
                + [path for path in audio_files(SOLARWOLF_SOUNDS) if not jingles.match(os.path.basename(path))])
-    for index, raw in enumerate(effect_clips(effects, 6, "effects-eighth")):
-        corpus.finish(raw, f"effects-eighth-{index}", "eighth", "sound effects", 0, 0, "megaglest, naev, solarwolf (effects)")
     # Weather and the time of day on its maps (rain, birds, crickets), each scene once however many
-    # maps share it, looped to 15 s.
+    # maps share it.
     scenes = {}
     for path in audio_files(os.path.join(MEGAGLEST, "tilesets")):
         if re.match(r"^(day|night|nightime|rain|sunny_day|desertday)\.(wav|ogg)$", os.path.basename(path)):
             scenes.setdefault(hashlib.sha256(open(path, "rb").read()).hexdigest(), path)
-    for index, scene in enumerate(clips(sorted(scenes.values()), 4)):
-        raw = corpus.work(f"eighth-ambient-{index}.raw.wav")
-        sox(scene, "-c", "1", raw, "repeat", "8", "trim", "0", "15")
-        corpus.finish(raw, f"ambient-eighth-{index}", "eighth", "ambient scene", 0, 0, "megaglest (weather)")
-    rng = corpus.rng = before_eighth
+    later_held_out_set("eighth", eighth_voices, eighth_songs, effects, "megaglest, naev, solarwolf (effects)",
+                       sorted(scenes.values()), "megaglest (weather)", loops=8)
 
     # The ninth held-out set (docs/sound-classes.md, "Version 28's trial"), from packages nothing
-    # here was trained, chosen or judged on before version 28's trial, built before its run, from a
-    # generator of its own as the eighth is. Voices: a strategy game's units answering, recorded in
-    # four ancient languages by women and men (the teacher heard speech in 0.67 to 0.93 of each
-    # file on average, by language and voice; its dog left out).
-    before_ninth = rng
-    rng = corpus.rng = random.Random(f"{SEED}-ninth")
+    # here was trained, chosen or judged on before version 28's trial, built before its run.
+    # Voices: a strategy game's units answering, recorded in four ancient languages by women and
+    # men (the teacher heard speech in 0.67 to 0.93 of each file on average, by language and voice;
+    # its dog left out).
     zero_ad = unpacked(ZERO_AD, ("audio/voice/", "audio/music/", "audio/attack/", "audio/resource/", "audio/actor/singlesteps/",
                                  "audio/actor/human/movement/", "audio/ambient/dayscape/", "audio/ambient/weather/", "audio/ambient/water/"),
                        corpus.work("0ad"))
-    ninth_voices = []
-    for language, voice in (("greek", ""), ("latin", ""), ("napatan", "female"), ("napatan", "male"), ("persian", "female"), ("persian", "male")):
-        lines = [path for path in zero_ad if os.path.basename(path).startswith(f"audio-voice-{language}-civ-civ_{voice}")]
-        ninth_voices.append((talk(corpus, lines, f"ninth-0ad-{language}-{voice or 'both'}", 14), "0ad (voices)"))
-    for index, (raw, source) in enumerate(ninth_voices):
-        corpus.finish(raw, f"speech-ninth-{index}", "ninth", "speech", 1, 0, source)
-    songs_ninth = (excerpts(clips([path for path in zero_ad if os.path.basename(path).startswith("audio-music-")], 8), 1, "0ad")
-                   + excerpts([path for path in audio_files(TUXTYPE_SOUNDS) if path.endswith(".ogg")], 1, "tuxtype"))
-    for index, (raw, source) in enumerate(songs_ninth):
-        corpus.finish(raw, f"music-ninth-{index}", "ninth", "music", 0, 1, source)
-    mixtures("ninth", 6, "ninth", ninth_voices, songs_ninth, snrs=(10,))
+
+    def ninth_voices():
+        stretches = []
+        for language, voice in (("greek", ""), ("latin", ""), ("napatan", "female"), ("napatan", "male"), ("persian", "female"), ("persian", "male")):
+            lines = [path for path in zero_ad if os.path.basename(path).startswith(f"audio-voice-{language}-civ-civ_{voice}")]
+            stretches.append((talk(corpus, lines, f"ninth-0ad-{language}-{voice or 'both'}", 14), "0ad (voices)"))
+        return stretches
+
+    def ninth_songs():
+        return (excerpts(clips([path for path in zero_ad if os.path.basename(path).startswith("audio-music-")], 8), 1, "0ad")
+                + excerpts([path for path in audio_files(TUXTYPE_SOUNDS) if path.endswith(".ogg")], 1, "tuxtype"))
     # Weapons, impacts, work and steps, without the units' cries when dying; tuxtype's, without its
     # voices, jingles and harp.
     unvoiced = re.compile(r"^(alarm|bite|buzz|explosion|laser|pop|run|shieldsdown|splat|tock)\.wav$")
     effects = ([path for path in zero_ad if os.path.basename(path).startswith(("audio-attack-", "audio-resource-", "audio-actor-"))]
                + [path for path in audio_files(TUXTYPE_SOUNDS) if unvoiced.match(os.path.basename(path))])
-    for index, raw in enumerate(effect_clips(effects, 6, "effects-ninth")):
-        corpus.finish(raw, f"effects-ninth-{index}", "ninth", "sound effects", 0, 0, "0ad, tuxtype (effects)")
-    # Its landscapes: birds, insects, wind, rain and water, looped to 15 s.
-    scenes = [path for path in zero_ad if os.path.basename(path).startswith("audio-ambient-")]
-    for index, scene in enumerate(clips(scenes, 4)):
-        raw = corpus.work(f"ninth-ambient-{index}.raw.wav")
-        sox(scene, "-c", "1", raw, "repeat", "8", "trim", "0", "15")
-        corpus.finish(raw, f"ambient-ninth-{index}", "ninth", "ambient scene", 0, 0, "0ad (landscapes)")
-    rng = corpus.rng = before_ninth
+    # Its landscapes: birds, insects, wind, rain and water.
+    later_held_out_set("ninth", ninth_voices, ninth_songs, effects, "0ad, tuxtype (effects)",
+                       [path for path in zero_ad if os.path.basename(path).startswith("audio-ambient-")], "0ad (landscapes)", loops=8)
 
     # The tenth held-out set (docs/sound-classes.md, "A tenth held-out set"), from packages nothing
-    # here was trained, chosen or judged on before version 28 shipped, built before any trial, from
-    # a generator of its own as the eighth is. Voices: a game's tiles and calls spoken by four
-    # English and four German voices (the teacher heard speech in 0.65 to 0.82 of each voice's
-    # files on average; six of them here), and another game's narrator in three languages.
-    before_tenth = rng
-    rng = corpus.rng = random.Random(f"{SEED}-tenth")
-    tenth_voices = []
-    for voice in ("male1", "female1", "male2", "de/female1", "de/male1", "de/female2"):
-        words = audio_files(os.path.join(KAJONGG_VOICES, voice))
-        tenth_voices.append((talk(corpus, words, f"tenth-kajongg-{voice.replace('/', '-')}", 14), "kajongg (voices)"))
-    for language in ("en", "de", "fr"):
-        lines = audio_files(os.path.join(UNKNOWN_HORIZONS, "voice", language))
-        tenth_voices.append((talk(corpus, lines, f"tenth-unknown-horizons-{language}", 14), "unknown-horizons (narrator)"))
-    for index, (raw, source) in enumerate(tenth_voices):
-        corpus.finish(raw, f"speech-tenth-{index}", "tenth", "speech", 1, 0, source)
-    songs_tenth = (excerpts(clips(audio_files(os.path.join(UNKNOWN_HORIZONS, "music")), 6), 1, "unknown-horizons")
-                   + excerpts(clips(audio_files(WIDELANDS_MUSIC), 6), 1, "widelands"))
-    for index, (raw, source) in enumerate(songs_tenth):
-        corpus.finish(raw, f"music-tenth-{index}", "tenth", "music", 0, 1, source)
-    mixtures("tenth", 6, "tenth", tenth_voices, songs_tenth, snrs=(10,))
+    # here was trained, chosen or judged on before version 28 shipped, built before any trial.
+    # Voices: a game's tiles and calls spoken by four English and four German voices (the teacher
+    # heard speech in 0.65 to 0.82 of each voice's files on average; six of them here), and
+    # another game's narrator in three languages.
+    def tenth_voices():
+        return ([(talk(corpus, audio_files(os.path.join(KAJONGG_VOICES, voice)), f"tenth-kajongg-{voice.replace('/', '-')}", 14), "kajongg (voices)")
+                 for voice in ("male1", "female1", "male2", "de/female1", "de/male1", "de/female2")]
+                + [(talk(corpus, audio_files(os.path.join(UNKNOWN_HORIZONS, "voice", language)), f"tenth-unknown-horizons-{language}", 14),
+                    "unknown-horizons (narrator)") for language in ("en", "de", "fr")])
+
+    def tenth_songs():
+        return (excerpts(clips(audio_files(os.path.join(UNKNOWN_HORIZONS, "music")), 6), 1, "unknown-horizons")
+                + excerpts(clips(audio_files(WIDELANDS_MUSIC), 6), 1, "widelands"))
     # Digging, building, steps, doors, tools breaking and explosions, without the player's cry of
     # pain; unknown-horizons' work sounds, without its tavern, market square, chapel, sheep and
     # jingles.
@@ -1019,15 +1020,10 @@ def make_corpus(corpus, rng):
     effects = ([path for path in audio_files(MINETEST_MODS) if "/sounds/" in path and not path.startswith(os.path.join(MINETEST_MODS, "env_sounds"))
                 and os.path.basename(path) != "player_damage.ogg" and not os.path.basename(path).startswith("fire_")]
                + [path for path in audio_files(os.path.join(UNKNOWN_HORIZONS, "sounds")) if work.match(os.path.basename(path))])
-    for index, raw in enumerate(effect_clips(effects, 6, "effects-tenth")):
-        corpus.finish(raw, f"effects-tenth-{index}", "tenth", "sound effects", 0, 0, "minetest, unknown-horizons (effects)")
-    # Water, lava and fire, looped to 15 s.
+    # Water, lava and fire.
     scenes = audio_files(os.path.join(MINETEST_MODS, "env_sounds")) + [os.path.join(MINETEST_MODS, "fire", "sounds", name) for name in ("fire_large.ogg", "fire_small.ogg")]
-    for index, scene in enumerate(clips(scenes, 4)):
-        raw = corpus.work(f"tenth-ambient-{index}.raw.wav")
-        sox(scene, "-c", "1", raw, "repeat", "20", "trim", "0", "15")
-        corpus.finish(raw, f"ambient-tenth-{index}", "tenth", "ambient scene", 0, 0, "minetest (water, lava, fire)")
-    rng = corpus.rng = before_tenth
+    later_held_out_set("tenth", tenth_voices, tenth_songs, effects, "minetest, unknown-horizons (effects)", scenes, "minetest (water, lava, fire)", loops=20)
+
     # Added for version 27's trial and kept for version 28's (version 24's trial's additions,
     # docs/sound-classes.md): version 23's trial mended synthetic voices and effects read as music
     # but lost music heard through a telephone and orchestral music, so training gains four more
