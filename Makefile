@@ -42,7 +42,7 @@ CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils plan
 	codec2-examples wordwarvi-sound openarena-data openarena-088-data powermanga-data \
 	megaglest-data naev-data solarwolf 0ad-data tuxtype-data kajongg unknown-horizons widelands-data minetest-data \
 	festvox-ca-ona-hts festvox-czech-dita festvox-czech-ph festvox-suopuhe-lj tuxpaint-data bzflag-data mirrormagic-data \
-	tuxpaint-stamps-default redeclipse-data tecnoballz-data supertuxkart-data scorched3d-data flightgear-data-base freeciv-data
+	tuxpaint-stamps-default redeclipse-data tecnoballz-data
 PREFIX ?= /usr/local
 SEEDS ?= 5
 HOSTNAME ?= 127.0.0.1

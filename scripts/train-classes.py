@@ -57,9 +57,7 @@ SEED = 2026
 # more voices, effects and music in training and a telephone codec, with version 25's trial's
 # network, three small networks joined, CANDIDATES, and version 22's rules), judged on the ninth
 # held-out set (docs/sound-classes.md, "Version 28's trial").
-# Version 30's trial is version 28 with steady scenes, voices and music over them and more effects
-# in training, judged on the eleventh held-out set (docs/sound-classes.md, "Version 30's trial").
-MODEL_VERSION = 30
+MODEL_VERSION = 28
 # SoundFeatures.version: the meter refuses a model made from other features (the shipped model's
 # test fails when the two differ).
 FEATURES_VERSION = 4
@@ -161,11 +159,6 @@ MINETEST_MODS = "/usr/share/games/minetest/games/minetest_game/mods"
 TUXPAINT_STAMPS = "/usr/share/tuxpaint/stamps"
 REDECLIPSE_SOUNDS = "/usr/share/games/redeclipse/data/sounds"
 TECNOBALLZ_SOUNDS = "/usr/share/games/tecnoballz/sounds"
-SUPERTUXKART_SOUNDS = "/usr/share/games/supertuxkart/data/sfx"
-SCORCHED3D_SOUNDS = "/usr/share/games/scorched3d/data/globalmods/none/data/wav"
-FLIGHTGEAR_SOUNDS = "/usr/share/games/flightgear/Sounds"
-FREECIV_SOUNDS = "/usr/share/games/freeciv/stdsounds"
-FREECIV_MUSIC = "/usr/share/games/freeciv/stdmusic"
 
 # What the third held-out set's festival voices read, written here in each voice's language (a
 # voice reads only its own language's letters).
@@ -304,10 +297,6 @@ SOURCES = [
      "synthetic speech: a Catalan woman (HTS), a Czech woman and man, a Finnish woman, alone and over music (training, from version 28)"),
     ("tuxpaint, bzflag, mirrormagic", "tuxpaint-data, bzflag-data, mirrormagic-data", "GPL-2+; LGPL-2.1 or MPL, GPL-2+; GPL",
      "sound effects that are neither, without voices and jingles (training, from version 28)"),
-    ("supertuxkart, scorched3d, flightgear, freeciv", "supertuxkart-data, scorched3d-data, flightgear-data-base, freeciv-data",
-     "CC0, public domain, GPL-2+, GPL-3, CC-BY-SA-4.0, zlib (supertuxkart: only its files under these, by file); GPL-2+",
-     "steady natural and machine sound that is neither (rivers, a waterfall, the sea, rain, wind, lava, thunder, birds, frogs, "
-     "engines), voices and music over it, games' sound effects, and freeciv's one music track (training, from version 30's trial)"),
     ("gpl-text", "base-files", "the licences' own texts", "the words espeak-ng, flite and festival read: /usr/share/common-licenses"),
     ("sox", "sox", "GPL-2+", "noise, tones, sweeps, chord progressions, rooms (reverberation), microphones (filters) and clipping, by sox"),
 ]
@@ -1087,57 +1076,6 @@ def make_corpus(corpus, rng):
                   + excerpts(clips(audio_files(COLOBOT_MUSIC), 8), 1, "colobot", tag="-more") + songs(FLUID_GM, 16, "fluid-gm", tag="-more"))
     for index, (raw, source) in enumerate(songs_more):
         corpus.finish(raw, f"music-train-songs-{index}", "train", "music", 0, 1, source)
-
-    # Added for version 29's trial and kept, changed, for version 30's (docs/sound-classes.md,
-    # "Version 29's trial" and "Version 30's trial"): version 28 hears music in steady natural sound
-    # (water, rain, fire: 28 to 33 % of their seconds on sets 1 to 9), and training held a dozen
-    # such scenes, wesnoth's. Training gains steady scenes of three more games and a flight
-    # simulator (rivers, a waterfall, the sea, rain, wind, lava, thunder, birds, frogs), each 15 s
-    # and the longer ones twice, voices over some of them, their games' effects and freeciv's one
-    # music track; and, since version 29's trial learnt noise as a sign of "not music" (its music
-    # was always clean), training music over those scenes, with the voices over them no longer at
-    # 0 dB. Only files whose licence the GPL-3 can carry: supertuxkart's under CC0, GPL-3 (as one
-    # choice) or CC-BY-SA-4.0, without those from SuperTux (the second held-out set's package);
-    # scorched3d's own mod (not "apoc", CC-BY-SA-3.0). Scenes shorter than 4.5 s are left out:
-    # looped to 15 s they would beat like a rhythm. Drawn after every clip above.
-    scene_files = ([os.path.join(SUPERTUXKART_SOUNDS, name + ".ogg") for name in ("river_loop", "waterfall_loop_2", "exotic-birds", "exotic-birds_2")]
-                   + [os.path.join(SCORCHED3D_SOUNDS, "misc", name + ".wav") for name in ("birds1", "birds2", "frogs", "lava1", "lava2", "oceanwaves", "rain")]
-                   + [os.path.join(FLIGHTGEAR_SOUNDS, name + ".wav") for name in ("rain", "rain-windshield", "wind1", "wave", "thunder")])
-    scenes = []
-    for scene in scene_files:
-        seconds = duration(scene)
-        for part in range(2 if seconds >= 30 else 1):
-            raw = corpus.work(f"scene-{os.path.basename(scene)}-{part}.raw.wav")
-            sox(scene, "-c", "1", raw, "trim", f"{15 * part}", "repeat", str(int(15 // seconds) + 1), "trim", "0", "15")
-            scenes.append(raw)
-    for index, raw in enumerate(scenes):
-        corpus.finish(raw, f"ambient-train-more-{index}", "train", "ambient scene", 0, 0, "supertuxkart, scorched3d, flightgear")
-    for index in range(16):
-        snr = (5, 10, 15, 20)[index % 4]
-        voice, source = rng.choice(speech["train"] + more_voices)
-        raw = corpus.work(f"over-scene-{index}.raw.wav")
-        alone = same_rate(voice, f"over-scene-{index}-v.wav", -20)
-        sox("-m", alone, same_rate(rng.choice(scenes), f"over-scene-{index}-s.wav", -20 - snr), raw, "trim", "0", "12")
-        corpus.finish(raw, f"speech-over-scene-{index}", "train", f"speech over a scene {snr:+d} dB", 1, 0, f"{source} + a scene", voice=alone)
-    licensed = ("anvil", "appear", "boing", "clock", "crash", "crash2", "crash3", "splash", "energy_bar_full", "energy_bar_unfull", "explosion",
-                "grab_collectable", "jump", "locked", "nitro", "parachute", "plopp", "swap", "wooden_bridge", "forcefield", "dark")
-    # Without freeciv's bugle call (wakeup) and scorched3d's dying cry (laserdeath) and its scenes.
-    effects = ([os.path.join(SUPERTUXKART_SOUNDS, name + ".ogg") for name in licensed]
-               + [path for path in audio_files(FREECIV_SOUNDS) if os.path.basename(path) != "wakeup.ogg"]
-               + [path for path in audio_files(SCORCHED3D_SOUNDS) if path not in scene_files and os.path.basename(path) != "laserdeath.wav"])
-    for index, raw in enumerate(effect_clips(effects, 12, "effects-scenes")):
-        corpus.finish(raw, f"effects-scenes-{index}", "train", "sound effects", 0, 0, "supertuxkart, scorched3d, freeciv")
-    freeciv = excerpts(audio_files(FREECIV_MUSIC), 3, "freeciv")
-    for index, (raw, source) in enumerate(freeciv):
-        corpus.finish(raw, f"music-train-freeciv-{index}", "train", "music", 0, 1, source)
-    training_music = music["train"] + songs_more + freeciv
-    for index in range(24):
-        snr = (5, 10, 15, 20)[index % 4]
-        song, source = rng.choice(training_music)
-        raw = corpus.work(f"music-over-scene-{index}.raw.wav")
-        sox("-m", same_rate(song, f"music-over-scene-{index}-m.wav", -20), same_rate(rng.choice(scenes), f"music-over-scene-{index}-s.wav", -20 - snr),
-            raw, "trim", "0", "12")
-        corpus.finish(raw, f"music-over-scene-{index}", "train", f"music over a scene {snr:+d} dB", 0, 1, f"{source} + a scene")
 
 
 def unpacked(archive_path, prefixes, folder):
