@@ -27,7 +27,11 @@ set beside the shipped model's: how far chance alone moves a recipe's figures. W
 alone it trains this recipe and the replaced model's with N seeds each (from SEED) on this run's
 corpus and reports each set's mean and range for both: a next recipe judged against chance.
 
-Usage: scripts/train-classes.py HEARCLEAR_BINARY WORK_FOLDER [--judge [--spread N]]
+With --hear GLOB... it only says how much of each group of files the teacher hears as speech (the
+mean over the files, and the lowest), for choosing a held-out set's voices before any model
+judges them; nothing is trained, judged or written.
+
+Usage: scripts/train-classes.py HEARCLEAR_BINARY WORK_FOLDER [--judge [--spread N] | --hear GLOB...]
 """
 import argparse
 import concurrent.futures
@@ -1035,7 +1039,7 @@ def make_corpus(corpus, rng):
     # The eleventh held-out set (docs/sound-classes.md, "An eleventh held-out set"), from packages
     # nothing here was trained, chosen or judged on before version 30's trial, built before its
     # run. Voices: a paint program's stamps named aloud, recorded, one language each (the teacher
-    # heard speech in 0.82 to 0.90 of each language's files on average, in a sample of twelve).
+    # heard speech in 0.80 to 0.88 of each language's files on average: `--hear`).
     def eleventh_voices():
         return [(talk(corpus, audio_files(TUXPAINT_STAMPS, (f"_desc_{language}.ogg",)), f"eleventh-tuxpaint-stamps-{language}", 14), "tuxpaint-stamps (voices)")
                 for language in ("bg", "el", "es", "fr", "ro", "ru")]
@@ -1456,7 +1460,19 @@ def main():
     parser.add_argument("--judge", action="store_true", help="judge the shipped model instead of training one")
     parser.add_argument("--spread", type=int, default=0, metavar="N",
                         help="train the shipped recipe with N other seeds (with --judge), or this recipe and the replaced one with N seeds each")
+    parser.add_argument("--hear", nargs="+", metavar="GLOB",
+                        help="only say the share of each group of files (a glob each, ** for any folders) the teacher hears as speech")
     arguments = parser.parse_args()
+    if arguments.hear:
+        teacher = Teacher(os.path.join(arguments.work, "teacher"))
+        for pattern in arguments.hear:
+            files = sorted(glob.glob(pattern, recursive=True))
+            if not files:
+                sys.exit(f"--hear: no file matches {pattern}")
+            # A file's last frame can reach past its end: a share is at most all of it.
+            shares = [min(1.0, teacher.speech_seconds(path).sum() / duration(path)) for path in files]
+            print(f"{pattern}: {len(files)} files, speech heard in {np.mean(shares):.2f} of each on average (lowest {min(shares):.2f})")
+        return
     if arguments.spread < 0:
         parser.error("--spread takes a count of seeds")
     hearclear, work, judging, seeds = arguments.hearclear, arguments.work, arguments.judge, arguments.spread
