@@ -41,6 +41,7 @@ import json
 import os
 import random
 import re
+import struct
 import subprocess
 import sys
 import zipfile
@@ -171,6 +172,10 @@ WARZONE_DATA = "/usr/share/games/warzone2100/base.wz"
 NEXUIZ_DATA = "/usr/share/games/nexuiz/data/data.pk3"
 OPENCLONK_MUSIC = "/usr/share/games/openclonk/Music.ocg"
 HANNAH_MUSIC = "/usr/share/games/hannah/bgm1.ogg"
+QUEEN = "/usr/share/scummvm/flight-of-the-amazon-queen/queen.1c"
+DINK_SOUNDS = "/usr/share/games/dink/dink/Sound"
+ENDLESS_SKY_SOUNDS = "/usr/share/games/endless-sky/sounds"
+UFOAI_SOUND = "/usr/share/games/ufoai/base/0snd.pk3"
 
 # What the third held-out set's festival voices read, written here in each voice's language (a
 # voice reads only its own language's letters).
@@ -316,6 +321,11 @@ SOURCES = [
      "a shooter's instructor and announcer, recorded, its weapons and steps, and its water, wind, rain and crickets (inside data.pk3) (thirteenth held-out set)"),
     ("openclonk", "openclonk-data", "CC-BY-3.0", "a game's electronic and jazz music (thirteenth held-out set)"),
     ("hannah", "hannah-data", "GPL-2", "a game's music (thirteenth held-out set)"),
+    ("flight-of-the-amazon-queen", "flight-of-the-amazon-queen, libsox-fmt-mp3", "its own licence (free to copy and give, not to sell)",
+     "an adventure game's hero and the people he talks to, recorded by actors, MP3 inside queen.1c (fourteenth held-out set)"),
+    ("freedink", "freedink-data", "zlib, and others by file", "a role-playing game's music, and its blows, arrows, doors and fire (fourteenth held-out set)"),
+    ("endless-sky", "endless-sky-data", "GPL-3+, CC-BY-SA-4.0 and others (by file)", "a space game's weapons, explosions and engines (fourteenth held-out set)"),
+    ("ufoai-sound", "ufoai-sound", "GPL-2+, CC-BY-3.0, CC-BY-SA-3.0 (by file)", "a strategy game's water, wind, crickets, fire and thunder (inside 0snd.pk3) (fourteenth held-out set)"),
     ("festvox (training)", "festvox-ca-ona-hts, festvox-czech-dita, festvox-czech-ph, festvox-suopuhe-lj",
      "LGPL-2.1+, GPL-3+, GPL-2+, LGPL-2.1",
      "synthetic speech: a Catalan woman (HTS), a Czech woman and man, a Finnish woman, alone and over music (training, from version 28)"),
@@ -1145,6 +1155,36 @@ def make_corpus(corpus, rng):
                    "sound-desertfactory-wind", "sound-desertfactory-cricket", "sound-desertfactory-pipewater")
     later_held_out_set("thirteenth", thirteenth_voices, thirteenth_songs, effects, "warzone2100-data, nexuiz-data (effects)", scenes, "nexuiz-data (water, wind, rain, crickets)", loops=20)
 
+    # The fourteenth held-out set (docs/sound-classes.md, "A fourteenth held-out set"), from
+    # packages nothing here was trained, chosen or judged on before it was built, built before any
+    # trial. Voices: an adventure game's hero and, apart, the people he talks to in its five longest
+    # conversations (a line's name: two characters of conversation, four of line, then "J" for Joe,
+    # the hero, or "P" and a number for the person he talks to); not its narrators' and crowds'
+    # lines.
+    queen = queen_speech(QUEEN, corpus.work("flight-of-the-amazon-queen"))
+
+    def fourteenth_voices():
+        def line(path):
+            return os.path.basename(path)[:-4]
+        joe = [path for path in queen if line(path)[6] == "J"]
+        others = [path for path in queen if line(path)[6] == "P"]
+        longest = sorted({line(path)[:2] for path in others}, key=lambda conversation: (-sum(line(path)[:2] == conversation for path in others), conversation))[:5]
+        return ([(talk(corpus, joe, "fourteenth-queen-joe", 14), "flight-of-the-amazon-queen (voices)")]
+                + [(talk(corpus, [path for path in others if line(path)[:2] == conversation], f"fourteenth-queen-{conversation}", 14),
+                    "flight-of-the-amazon-queen (voices)") for conversation in longest])
+
+    def fourteenth_songs():
+        return excerpts([os.path.join(DINK_SOUNDS, name) for name in ("1.ogg", "106.ogg", "5.ogg", "denube.ogg", "lovin.ogg")], 2, "freedink")
+    # Blows, arrows, doors, stairs and fire, without the hero's grunts and screams and its jingles;
+    # weapons, explosions and engines, without the ship's alarm.
+    unvoiced = re.compile(r"^(arrow|axe|bhit|bow1|burn|fire|open|punch|stairs|swing|sword2)\.wav$")
+    effects = ([path for path in audio_files(DINK_SOUNDS) if unvoiced.match(os.path.basename(path))]
+               + [path for path in audio_files(ENDLESS_SKY_SOUNDS) if os.path.dirname(path) == ENDLESS_SKY_SOUNDS and os.path.basename(path) != "alarm.wav"])
+    # Water, wind, crickets, fire and thunder, not its machines.
+    scenes = [path for path in unpacked(UFOAI_SOUND, ("sound/ambience/",), corpus.work("ufoai-sound"))
+              if re.match(r"^sound-ambience-(water\d*|waterfontain|arcticwind|cricket_loop|fire\d*|firesoft|smallfire|thunder\d)\.ogg$", os.path.basename(path))]
+    later_held_out_set("fourteenth", fourteenth_voices, fourteenth_songs, effects, "freedink, endless-sky (effects)", scenes, "ufoai-sound (water, wind, crickets, fire, thunder)", loops=20)
+
     # Added for version 27's trial and kept for version 28's (version 24's trial's additions,
     # docs/sound-classes.md): version 23's trial mended synthetic voices and effects read as music
     # but lost music heard through a telephone and orchestral music, so training gains four more
@@ -1168,6 +1208,34 @@ def make_corpus(corpus, rng):
                   + excerpts(clips(audio_files(COLOBOT_MUSIC), 8), 1, "colobot", tag="-more") + songs(FLUID_GM, 16, "fluid-gm", tag="-more"))
     for index, (raw, source) in enumerate(songs_more):
         corpus.finish(raw, f"music-train-songs-{index}", "train", "music", 0, 1, source)
+
+
+def queen_speech(archive_path, folder):
+    """The spoken lines of Flight of the Amazon Queen's CD version, written to `folder` as MP3 files
+    (which sox reads with libsox-fmt-mp3) named as the game names them: its one resource file is
+    ScummVM's rebuilt format ("QTBL", six bytes of version, two skipped, a byte of compression, a
+    16-bit count, then per file 12 bytes of name, a bundle byte, a 32-bit offset and length, all
+    big-endian), which no tool in Debian unpacks; its ".SB" files are the lines, MP3 here. Returns
+    their paths, sorted."""
+    os.makedirs(folder, exist_ok=True)
+    paths = []
+    with open(archive_path, "rb") as archive:
+        if archive.read(4) != b"QTBL":
+            sys.exit(f"{archive_path} is not a rebuilt Flight of the Amazon Queen resource file")
+        archive.read(8)
+        if archive.read(1) != b"\x01":
+            sys.exit(f"{archive_path}'s lines are not MP3")
+        count = struct.unpack(">H", archive.read(2))[0]
+        entries = [archive.read(21) for _ in range(count)]
+        for entry in entries:
+            name = entry[:12].rstrip(b"\0").decode("ascii")
+            offset, length = struct.unpack(">II", entry[13:21])
+            if name.endswith(".SB"):
+                archive.seek(offset)
+                paths.append(os.path.join(folder, name[:-3] + ".mp3"))
+                with open(paths[-1], "wb") as out:
+                    out.write(archive.read(length))
+    return sorted(paths)
 
 
 def unpacked(archive_path, prefixes, folder):
@@ -1586,7 +1654,7 @@ def main():
     make_corpus(corpus, rng)
 
     names = None
-    data = {"train": [], "held-out": [], "second": [], "third": [], "fourth": [], "fifth": [], "sixth": [], "seventh": [], "eighth": [], "ninth": [], "tenth": [], "eleventh": [], "twelfth": [], "thirteenth": []}
+    data = {"train": [], "held-out": [], "second": [], "third": [], "fourth": [], "fifth": [], "sixth": [], "seventh": [], "eighth": [], "ninth": [], "tenth": [], "eleventh": [], "twelfth": [], "thirteenth": [], "fourteenth": []}
     # Two clips at a time: the machine this runs on has two cores.
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         read = list(pool.map(lambda clip: features(hearclear, clip[0]), corpus.clips))
@@ -1835,6 +1903,7 @@ def main():
         *later_set("eleventh", "a paint program's stamps named aloud in six languages, recorded, a game's electronic music, effects, wind, water and lava, from packages nothing here was trained, chosen or judged on before version 30's trial"),
         *later_set("twelfth", "a puzzle game's dialogues recorded by actors in Czech and Dutch, three games' music, effects, desert, wind and fire, from packages nothing here was trained, chosen or judged on before version 31's trial"),
         *later_set("thirteenth", "a strategy game's narrator, computer, taunts and pilots and a shooter's instructor and announcer, recorded, two games' music, effects, water, wind and rain, from packages nothing here was trained, chosen or judged on before version 32's trial"),
+        *later_set("fourteenth", "an adventure game's hero and the people he talks to, recorded by actors, a role-playing game's music, effects, water, wind and fire, from packages nothing here was trained, chosen or judged on before it was built"),
         *spread,
         "By kind of held-out clip (mean probability, and the share of seconds at p ≥ 0.5):",
         "",
