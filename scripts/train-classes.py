@@ -1215,8 +1215,8 @@ def queen_speech(archive_path, folder):
     (which sox reads with libsox-fmt-mp3) named as the game names them: its one resource file is
     ScummVM's rebuilt format ("QTBL", six bytes of version, two skipped, a byte of compression, a
     16-bit count, then per file 12 bytes of name, a bundle byte, a 32-bit offset and length, all
-    big-endian), which no tool in Debian unpacks; its ".SB" files are the lines, MP3 here. Returns
-    their paths, sorted."""
+    big-endian), a game engine's, which neither sox nor libsndfile reads; its ".SB" files are the
+    lines, MP3 here. Returns their paths, sorted."""
     os.makedirs(folder, exist_ok=True)
     paths = []
     with open(archive_path, "rb") as archive:
