@@ -1627,11 +1627,12 @@ def main():
         for pattern in arguments.hear:
             matched = sorted(glob.glob(pattern, recursive=True))
             # A file of no samples (some packages hold one among their words) has no share to give.
-            files = [path for path in matched if duration(path) > 0]
+            lengths = {path: seconds for path in matched if (seconds := duration(path)) > 0}
+            files = list(lengths)
             if not files:
                 sys.exit(f"--hear: no file with sound matches {pattern}")
             # A file's last frame can reach past its end: a share is at most all of it.
-            shares = [min(1.0, teacher.speech_seconds(path).sum() / duration(path)) for path in files]
+            shares = [min(1.0, teacher.speech_seconds(path).sum() / lengths[path]) for path in files]
             empty = f", {len(matched) - len(files)} empty left out" if len(matched) > len(files) else ""
             print(f"{pattern}: {len(files)} files{empty}, speech heard in {np.mean(shares):.2f} of each on average (lowest {min(shares):.2f})")
         return
