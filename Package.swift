@@ -84,7 +84,7 @@ let package = Package(
         // Per-interval average and peak levels, A-weighting, loud events, speech and music: the meter, no I/O.
         // Optimized in debug builds too (docs/architecture.md, Tests).
         .target(
-            name: "LevelMeter", dependencies: ["HearClearCore", "CFFTW"], resources: [.copy("Resources/sound-classes-v28.json")],
+            name: "LevelMeter", dependencies: ["HearClearCore", "CFFTW"], resources: [.copy("Resources/sound-classes-v33.json")],
             swiftSettings: optimizedInDebug
         ),
         // FFTW's C API, single precision (libfftw3-dev): the sound features' transforms.

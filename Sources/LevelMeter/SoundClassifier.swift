@@ -14,7 +14,7 @@ public struct SoundClassifier: Sendable {
         public let description: String
     }
 
-    public static let resourceName = "sound-classes-v28"
+    public static let resourceName = "sound-classes-v33"
     /// The fewest frames (128 ms) pooled into one judgement.
     static let fewestFramesJudged = 4
     public let version: Int
