@@ -44,7 +44,8 @@ CLASS_PACKAGES := sox espeak-ng flite festival festvox-kallpc16k alsa-utils plan
 	festvox-ca-ona-hts festvox-czech-dita festvox-czech-ph festvox-suopuhe-lj tuxpaint-data bzflag-data mirrormagic-data \
 	tuxpaint-stamps-default redeclipse-data tecnoballz-data fillets-ng-data fillets-ng-data-cs fillets-ng-data-nl \
 	lugaru-data freeorion-data spacezero warzone2100-data nexuiz-data openclonk-data hannah-data \
-	flight-of-the-amazon-queen libsox-fmt-mp3 freedink-data endless-sky-data ufoai-sound
+	flight-of-the-amazon-queen libsox-fmt-mp3 freedink-data endless-sky-data ufoai-sound \
+	transcriber pocketsphinx-testdata supertuxkart-data freeciv-data
 PREFIX ?= /usr/local
 SEEDS ?= 5
 HOSTNAME ?= 127.0.0.1
