@@ -1229,10 +1229,10 @@ def make_corpus(corpus, rng):
     # nothing here had used, trained, chosen or judged anything on, built before any model judged
     # it. Voices: the examples of a transcription tool, French radio news (its jingle and the
     # newsreader over music apart) and an English telephone conversation cut in two (both 8 kHz,
-    # the conversation's two sides mixed); a LibriVox
-    # reader and spoken card names and digits from a speech recogniser's tests. Music: a racing
-    # game's; effects: its crashes, engines and weapons (not its voices, jingles, fanfares and
-    # crowds) and a strategy game's; scenes: its rain, river, waterfall, thunder and birds.
+    # the conversation's two sides mixed); a LibriVox reader and spoken card names and digits from
+    # a speech recogniser's tests. Music: a racing game's; effects: its crashes, engines and weapons
+    # (not its voices, jingles, fanfares and crowds) and a strategy game's; scenes: its rain, river,
+    # waterfall, thunder and birds.
     examples = {name: os.path.join(TRANSCRIBER_EXAMPLES, name) for name in ("frint980428.wav.gz", "know.sph.gz")}
     for path in examples.values():
         if not os.path.exists(path):
@@ -1272,10 +1272,10 @@ def make_corpus(corpus, rng):
 
     def fifteenth_songs():
         return excerpts(clips(audio_files(os.path.join(SUPERTUXKART, "music")), 10), 1, "supertuxkart")
-    quiet = re.compile(r"^(anvil|ball_bounce|boing|bowling_roll|bowling_shoot|break|bubblegum_explode|bzzt|car_accel|car_revup|clock|crash\d?"
+    unvoiced = re.compile(r"^(anvil|ball_bounce|boing|bowling_roll|bowling_shoot|break|bubblegum_explode|bzzt|car_accel|car_revup|clock|crash\d?"
                        r"|engine_large|engine_small|explosion|forcefield|goo|hammer|inflate|jump|locked|machine_sound|metal_clang|nitro"
                        r"|parachute|plopp|plunger|portal|shoot|skid|spaceship|splash|strike|swatter|tractor_beam|wooden_bridge|airplane_jetEngine)\.ogg$")
-    effects = ([path for path in audio_files(os.path.join(SUPERTUXKART, "sfx")) if quiet.match(os.path.basename(path))]
+    effects = ([path for path in audio_files(os.path.join(SUPERTUXKART, "sfx")) if unvoiced.match(os.path.basename(path))]
                + audio_files(FREECIV_SOUNDS))
     scenes = [os.path.join(SUPERTUXKART, "sfx", name) for name in ("rain.ogg", "river_loop.ogg", "waterfall_loop_2.ogg", "thunder.ogg", "exotic-birds.ogg")]
     later_held_out_set("fifteenth", fifteenth_voices, fifteenth_songs, effects, "supertuxkart, freeciv (effects)", scenes, "supertuxkart (rain, river, waterfall, thunder, birds)", loops=8)
