@@ -25,19 +25,27 @@ extension SQLiteRepository {
         ) ?? defaultCalibrationDB
     }
 
+    /// The statement of a venue's status candidates: all its check-ins (the venue's id to bind), or
+    /// those of one home hour (then the hour too). Every column it reads from `checkin` is in
+    /// `checkin_venue_home` (migration 0019), so the check-ins' rows, each beside its seconds'
+    /// blob, are not read at all. Two statements, not `(? IS NULL OR c.home_hour = ?)`: SQLite
+    /// plans a statement once, and with that condition its plan walked every check-in of the venue
+    /// rather than one hour's.
+    static func statusCandidatesSQL(oneHomeHour: Bool) -> String {
+        """
+        SELECT c.seq, c.samples - c.dropped_samples AS kept, c.level_db, c.home_weekday, c.home_hour, c.status, c.marked_outlier, d.banned
+        FROM checkin c JOIN device d ON d.seq = c.device_seq
+        WHERE c.venue_id = ?\(oneHomeHour ? " AND c.home_hour = ?" : "")
+        """
+    }
+
     /// A venue's check-ins as the status rule sees them: all, or those with one home hour.
     static func statusCandidates(venueID: String, homeHour: Int? = nil, in db: GRDB.Database) throws -> [StatusCandidate<Int64>] {
-        let select = """
-            SELECT c.seq, c.samples - c.dropped_samples AS kept, c.level_db, c.home_weekday, c.home_hour, c.status, c.marked_outlier, d.banned
-            FROM checkin c JOIN device d ON d.seq = c.device_seq
-            """
-        // Two statements, not `(? IS NULL OR c.home_hour = ?)`: SQLite plans a statement once, and
-        // with that condition its plan walked every check-in of the venue rather than one hour's.
         let rows =
             if let homeHour {
-                try Row.fetchCursor(db.cachedStatement(sql: select + " WHERE c.venue_id = ? AND c.home_hour = ?"), arguments: [venueID, homeHour])
+                try Row.fetchCursor(db.cachedStatement(sql: statusCandidatesSQL(oneHomeHour: true)), arguments: [venueID, homeHour])
             } else {
-                try Row.fetchCursor(db.cachedStatement(sql: select + " WHERE c.venue_id = ?"), arguments: [venueID])
+                try Row.fetchCursor(db.cachedStatement(sql: statusCandidatesSQL(oneHomeHour: false)), arguments: [venueID])
             }
         var candidates: [StatusCandidate<Int64>] = []
         while let row = try rows.next() {
