@@ -5,7 +5,7 @@ import Testing
 
 /// The status rule's candidates come from `checkin_venue_home` alone (SQLite migration 0019): each
 /// check-in's row sits beside its seconds' blob, so reading the rows read a page of blobs for every
-/// candidate, most of the one writer's reads from a large file (docs/profiling.md, Ingest, step 45).
+/// candidate, most of the one writer's reads from a large file (docs/profiling.md, Ingest, step 46).
 /// A column read that the index lacks, or an index that loses one, makes SQLite read the rows again.
 struct StatusCandidatesPlanTests {
     @Test(arguments: [true, false]) func theCandidatesAreReadFromTheIndexAlone(oneHomeHour: Bool) async throws {
